@@ -1,0 +1,176 @@
+//! Errors of canonical form v1.
+
+use std::path::PathBuf;
+
+/// Why a JSON text has no canonical form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The input is not UTF-8.
+    #[error("invalid UTF-8")]
+    InvalidUtf8,
+    /// The input starts with a UTF-8 byte-order mark.
+    #[error("a byte-order mark is not allowed (canonical input is UTF-8 without BOM)")]
+    ByteOrderMark,
+    /// The input looks like UTF-16 or UTF-32.
+    #[error("UTF-16 or UTF-32 input is not allowed (canonical input is UTF-8)")]
+    Utf16,
+    /// The input ended inside a value, or holds no value.
+    #[error("unexpected end of input")]
+    UnexpectedEnd,
+    /// A character that cannot start or continue the JSON value here.
+    #[error("unexpected character {0:?}")]
+    UnexpectedChar(char),
+    /// A value was complete but more than whitespace followed it.
+    #[error("trailing data after the JSON value")]
+    TrailingData,
+    /// A key occurs twice in one object.
+    #[error("duplicate key {0:?}")]
+    DuplicateKey(String),
+    /// Two keys of one object are equal after NFC normalisation.
+    #[error("duplicate key {0:?} after NFC normalisation")]
+    DuplicateKeyAfterNfc(String),
+    /// `NaN`, `Infinity` or `-Infinity`.
+    #[error("{0} is not allowed (canonical form has no non-finite numbers)")]
+    NonFinite(&'static str),
+    /// A float literal too large for a 64-bit float.
+    #[error("float literal overflows to infinity")]
+    FloatOverflow,
+    /// A malformed number.
+    #[error("invalid number")]
+    InvalidNumber,
+    /// A `\uD800`-`\uDFFF` escape that is not half of a surrogate pair.
+    #[error("lone surrogate escape \\u{0:04x}")]
+    LoneSurrogate(u16),
+    /// An unknown backslash escape or a malformed `\u` escape.
+    #[error("invalid escape sequence")]
+    InvalidEscape,
+    /// A raw control character (U+0000-U+001F) inside a string.
+    #[error("raw control character U+{0:04X} in string (it must be escaped)")]
+    ControlCharacter(u32),
+    /// More nested arrays and objects than the limit.
+    #[error("nesting deeper than {0} arrays/objects")]
+    TooDeep(usize),
+}
+
+/// A JSON text that has no canonical form, with the place of the problem.
+///
+/// `line` and `column` are 1-based; the column counts characters (code points), as editors do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {kind}")]
+pub struct ParseError {
+    /// What is wrong.
+    pub kind: ParseErrorKind,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub column: usize,
+    /// 0-based byte offset.
+    pub offset: usize,
+}
+
+impl ParseError {
+    pub(crate) fn at(input: &[u8], offset: usize, kind: ParseErrorKind) -> ParseError {
+        let offset = offset.min(input.len());
+        let before = &input[..offset];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        // Count characters, not bytes: UTF-8 continuation bytes do not start a character.
+        let column = 1 + before[line_start..]
+            .iter()
+            .filter(|&&b| (b & 0xC0) != 0x80)
+            .count();
+        ParseError {
+            kind,
+            line,
+            column,
+            offset,
+        }
+    }
+}
+
+/// A [`crate::Value`] that has no canonical form, or an invalid scalar.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ValueError {
+    /// An object holds the same key twice (after NFC, for canonical bytes).
+    #[error("duplicate key {key:?} in the object at {pointer:?}")]
+    DuplicateKey {
+        /// The repeated key (NFC).
+        key: String,
+        /// JSON pointer of the object.
+        pointer: String,
+    },
+    /// A float that is NaN or infinite.
+    #[error("NaN and infinities have no canonical form")]
+    NonFinite,
+    /// Text that is not a decimal integer.
+    #[error("{0:?} is not a decimal integer")]
+    InvalidInteger(String),
+    /// More nested arrays and objects than the limit.
+    #[error("nesting deeper than {0} arrays/objects")]
+    TooDeep(usize),
+    /// A serde type could not be turned into a value, or a value into it.
+    #[error("serde conversion failed: {0}")]
+    Serde(String),
+}
+
+/// Any error of this crate.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// JSON text without a canonical form.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// A value without a canonical form.
+    #[error(transparent)]
+    Value(#[from] ValueError),
+    /// A malformed digest, fixture id, property id or canonicalization name.
+    #[error("{0}")]
+    Name(String),
+    /// JSON text in a file has no canonical form (or is not the expected document).
+    #[error("{}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: Box<Error>,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}", path.display())]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A fixture folder breaks an integrity rule of SPEC §3.
+    #[error("{}: {problem}", path.display())]
+    Integrity {
+        /// The offending file.
+        path: PathBuf,
+        /// Which rule it breaks.
+        problem: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+
+    pub(crate) fn in_file(path: impl Into<PathBuf>, source: impl Into<Error>) -> Error {
+        Error::File {
+            path: path.into(),
+            source: Box::new(source.into()),
+        }
+    }
+}

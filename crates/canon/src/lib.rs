@@ -1,0 +1,103 @@
+//! Canonical bytes, digests and fixture files for freezegate: one JSON document in, one byte
+//! string and one SHA-256 out, identical to the Python reference of canonical form v1, so a
+//! fixture digested by a Python harness and by freezegate gets the same name.
+//!
+//! # The canonical rules (form v1)
+//!
+//! - Parse strictly (Python's `json.loads` grammar): integers keep every digit (`-0` → `0`),
+//!   `1.0` and `1e2` are floats.
+//! - Normalise every string to NFC, object keys included.
+//! - Write with keys sorted by code point, no whitespace, floats as Python's `repr`
+//!   (`1.0`, `1e+16`, `1e-05`, `0.0001`, `-0.0`), only `"`, `\` and U+0000-U+001F escaped
+//!   (`\b \f \n \r \t` short, others `\u00xx`), everything else raw UTF-8.
+//! - The digest is the SHA-256 of those bytes (64 lowercase hex); the fixture id is its first
+//!   16 characters.
+//!
+//! Errors, never silent fixes: invalid JSON or UTF-8, trailing data, duplicate keys (in the
+//! input or after NFC), `NaN`/`Infinity`, float literals that overflow, lone surrogate
+//! escapes, nesting deeper than [`MAX_DEPTH`], a byte-order mark, UTF-16/32 input. Every
+//! parse error names its line and column ([`ParseError`]). A float literal that underflows
+//! is `0.0`, as in Python.
+//!
+//! NFC uses the Unicode tables of the `unicode-normalization` crate (Unicode 16.0.0 in the
+//! version this workspace locks); characters assigned after an older Python's tables (3.11:
+//! Unicode 14.0) can normalise differently there.
+//!
+//! The ordered variant, `freezegate-canon-v1-ordered` ([`Canonicalization::V1Ordered`]),
+//! is identical except that object members keep their input order.
+//!
+//! # Example
+//!
+//! ```
+//! use freezegate_canon::{canonicalize, Canonicalization};
+//!
+//! # fn main() -> Result<(), freezegate_canon::Error> {
+//! let c = canonicalize(br#"{"user_id": 0, "role": ""}"#, Canonicalization::V1)?;
+//! assert_eq!(c.bytes(), br#"{"role":"","user_id":0}"#);
+//! assert_eq!(c.fixture_id().to_string(), "84a6b2a276edd51b");
+//!
+//! // Integers keep their digits; floats print as Python's repr.
+//! let c = canonicalize(b"[1E2, 0.1e1, 1.000, -0, 12345678901234567890123]", Canonicalization::V1)?;
+//! assert_eq!(c.as_str(), "[100.0,1.0,1.0,0,12345678901234567890123]");
+//!
+//! // Duplicate keys are an error that names line and column.
+//! let err = canonicalize(b"{\"a\": 1,\n \"a\": 2}", Canonicalization::V1).unwrap_err();
+//! assert_eq!(err.to_string(), "line 2, column 2: duplicate key \"a\"");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The crate does no I/O except in [`fixture`], which reads and writes the fixture, origin
+//! and meta files of a property's fixture folder.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+mod digest;
+mod error;
+mod read;
+mod serde_edge;
+mod value;
+mod write;
+
+pub use digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
+pub use error::{Error, ParseError, ParseErrorKind, ValueError};
+pub use read::{MAX_DEPTH, parse};
+pub use serde_edge::{from_value, to_value};
+pub use value::{Float, Int, Value, escape_pointer_token};
+pub use write::to_pretty_string;
+
+/// Canonical bytes of JSON text, with their digest.
+///
+/// This streams: no tree is built, object members are sorted in place in the output buffer,
+/// and memory stays a small multiple of the input.
+pub fn canonicalize(text: &[u8], form: Canonicalization) -> Result<Canonical, ParseError> {
+    read::canonicalize_text(text, form.sorts()).map(Canonical::from_canonical_bytes)
+}
+
+/// Canonical bytes (form v1) of JSON text, without the digest.
+pub fn canonical_bytes(text: &[u8]) -> Result<Vec<u8>, ParseError> {
+    read::canonicalize_text(text, true)
+}
+
+/// Canonical bytes of a [`Value`] in the given form.
+///
+/// Fails when an object holds the same key twice after NFC, or when the value nests deeper
+/// than [`MAX_DEPTH`].
+pub fn value_bytes(value: &Value, form: Canonicalization) -> Result<Vec<u8>, ValueError> {
+    write::canonical_value(value, form.sorts())
+}
+
+/// Canonical bytes (form v1) of a [`Value`], with their digest.
+pub fn canonicalize_value(value: &Value, form: Canonicalization) -> Result<Canonical, ValueError> {
+    value_bytes(value, form).map(Canonical::from_canonical_bytes)
+}
+
+/// Canonical bytes (form v1) of a [`Value`].
+pub fn to_canonical_bytes(value: &Value) -> Result<Vec<u8>, ValueError> {
+    write::canonical_value(value, true)
+}
+
+/// Parses JSON text given as `&str` (see [`parse`]).
+pub fn parse_str(text: &str) -> Result<Value, ParseError> {
+    parse(text.as_bytes())
+}

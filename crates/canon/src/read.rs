@@ -1,0 +1,675 @@
+//! Reading JSON text: a strict parser shared by two drivers, one that builds a [`Value`] and
+//! one that streams canonical bytes without building a tree.
+//!
+//! Both follow the grammar Python's `json.loads` accepts (strict mode), minus what SPEC §3
+//! turns into errors: duplicate keys, `NaN`/`Infinity`, overflowing floats, lone surrogate
+//! escapes, nesting deeper than [`MAX_DEPTH`], a byte-order mark and UTF-16/32 input.
+
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
+
+use crate::error::{ParseError, ParseErrorKind as K};
+use crate::value::{Float, Int, Value};
+use crate::write::{push_escaped, push_float_repr};
+
+/// The deepest nesting of arrays and objects accepted: 128 levels parse, 129 are an error.
+pub const MAX_DEPTH: usize = 128;
+
+/// Bytes that end a run of plain string content: `"`, `\` and control characters.
+static STRING_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+/// Checks the encoding of the whole input: UTF-8, no BOM, not UTF-16/32.
+fn check_encoding(input: &[u8]) -> Result<(), ParseError> {
+    if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(ParseError::at(input, 0, K::ByteOrderMark));
+    }
+    if input.starts_with(&[0xFE, 0xFF])
+        || input.starts_with(&[0xFF, 0xFE])
+        || (input.len() >= 2 && (input[0] == 0 || input[1] == 0))
+    {
+        return Err(ParseError::at(input, 0, K::Utf16));
+    }
+    match std::str::from_utf8(input) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(ParseError::at(input, e.valid_up_to(), K::InvalidUtf8)),
+    }
+}
+
+/// Normalises `s` to NFC in place if it is not already (ASCII never changes).
+/// Returns whether it changed.
+pub(crate) fn nfc_in_place(s: &mut String, scratch: &mut String) -> bool {
+    if s.is_ascii() {
+        return false;
+    }
+    match is_nfc_quick(s.chars()) {
+        IsNormalized::Yes => false,
+        _ => {
+            scratch.clear();
+            scratch.extend(s.nfc());
+            if scratch != s {
+                std::mem::swap(s, scratch);
+                true
+            } else {
+                false
+            }
+        }
+    }
+}
+
+/// The lexical layer: position, whitespace, strings, numbers, literals.
+struct Reader<'a> {
+    input: &'a [u8],
+    pos: usize,
+}
+
+enum Number<'a> {
+    Int(&'a str),
+    Float(f64),
+}
+
+impl<'a> Reader<'a> {
+    fn err(&self, offset: usize, kind: K) -> ParseError {
+        ParseError::at(self.input, offset, kind)
+    }
+
+    /// The error for the byte at `pos`: end of input or an unexpected character.
+    fn unexpected(&self) -> ParseError {
+        match self.char_at(self.pos) {
+            None => self.err(self.pos, K::UnexpectedEnd),
+            Some(c) => self.err(self.pos, K::UnexpectedChar(c)),
+        }
+    }
+
+    fn char_at(&self, pos: usize) -> Option<char> {
+        // The input was validated as UTF-8 and `pos` is always on a character boundary here.
+        std::str::from_utf8(&self.input[pos.min(self.input.len())..])
+            .ok()
+            .and_then(|s| s.chars().next())
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(&b) = self.input.get(self.pos) {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.input.get(self.pos).copied()
+    }
+
+    fn expect_literal(&mut self, word: &'static [u8]) -> Result<(), ParseError> {
+        if self.input[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(self.unexpected())
+        }
+    }
+
+    /// Non-finite literals Python accepts and canonical form refuses.
+    fn non_finite(&self) -> Option<ParseError> {
+        let rest = &self.input[self.pos..];
+        let name = if rest.starts_with(b"NaN") {
+            "NaN"
+        } else if rest.starts_with(b"Infinity") {
+            "Infinity"
+        } else if rest.starts_with(b"-Infinity") {
+            "-Infinity"
+        } else {
+            return None;
+        };
+        Some(self.err(self.pos, K::NonFinite(name)))
+    }
+
+    /// Reads a string whose opening quote is at `pos` into `buf` (cleared first), decoding
+    /// escapes. Leaves `pos` after the closing quote.
+    fn read_string(&mut self, buf: &mut String) -> Result<(), ParseError> {
+        buf.clear();
+        let input = self.input;
+        self.pos += 1;
+        loop {
+            let start = self.pos;
+            let mut i = start;
+            while i < input.len() && !STRING_SPECIAL[input[i] as usize] {
+                i += 1;
+            }
+            // The input is valid UTF-8 and `start..i` ends before an ASCII byte or at the
+            // end, so it is a whole number of characters.
+            if i > start {
+                match std::str::from_utf8(&input[start..i]) {
+                    Ok(chunk) => buf.push_str(chunk),
+                    Err(e) => return Err(self.err(start + e.valid_up_to(), K::InvalidUtf8)),
+                }
+            }
+            self.pos = i;
+            match input.get(i) {
+                None => return Err(self.err(i, K::UnexpectedEnd)),
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    return Ok(());
+                }
+                Some(b'\\') => self.read_escape(buf)?,
+                Some(&b) => return Err(self.err(i, K::ControlCharacter(u32::from(b)))),
+            }
+        }
+    }
+
+    fn read_escape(&mut self, buf: &mut String) -> Result<(), ParseError> {
+        let at = self.pos;
+        let c = match self.input.get(at + 1) {
+            None => return Err(self.err(at + 1, K::UnexpectedEnd)),
+            Some(&c) => c,
+        };
+        self.pos = at + 2;
+        let ch = match c {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = self.hex4(at)?;
+                if (0xD800..0xDC00).contains(&hi) {
+                    // A high surrogate must be followed by an escaped low surrogate.
+                    let rest = &self.input[self.pos..];
+                    if rest.len() >= 6 && rest[0] == b'\\' && rest[1] == b'u' {
+                        let low_at = self.pos;
+                        let lo = self.hex4(low_at)?;
+                        if (0xDC00..0xE000).contains(&lo) {
+                            let code =
+                                0x10000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00);
+                            char::from_u32(code)
+                                .ok_or_else(|| self.err(at, K::LoneSurrogate(hi)))?
+                        } else {
+                            return Err(self.err(at, K::LoneSurrogate(hi)));
+                        }
+                    } else {
+                        return Err(self.err(at, K::LoneSurrogate(hi)));
+                    }
+                } else if (0xDC00..0xE000).contains(&hi) {
+                    return Err(self.err(at, K::LoneSurrogate(hi)));
+                } else {
+                    char::from_u32(u32::from(hi)).ok_or_else(|| self.err(at, K::InvalidEscape))?
+                }
+            }
+            _ => return Err(self.err(at, K::InvalidEscape)),
+        };
+        buf.push(ch);
+        Ok(())
+    }
+
+    /// Reads the four hex digits of a `\u` escape starting at `at` (the backslash).
+    fn hex4(&mut self, at: usize) -> Result<u16, ParseError> {
+        let digits = self
+            .input
+            .get(at + 2..at + 6)
+            .ok_or_else(|| self.err(at, K::InvalidEscape))?;
+        let mut n: u16 = 0;
+        for &d in digits {
+            let v = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return Err(self.err(at, K::InvalidEscape)),
+            };
+            n = (n << 4) | u16::from(v);
+        }
+        self.pos = at + 6;
+        Ok(n)
+    }
+
+    /// Reads a number at `pos` (which holds `-` or a digit).
+    fn read_number(&mut self) -> Result<Number<'a>, ParseError> {
+        let input = self.input;
+        let start = self.pos;
+        let mut i = start;
+        if input.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        match input.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(input.get(i), Some(b'0'..=b'9')) {
+                    i += 1;
+                }
+            }
+            _ => return Err(self.err(i, K::InvalidNumber)),
+        }
+        let int_end = i;
+        if input.get(i) == Some(&b'.') && matches!(input.get(i + 1), Some(b'0'..=b'9')) {
+            i += 2;
+            while matches!(input.get(i), Some(b'0'..=b'9')) {
+                i += 1;
+            }
+        }
+        if matches!(input.get(i), Some(b'e' | b'E')) {
+            let mut j = i + 1;
+            if matches!(input.get(j), Some(b'+' | b'-')) {
+                j += 1;
+            }
+            if matches!(input.get(j), Some(b'0'..=b'9')) {
+                while matches!(input.get(j), Some(b'0'..=b'9')) {
+                    j += 1;
+                }
+                i = j;
+            }
+        }
+        self.pos = i;
+        // The slice holds only ASCII bytes.
+        let text = std::str::from_utf8(&input[start..i]).map_err(|_| self.err(start, K::InvalidNumber))?;
+        if i == int_end {
+            return Ok(Number::Int(text));
+        }
+        let x: f64 = text.parse().map_err(|_| self.err(start, K::InvalidNumber))?;
+        if x.is_finite() {
+            Ok(Number::Float(x))
+        } else {
+            Err(self.err(start, K::FloatOverflow))
+        }
+    }
+
+    fn finish(&mut self) -> Result<(), ParseError> {
+        self.skip_ws();
+        if self.pos < self.input.len() {
+            Err(self.err(self.pos, K::TrailingData))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Parses JSON text into a [`Value`], keeping strings as written (canonical bytes apply NFC
+/// later) and object members in input order.
+///
+/// Every error of SPEC §3 is reported here, with line and column, including keys that are
+/// equal only after NFC: a value this function returns always has a canonical form.
+pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
+    check_encoding(input)?;
+    let mut p = ValueParser {
+        r: Reader { input, pos: 0 },
+        nfc_a: String::new(),
+        scratch: String::new(),
+    };
+    p.r.skip_ws();
+    let v = p.value(0)?;
+    p.r.finish()?;
+    Ok(v)
+}
+
+struct ValueParser<'a> {
+    r: Reader<'a>,
+    nfc_a: String,
+    scratch: String,
+}
+
+impl ValueParser<'_> {
+    fn value(&mut self, depth: usize) -> Result<Value, ParseError> {
+        match self.r.peek() {
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'"') => {
+                let mut s = String::new();
+                self.r.read_string(&mut s)?;
+                Ok(Value::String(s))
+            }
+            Some(b't') => self.r.expect_literal(b"true").map(|()| Value::Bool(true)),
+            Some(b'f') => self.r.expect_literal(b"false").map(|()| Value::Bool(false)),
+            Some(b'n') => self.r.expect_literal(b"null").map(|()| Value::Null),
+            Some(b'-' | b'0'..=b'9') => {
+                if let Some(e) = self.r.non_finite() {
+                    return Err(e);
+                }
+                match self.r.read_number()? {
+                    Number::Int(text) => {
+                        let (neg, digits) = match text.strip_prefix('-') {
+                            Some(d) => (true, d),
+                            None => (false, text),
+                        };
+                        Ok(Value::Int(Int::from_sign_digits(neg, digits)))
+                    }
+                    Number::Float(x) => Ok(Value::Float(
+                        Float::new(x).map_err(|_| self.r.err(self.r.pos, K::FloatOverflow))?,
+                    )),
+                }
+            }
+            _ => Err(self.r.non_finite().unwrap_or_else(|| self.r.unexpected())),
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)));
+        }
+        self.r.pos += 1;
+        self.r.skip_ws();
+        let mut items = Vec::new();
+        if self.r.peek() == Some(b']') {
+            self.r.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            items.push(self.value(depth)?);
+            self.r.skip_ws();
+            match self.r.peek() {
+                Some(b',') => {
+                    self.r.pos += 1;
+                    self.r.skip_ws();
+                }
+                Some(b']') => {
+                    self.r.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.r.unexpected()),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)));
+        }
+        self.r.pos += 1;
+        self.r.skip_ws();
+        let mut members: Vec<(String, Value)> = Vec::new();
+        // NFC keys with the offset of their opening quote, for duplicate detection.
+        let mut nfc_keys: Vec<(String, usize, bool)> = Vec::new();
+        if self.r.peek() == Some(b'}') {
+            self.r.pos += 1;
+            return Ok(Value::Object(members));
+        }
+        loop {
+            if self.r.peek() != Some(b'"') {
+                return Err(self.r.unexpected());
+            }
+            let key_at = self.r.pos;
+            let mut key = String::new();
+            self.r.read_string(&mut key)?;
+            self.nfc_a.clone_from(&key);
+            let changed = nfc_in_place(&mut self.nfc_a, &mut self.scratch);
+            nfc_keys.push((self.nfc_a.clone(), key_at, changed));
+            self.r.skip_ws();
+            if self.r.peek() != Some(b':') {
+                return Err(self.r.unexpected());
+            }
+            self.r.pos += 1;
+            self.r.skip_ws();
+            let v = self.value(depth)?;
+            members.push((key, v));
+            self.r.skip_ws();
+            match self.r.peek() {
+                Some(b',') => {
+                    self.r.pos += 1;
+                    self.r.skip_ws();
+                }
+                Some(b'}') => {
+                    self.r.pos += 1;
+                    break;
+                }
+                _ => return Err(self.r.unexpected()),
+            }
+        }
+        if let Some((a, b)) = first_duplicate(
+            nfc_keys.len(),
+            |i| nfc_keys[i].0.as_str(),
+            |i| nfc_keys[i].1,
+        ) {
+            let (key, _, changed_a) = &nfc_keys[a];
+            let changed_b = nfc_keys[b].2;
+            let kind = if *changed_a || changed_b {
+                K::DuplicateKeyAfterNfc(key.clone())
+            } else {
+                K::DuplicateKey(key.clone())
+            };
+            return Err(self.r.err(nfc_keys[b].1, kind));
+        }
+        Ok(Value::Object(members))
+    }
+}
+
+/// Finds a pair of the `n` members with equal keys; returns their indices, the later one (by
+/// `offset`) second, choosing the pair whose second key comes first in the input. `None`
+/// when all keys differ.
+fn first_duplicate<'s>(
+    n: usize,
+    key: impl Fn(usize) -> &'s str,
+    offset: impl Fn(usize) -> usize,
+) -> Option<(usize, usize)> {
+    if n < 2 || (1..n).all(|i| key(i - 1) < key(i)) {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| key(a).cmp(key(b)).then(offset(a).cmp(&offset(b))));
+    order
+        .windows(2)
+        .filter(|w| key(w[0]) == key(w[1]))
+        .map(|w| (w[0], w[1]))
+        .min_by_key(|&(_, b)| offset(b))
+}
+
+/// One member of an object being canonicalised: its NFC key (a range of the key arena), the
+/// range of its `"key":value` bytes in the output, and where its key was in the input.
+struct Member {
+    key: (usize, usize),
+    out: (usize, usize),
+    at: usize,
+    changed: bool,
+}
+
+/// Streams canonical bytes from JSON text without building a tree.
+struct Canonicalizer<'a> {
+    r: Reader<'a>,
+    out: Vec<u8>,
+    sort: bool,
+    buf: String,
+    scratch: String,
+    keys: String,
+    members: Vec<Member>,
+    reorder: Vec<u8>,
+}
+
+/// Canonical bytes of JSON text, streamed: members are sorted in place in the output, so no
+/// tree is built and memory stays a small multiple of the input.
+pub(crate) fn canonicalize_text(input: &[u8], sort: bool) -> Result<Vec<u8>, ParseError> {
+    check_encoding(input)?;
+    let mut c = Canonicalizer {
+        r: Reader { input, pos: 0 },
+        out: Vec::with_capacity(input.len()),
+        sort,
+        buf: String::new(),
+        scratch: String::new(),
+        keys: String::new(),
+        members: Vec::new(),
+        reorder: Vec::new(),
+    };
+    c.r.skip_ws();
+    c.value(0)?;
+    c.r.finish()?;
+    Ok(c.out)
+}
+
+impl Canonicalizer<'_> {
+    fn string(&mut self) -> Result<(), ParseError> {
+        self.r.read_string(&mut self.buf)?;
+        nfc_in_place(&mut self.buf, &mut self.scratch);
+        push_escaped(&mut self.out, &self.buf);
+        Ok(())
+    }
+
+    fn value(&mut self, depth: usize) -> Result<(), ParseError> {
+        match self.r.peek() {
+            Some(b'{') => self.object(depth + 1),
+            Some(b'[') => self.array(depth + 1),
+            Some(b'"') => self.string(),
+            Some(b't') => {
+                self.r.expect_literal(b"true")?;
+                self.out.extend_from_slice(b"true");
+                Ok(())
+            }
+            Some(b'f') => {
+                self.r.expect_literal(b"false")?;
+                self.out.extend_from_slice(b"false");
+                Ok(())
+            }
+            Some(b'n') => {
+                self.r.expect_literal(b"null")?;
+                self.out.extend_from_slice(b"null");
+                Ok(())
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                if let Some(e) = self.r.non_finite() {
+                    return Err(e);
+                }
+                match self.r.read_number()? {
+                    Number::Int("-0") => self.out.push(b'0'),
+                    Number::Int(text) => self.out.extend_from_slice(text.as_bytes()),
+                    Number::Float(x) => push_float_repr(&mut self.out, x),
+                }
+                Ok(())
+            }
+            _ => Err(self.r.non_finite().unwrap_or_else(|| self.r.unexpected())),
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<(), ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)));
+        }
+        self.r.pos += 1;
+        self.out.push(b'[');
+        self.r.skip_ws();
+        if self.r.peek() == Some(b']') {
+            self.r.pos += 1;
+            self.out.push(b']');
+            return Ok(());
+        }
+        loop {
+            self.value(depth)?;
+            self.r.skip_ws();
+            match self.r.peek() {
+                Some(b',') => {
+                    self.r.pos += 1;
+                    self.out.push(b',');
+                    self.r.skip_ws();
+                }
+                Some(b']') => {
+                    self.r.pos += 1;
+                    self.out.push(b']');
+                    return Ok(());
+                }
+                _ => return Err(self.r.unexpected()),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<(), ParseError> {
+        if depth > MAX_DEPTH {
+            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)));
+        }
+        self.r.pos += 1;
+        self.out.push(b'{');
+        let body = self.out.len();
+        let base = self.members.len();
+        let keys_base = self.keys.len();
+        self.r.skip_ws();
+        if self.r.peek() == Some(b'}') {
+            self.r.pos += 1;
+            self.out.push(b'}');
+            return Ok(());
+        }
+        loop {
+            if self.r.peek() != Some(b'"') {
+                return Err(self.r.unexpected());
+            }
+            let at = self.r.pos;
+            self.r.read_string(&mut self.buf)?;
+            let changed = nfc_in_place(&mut self.buf, &mut self.scratch);
+            let key_start = self.keys.len();
+            self.keys.push_str(&self.buf);
+            let out_start = self.out.len();
+            push_escaped(&mut self.out, &self.buf);
+            self.out.push(b':');
+            self.r.skip_ws();
+            if self.r.peek() != Some(b':') {
+                return Err(self.r.unexpected());
+            }
+            self.r.pos += 1;
+            self.r.skip_ws();
+            self.value(depth)?;
+            self.members.push(Member {
+                key: (key_start, self.keys.len()),
+                out: (out_start, self.out.len()),
+                at,
+                changed,
+            });
+            self.r.skip_ws();
+            match self.r.peek() {
+                Some(b',') => {
+                    self.r.pos += 1;
+                    self.out.push(b',');
+                    self.r.skip_ws();
+                }
+                Some(b'}') => {
+                    self.r.pos += 1;
+                    break;
+                }
+                _ => return Err(self.r.unexpected()),
+            }
+        }
+        self.finish_object(body, base)?;
+        self.out.push(b'}');
+        self.members.truncate(base);
+        self.keys.truncate(keys_base);
+        Ok(())
+    }
+
+    /// Checks the members of the object whose body starts at `body` for duplicate keys and,
+    /// for v1, rewrites them in key order.
+    fn finish_object(&mut self, body: usize, base: usize) -> Result<(), ParseError> {
+        let keys = self.keys.as_str();
+        let members = &self.members[base..];
+        let key = |i: usize| &keys[members[i].key.0..members[i].key.1];
+        if let Some((a, b)) = first_duplicate(members.len(), key, |i| members[i].at) {
+            let name = key(b).to_owned();
+            let kind = if members[a].changed || members[b].changed {
+                K::DuplicateKeyAfterNfc(name)
+            } else {
+                K::DuplicateKey(name)
+            };
+            return Err(self.r.err(members[b].at, kind));
+        }
+        if !self.sort || (1..members.len()).all(|i| key(i - 1) < key(i)) {
+            return Ok(());
+        }
+        let mut order: Vec<usize> = (0..members.len()).collect();
+        order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
+        self.reorder.clear();
+        self.reorder.extend_from_slice(&self.out[body..]);
+        self.out.truncate(body);
+        for (n, &i) in order.iter().enumerate() {
+            if n > 0 {
+                self.out.push(b',');
+            }
+            let (s, e) = members[i].out;
+            self.out.extend_from_slice(&self.reorder[s - body..e - body]);
+        }
+        Ok(())
+    }
+}

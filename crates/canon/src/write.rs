@@ -1,0 +1,301 @@
+//! Writing JSON: canonical bytes from a [`Value`], string escaping, Python's float `repr`,
+//! and the two-space-indented rendering shared by meta files and the ledger.
+
+use std::io::Write as _;
+
+use crate::error::ValueError;
+use crate::read::{MAX_DEPTH, nfc_in_place};
+use crate::value::{Value, escape_pointer_token};
+
+/// Appends `s` as a JSON string the way Python's `json.dumps(..., ensure_ascii=False)` does:
+/// only `"`, `\` and U+0000-U+001F are escaped (`\b \f \n \r \t` short, others `\u00xx`);
+/// everything else, U+007F and U+2028 included, stays raw UTF-8.
+pub(crate) fn push_escaped(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            0x00..=0x1F => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if short.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xF)]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Appends Python's `repr` of a finite float: the shortest digits that round-trip, in fixed
+/// notation when the decimal exponent is in `-4..16` (`0.0001`, `1234567890123456.0`) and
+/// in scientific notation otherwise (`1e-05`, `1e+16`, `1.5e+300`); always a `.0` or an
+/// exponent, so it never reads back as an integer.
+pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
+    // Rust's `{:e}` gives the same shortest round-trip digits as Python's repr
+    // (`d.ddde-5`); only the layout differs.
+    let mut buf = [0u8; 40];
+    let len = {
+        let mut cursor = std::io::Cursor::new(&mut buf[..]);
+        // 40 bytes hold any f64 in `{:e}` form (at most 17 digits, a dot, `e-324`).
+        if write!(cursor, "{:e}", x.abs()).is_err() {
+            out.extend_from_slice(x.to_string().as_bytes());
+            return;
+        }
+        usize::try_from(cursor.position()).unwrap_or(0)
+    };
+    let sci = &buf[..len];
+    let e_pos = sci.iter().position(|&b| b == b'e').unwrap_or(len);
+    let mantissa = &sci[..e_pos];
+    let exp: i32 = std::str::from_utf8(&sci[(e_pos + 1).min(len)..])
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let mut digits = [0u8; 24];
+    let mut n = 0;
+    for &b in mantissa {
+        if b != b'.' {
+            digits[n] = b;
+            n += 1;
+        }
+    }
+    let digits = &digits[..n];
+    // Value = 0.d1d2...dn × 10^decpt.
+    let decpt = exp + 1;
+    if x.is_sign_negative() {
+        out.push(b'-');
+    }
+    if decpt <= -4 || decpt > 16 {
+        out.push(digits[0]);
+        if n > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
+        }
+        out.push(b'e');
+        let e = decpt - 1;
+        out.push(if e < 0 { b'-' } else { b'+' });
+        let e = e.unsigned_abs();
+        if e < 10 {
+            out.push(b'0');
+        }
+        out.extend_from_slice(e.to_string().as_bytes());
+    } else if decpt <= 0 {
+        out.extend_from_slice(b"0.");
+        out.extend(std::iter::repeat_n(b'0', decpt.unsigned_abs() as usize));
+        out.extend_from_slice(digits);
+    } else {
+        let d = decpt as usize;
+        if d >= n {
+            out.extend_from_slice(digits);
+            out.extend(std::iter::repeat_n(b'0', d - n));
+            out.extend_from_slice(b".0");
+        } else {
+            out.extend_from_slice(&digits[..d]);
+            out.push(b'.');
+            out.extend_from_slice(&digits[d..]);
+        }
+    }
+}
+
+/// Canonical bytes of a value; `sort` is false for the ordered variant.
+pub(crate) fn canonical_value(value: &Value, sort: bool) -> Result<Vec<u8>, ValueError> {
+    let mut w = ValueWriter {
+        out: Vec::new(),
+        sort,
+        scratch: String::new(),
+    };
+    w.value(value, 0)?;
+    Ok(w.out)
+}
+
+struct ValueWriter {
+    out: Vec<u8>,
+    sort: bool,
+    scratch: String,
+}
+
+/// Prefixes the JSON pointer of an error with one more reference token while unwinding.
+fn within(err: ValueError, token: &str) -> ValueError {
+    match err {
+        ValueError::DuplicateKey { key, pointer } => ValueError::DuplicateKey {
+            key,
+            pointer: format!("/{}{}", escape_pointer_token(token), pointer),
+        },
+        other => other,
+    }
+}
+
+impl ValueWriter {
+    fn value(&mut self, value: &Value, depth: usize) -> Result<(), ValueError> {
+        match value {
+            Value::Null => self.out.extend_from_slice(b"null"),
+            Value::Bool(true) => self.out.extend_from_slice(b"true"),
+            Value::Bool(false) => self.out.extend_from_slice(b"false"),
+            Value::Int(n) => self.out.extend_from_slice(n.as_str().as_bytes()),
+            Value::Float(x) => push_float_repr(&mut self.out, x.get()),
+            Value::String(s) => self.string(s),
+            Value::Array(items) => {
+                if depth + 1 > MAX_DEPTH {
+                    return Err(ValueError::TooDeep(MAX_DEPTH));
+                }
+                self.out.push(b'[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.value(item, depth + 1)
+                        .map_err(|e| within(e, &i.to_string()))?;
+                }
+                self.out.push(b']');
+            }
+            Value::Object(members) => {
+                if depth + 1 > MAX_DEPTH {
+                    return Err(ValueError::TooDeep(MAX_DEPTH));
+                }
+                let mut keyed: Vec<(std::borrow::Cow<'_, str>, &Value, &str)> = members
+                    .iter()
+                    .map(|(k, v)| {
+                        let mut nfc = k.clone();
+                        if nfc_in_place(&mut nfc, &mut self.scratch) {
+                            (std::borrow::Cow::Owned(nfc), v, k.as_str())
+                        } else {
+                            (std::borrow::Cow::Borrowed(k.as_str()), v, k.as_str())
+                        }
+                    })
+                    .collect();
+                let mut order: Vec<usize> = (0..keyed.len()).collect();
+                order.sort_by(|&a, &b| keyed[a].0.cmp(&keyed[b].0));
+                if let Some(w) = order.windows(2).find(|w| keyed[w[0]].0 == keyed[w[1]].0) {
+                    return Err(ValueError::DuplicateKey {
+                        key: keyed[w[1]].0.clone().into_owned(),
+                        pointer: String::new(),
+                    });
+                }
+                if !self.sort {
+                    order.sort_unstable();
+                }
+                self.out.push(b'{');
+                for (n, &i) in order.iter().enumerate() {
+                    if n > 0 {
+                        self.out.push(b',');
+                    }
+                    let (key, v, raw) = &keyed[i];
+                    push_escaped(&mut self.out, key);
+                    self.out.push(b':');
+                    self.value(v, depth + 1).map_err(|e| within(e, raw))?;
+                }
+                keyed.clear();
+                self.out.push(b'}');
+            }
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, s: &str) {
+        if s.is_ascii() {
+            push_escaped(&mut self.out, s);
+        } else {
+            let mut owned = s.to_owned();
+            nfc_in_place(&mut owned, &mut self.scratch);
+            push_escaped(&mut self.out, &owned);
+        }
+    }
+}
+
+/// Compact JSON in the value's own member order, strings as they are (no NFC, no checks).
+pub(crate) fn write_compact(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Int(n) => out.extend_from_slice(n.as_str().as_bytes()),
+        Value::Float(x) => push_float_repr(out, x.get()),
+        Value::String(s) => push_escaped(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_compact(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(members) => {
+            out.push(b'{');
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                push_escaped(out, k);
+                out.push(b':');
+                write_compact(out, v);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// Renders a value for people and diffs: two-space indent, `", "`-free separators
+/// (`,` at line end, `": "` between key and value), members in the value's own order,
+/// strings escaped as in canonical form, and a trailing newline. Empty arrays and objects
+/// print as `[]` and `{}`. This is the layout of fixture meta files and of the freeze
+/// ledger (SPEC §3, §7); it matches Python's `json.dumps(v, indent=2, ensure_ascii=False)`
+/// plus `"\n"`.
+pub fn to_pretty_string(value: &Value) -> String {
+    let mut out = Vec::new();
+    pretty(&mut out, value, 0);
+    out.push(b'\n');
+    // Only valid UTF-8 was written: strings are `str`, the rest is ASCII.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn indent(out: &mut Vec<u8>, level: usize) {
+    out.push(b'\n');
+    out.extend(std::iter::repeat_n(b' ', 2 * level));
+}
+
+fn pretty(out: &mut Vec<u8>, value: &Value, level: usize) {
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                indent(out, level + 1);
+                pretty(out, item, level + 1);
+            }
+            indent(out, level);
+            out.push(b']');
+        }
+        Value::Object(members) if !members.is_empty() => {
+            out.push(b'{');
+            for (i, (k, v)) in members.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                indent(out, level + 1);
+                push_escaped(out, k);
+                out.extend_from_slice(b": ");
+                pretty(out, v, level + 1);
+            }
+            indent(out, level);
+            out.push(b'}');
+        }
+        other => write_compact(out, other),
+    }
+}

@@ -1,0 +1,46 @@
+//! Exit codes of SPEC §8 and the one place errors are printed.
+
+use std::process::ExitCode;
+
+/// Success: nothing blocks.
+pub const OK: u8 = 0;
+/// Blocked, a property fails, or a write was refused.
+pub const BLOCKED: u8 = 1;
+/// Infra only: timeouts or harness errors, nothing else blocks.
+pub const INFRA: u8 = 2;
+/// Bad input, usage or configuration.
+pub const USAGE: u8 = 3;
+
+/// What a subcommand ended with: an exit code it chose, or an error and its code.
+pub type Outcome = Result<u8, Failure>;
+
+/// An error with the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    /// The exit code.
+    pub code: u8,
+    /// The error, printed as one sentence with its causes.
+    pub error: anyhow::Error,
+}
+
+impl Failure {
+    /// Bad input, usage or configuration (exit 3).
+    pub fn usage(error: impl Into<anyhow::Error>) -> Failure {
+        Failure {
+            code: USAGE,
+            error: error.into(),
+        }
+    }
+}
+
+/// Prints an error, if any, and turns the outcome into the process exit code.
+pub fn finish(outcome: Outcome) -> ExitCode {
+    match outcome {
+        Ok(code) => ExitCode::from(code),
+        Err(Failure { code, error }) => {
+            // `{:#}` joins the causes with ": " into one line.
+            eprintln!("error: {error:#}");
+            ExitCode::from(code)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! `cargo xtask`: the freezegate command line (SPEC §8).
+//!
+//! This binary parses arguments, calls the freezegate crates and maps their results to the
+//! exit codes of SPEC §8. It holds no logic a crate could own: each subcommand lives in its
+//! own module and is a thin shell over one crate's API.
+
+mod canon;
+mod exit;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+
+/// freezegate: shrink, pin, replay and gate property-test failures.
+#[derive(Debug, Parser)]
+#[command(name = "xtask", version, about, propagate_version = true)]
+struct Cli {
+    /// Act as if started in DIR.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Machine-readable or human output, for commands that print a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    /// Text for people.
+    #[default]
+    Text,
+    /// One JSON document on stdout, nothing else.
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Canonical bytes of one JSON document (stdin by default), without a newline.
+    Canon(canon::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            // clap prints help and version to stdout and usage errors to stderr.
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    if let Some(dir) = &cli.dir
+        && let Err(e) = std::env::set_current_dir(dir)
+    {
+        eprintln!("error: cannot change to directory {}: {e}", dir.display());
+        return ExitCode::from(exit::USAGE);
+    }
+    let outcome = match cli.command {
+        Command::Canon(args) => canon::run(args),
+    };
+    exit::finish(outcome)
+}
