@@ -1,0 +1,6 @@
+//! The freezegate gate: the promotion path of SPEC §1 as one CI check, and the patch
+//! integrity checks of SPEC §9 step 2.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod patch;
