@@ -1,1 +1,3 @@
+//! Benchmark of canonical bytes (filled in below).
+
 fn main() {}

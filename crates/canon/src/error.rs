@@ -118,6 +118,29 @@ pub enum ValueError {
     Serde(String),
 }
 
+/// A fixture meta file that does not have the shape of SPEC §3.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetaError {
+    /// The document is not a JSON object.
+    #[error("a fixture meta file must be a JSON object, not {0}")]
+    NotAnObject(&'static str),
+    /// A field of SPEC §3 is absent.
+    #[error("missing field {0:?}")]
+    MissingField(&'static str),
+    /// A field SPEC §3 does not name.
+    #[error("unknown field {0:?}")]
+    UnknownField(String),
+    /// A field holds a value of the wrong type or an invalid value.
+    #[error("field {field:?}: {problem}")]
+    InvalidField {
+        /// The field's name.
+        field: &'static str,
+        /// What is wrong with its value.
+        problem: String,
+    },
+}
+
 /// Any error of this crate.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -128,6 +151,9 @@ pub enum Error {
     /// A value without a canonical form.
     #[error(transparent)]
     Value(#[from] ValueError),
+    /// A fixture meta file without the shape of SPEC §3.
+    #[error(transparent)]
+    Meta(#[from] MetaError),
     /// A malformed digest, fixture id, property id or canonicalization name.
     #[error("{0}")]
     Name(String),

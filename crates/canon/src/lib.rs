@@ -19,9 +19,10 @@
 //! parse error names its line and column ([`ParseError`]). A float literal that underflows
 //! is `0.0`, as in Python.
 //!
-//! NFC uses the Unicode tables of the `unicode-normalization` crate (Unicode 16.0.0 in the
-//! version this workspace locks); characters assigned after an older Python's tables (3.11:
-//! Unicode 14.0) can normalise differently there.
+//! NFC uses the Unicode tables of the `unicode-normalization` crate: Unicode 18.0.0 in the
+//! version this workspace locks (0.1.26; [`UNICODE_VERSION`] says it, and a test keeps this
+//! sentence true). Characters assigned after an older Python's tables (3.11: Unicode 14.0)
+//! can normalise differently there; text assigned in both normalises identically.
 //!
 //! The ordered variant, `freezegate-canon-v1-ordered` ([`Canonicalization::V1Ordered`]),
 //! is identical except that object members keep their input order.
@@ -47,24 +48,38 @@
 //! # }
 //! ```
 //!
-//! The crate does no I/O except in [`fixture`], which reads and writes the fixture, origin
-//! and meta files of a property's fixture folder.
+//! # Fixture files
+//!
+//! [`fixture`] reads, writes and verifies a property's fixture folder (SPEC §3):
+//! `fixtures/<property_id>/<fixture_id>.json` (canonical bytes and one `\n`),
+//! `origins/<origin_id>.json` (the un-shrunk input, likewise) and `<fixture_id>.meta.json`
+//! ([`fixture::Meta`], rendered by [`to_pretty_string`] in a fixed key order).
+//! [`fixture::pin`] writes the three files atomically ([`fixture::write_atomic`]: temporary
+//! file, fsync, rename, fsync of the directory); [`fixture::read_fixture`] checks a fixture's
+//! integrity as it reads it; [`fixture::verify`] checks every folder and reports every problem.
+//!
+//! The crate does no I/O except in [`fixture`]; it never reads the clock (`pinned_at` is the
+//! caller's).
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod digest;
 mod error;
+pub mod fixture;
 mod read;
 mod serde_edge;
 mod value;
 mod write;
 
 pub use digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
-pub use error::{Error, ParseError, ParseErrorKind, ValueError};
+pub use error::{Error, MetaError, ParseError, ParseErrorKind, ValueError};
 pub use read::{MAX_DEPTH, parse};
 pub use serde_edge::{from_value, to_value};
 pub use value::{Float, Int, Value, escape_pointer_token};
 pub use write::to_pretty_string;
+
+/// The Unicode version of the NFC tables canonical bytes use, as `(major, minor, update)`.
+pub const UNICODE_VERSION: (u8, u8, u8) = unicode_normalization::UNICODE_VERSION;
 
 /// Canonical bytes of JSON text, with their digest.
 ///

@@ -194,8 +194,9 @@ impl<'a> Reader<'a> {
                         let low_at = self.pos;
                         let lo = self.hex4(low_at)?;
                         if (0xDC00..0xE000).contains(&lo) {
-                            let code =
-                                0x10000 + ((u32::from(hi) - 0xD800) << 10) + (u32::from(lo) - 0xDC00);
+                            let code = 0x10000
+                                + ((u32::from(hi) - 0xD800) << 10)
+                                + (u32::from(lo) - 0xDC00);
                             char::from_u32(code)
                                 .ok_or_else(|| self.err(at, K::LoneSurrogate(hi)))?
                         } else {
@@ -274,11 +275,14 @@ impl<'a> Reader<'a> {
         }
         self.pos = i;
         // The slice holds only ASCII bytes.
-        let text = std::str::from_utf8(&input[start..i]).map_err(|_| self.err(start, K::InvalidNumber))?;
+        let text =
+            std::str::from_utf8(&input[start..i]).map_err(|_| self.err(start, K::InvalidNumber))?;
         if i == int_end {
             return Ok(Number::Int(text));
         }
-        let x: f64 = text.parse().map_err(|_| self.err(start, K::InvalidNumber))?;
+        let x: f64 = text
+            .parse()
+            .map_err(|_| self.err(start, K::InvalidNumber))?;
         if x.is_finite() {
             Ok(Number::Float(x))
         } else {
@@ -668,7 +672,8 @@ impl Canonicalizer<'_> {
                 self.out.push(b',');
             }
             let (s, e) = members[i].out;
-            self.out.extend_from_slice(&self.reorder[s - body..e - body]);
+            self.out
+                .extend_from_slice(&self.reorder[s - body..e - body]);
         }
         Ok(())
     }

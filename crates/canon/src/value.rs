@@ -206,7 +206,9 @@ macro_rules! int_from {
         }
     )*};
 }
-int_from!(i8, i16, i32, i64, i128, u8, u16, u32, u64, u128, isize, usize);
+int_from!(
+    i8, i16, i32, i64, i128, u8, u16, u32, u64, u128, isize, usize
+);
 
 impl std::str::FromStr for Int {
     type Err = ValueError;

@@ -1,0 +1,813 @@
+//! The fixture folder of a property (SPEC §3): fixture, origin and meta files, written
+//! atomically, read back with their integrity checked, and verified as a whole.
+//!
+//! Under `<root>/fixtures/<property_id>/`:
+//!
+//! - `<fixture_id>.json`: the fixture's canonical bytes and one `\n`;
+//! - `origins/<origin_id>.json`: the un-shrunk failing input, canonical bytes and one `\n`;
+//! - `<fixture_id>.meta.json`: a [`Meta`], rendered by [`Meta::render`] (fixed key order,
+//!   two-space indent, trailing newline).
+//!
+//! Integrity rules, checked by [`read_fixture`], [`read_meta`] and [`verify`]: a fixture or
+//! origin holds exactly canonical bytes (in the canonicalization its meta names, else
+//! `freezegate-canon-v1`) and one `\n`, and its name is its id; a meta file parses, is in its
+//! rendered layout, and matches its fixture (property, ids, digests) and an existing origin;
+//! nothing else lives in a property folder.
+//!
+//! The crate never reads the clock: `pinned_at` is whatever the caller puts in the [`Meta`].
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
+use crate::error::{Error, MetaError};
+use crate::value::{Int, Value};
+use crate::write::to_pretty_string;
+
+/// The folder under the repository root that holds one folder per property.
+pub const FIXTURES_DIR: &str = "fixtures";
+/// The sub-folder of a property folder that holds the origins.
+pub const ORIGINS_DIR: &str = "origins";
+/// The `schema` of a meta file.
+pub const META_SCHEMA: &str = "freezegate-fixture-meta-v1";
+/// Files tolerated directly under `fixtures/` (they are not property folders).
+const TOP_LEVEL_EXTRAS: [&str; 2] = [".gitkeep", "README.md"];
+
+/// The fields of a meta file, in their rendered order.
+const FIELDS: [&str; 12] = [
+    "schema",
+    "property_id",
+    "fixture_id",
+    "fixture_digest",
+    "origin_id",
+    "origin_digest",
+    "canonicalization",
+    "seed",
+    "pinned_at",
+    "patch_id",
+    "oracle_calls",
+    "shrink_path",
+];
+
+/// The meta file of a pinned fixture (`<fixture_id>.meta.json`, SPEC §3).
+///
+/// Its `schema` is always [`META_SCHEMA`], so it is not a field here: [`Meta::render`] writes
+/// it and [`Meta::parse`] checks it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// The property the fixture falsified.
+    pub property_id: PropertyId,
+    /// The fixture's id: the first 16 hex characters of `fixture_digest`.
+    pub fixture_id: FixtureId,
+    /// SHA-256 of the fixture's canonical bytes.
+    pub fixture_digest: Digest,
+    /// The origin's id: the first 16 hex characters of `origin_digest`.
+    pub origin_id: FixtureId,
+    /// SHA-256 of the origin's canonical bytes.
+    pub origin_digest: Digest,
+    /// The canonical form of both files.
+    pub canonicalization: Canonicalization,
+    /// The seed the failure was found and replayed under.
+    pub seed: u64,
+    /// When the fixture was pinned, UTC `YYYY-MM-DDTHH:MM:SSZ` (given by the caller).
+    pub pinned_at: String,
+    /// The patch under test when the fixture was pinned.
+    pub patch_id: String,
+    /// How many times the oracle ran while shrinking.
+    pub oracle_calls: u64,
+    /// The shrink path from origin to fixture: one JSON object per accepted step.
+    pub shrink_path: Vec<Value>,
+}
+
+impl Meta {
+    /// The meta as a [`Value`] whose members are in the rendered order.
+    pub fn to_value(&self) -> Value {
+        let s = |text: &str| Value::String(text.to_owned());
+        Value::Object(vec![
+            ("schema".to_owned(), s(META_SCHEMA)),
+            ("property_id".to_owned(), s(self.property_id.as_str())),
+            ("fixture_id".to_owned(), s(&self.fixture_id.to_string())),
+            (
+                "fixture_digest".to_owned(),
+                s(&self.fixture_digest.to_string()),
+            ),
+            ("origin_id".to_owned(), s(&self.origin_id.to_string())),
+            (
+                "origin_digest".to_owned(),
+                s(&self.origin_digest.to_string()),
+            ),
+            (
+                "canonicalization".to_owned(),
+                s(self.canonicalization.as_str()),
+            ),
+            ("seed".to_owned(), Value::Int(Int::from(self.seed))),
+            ("pinned_at".to_owned(), s(&self.pinned_at)),
+            ("patch_id".to_owned(), s(&self.patch_id)),
+            (
+                "oracle_calls".to_owned(),
+                Value::Int(Int::from(self.oracle_calls)),
+            ),
+            (
+                "shrink_path".to_owned(),
+                Value::Array(self.shrink_path.clone()),
+            ),
+        ])
+    }
+
+    /// The text of the meta file: fixed key order, two-space indent, trailing newline.
+    pub fn render(&self) -> String {
+        to_pretty_string(&self.to_value())
+    }
+
+    /// Parses the text of a meta file and checks it ([`Meta::check`]).
+    ///
+    /// JSON errors name line and column; a missing or unknown field, or a field of the wrong
+    /// type, names the field.
+    pub fn parse(text: &[u8]) -> Result<Meta, Error> {
+        let value = crate::read::parse(text)?;
+        Ok(Meta::from_value(&value)?)
+    }
+
+    /// Reads a meta from a parsed value and checks it ([`Meta::check`]).
+    pub fn from_value(value: &Value) -> Result<Meta, MetaError> {
+        let Value::Object(members) = value else {
+            return Err(MetaError::NotAnObject(value.kind()));
+        };
+        if let Some((unknown, _)) = members.iter().find(|(k, _)| !FIELDS.contains(&k.as_str())) {
+            return Err(MetaError::UnknownField(unknown.clone()));
+        }
+        if let Some(missing) = FIELDS
+            .iter()
+            .find(|f| !members.iter().any(|(k, _)| k == *f))
+        {
+            return Err(MetaError::MissingField(missing));
+        }
+        let get = |field: &'static str| {
+            members
+                .iter()
+                .find(|(k, _)| k == field)
+                .map(|(_, v)| v)
+                .ok_or(MetaError::MissingField(field))
+        };
+        let schema = string(get("schema")?, "schema")?;
+        if schema != META_SCHEMA {
+            return Err(invalid(
+                "schema",
+                format!("expected {META_SCHEMA:?}, found {schema:?}"),
+            ));
+        }
+        let meta = Meta {
+            property_id: named(get("property_id")?, "property_id")?,
+            fixture_id: named(get("fixture_id")?, "fixture_id")?,
+            fixture_digest: named(get("fixture_digest")?, "fixture_digest")?,
+            origin_id: named(get("origin_id")?, "origin_id")?,
+            origin_digest: named(get("origin_digest")?, "origin_digest")?,
+            canonicalization: named(get("canonicalization")?, "canonicalization")?,
+            seed: unsigned(get("seed")?, "seed")?,
+            pinned_at: string(get("pinned_at")?, "pinned_at")?.to_owned(),
+            patch_id: string(get("patch_id")?, "patch_id")?.to_owned(),
+            oracle_calls: unsigned(get("oracle_calls")?, "oracle_calls")?,
+            shrink_path: steps(get("shrink_path")?)?,
+        };
+        meta.check()?;
+        Ok(meta)
+    }
+
+    /// Checks what the types alone do not: `pinned_at` is a UTC time of the form
+    /// `YYYY-MM-DDTHH:MM:SSZ`, and each id is its digest's prefix.
+    pub fn check(&self) -> Result<(), MetaError> {
+        check_utc_timestamp(&self.pinned_at).map_err(|p| invalid("pinned_at", p))?;
+        if !self.fixture_id.is_prefix_of(&self.fixture_digest) {
+            return Err(invalid(
+                "fixture_id",
+                format!(
+                    "{} is not the start of fixture_digest {}",
+                    self.fixture_id, self.fixture_digest
+                ),
+            ));
+        }
+        if !self.origin_id.is_prefix_of(&self.origin_digest) {
+            return Err(invalid(
+                "origin_id",
+                format!(
+                    "{} is not the start of origin_digest {}",
+                    self.origin_id, self.origin_digest
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn invalid(field: &'static str, problem: String) -> MetaError {
+    MetaError::InvalidField { field, problem }
+}
+
+fn string<'v>(value: &'v Value, field: &'static str) -> Result<&'v str, MetaError> {
+    match value {
+        Value::String(s) => Ok(s),
+        other => Err(invalid(
+            field,
+            format!("expected a string, found {}", other.kind()),
+        )),
+    }
+}
+
+fn named<T: std::str::FromStr<Err = Error>>(
+    value: &Value,
+    field: &'static str,
+) -> Result<T, MetaError> {
+    string(value, field)?
+        .parse()
+        .map_err(|e: Error| invalid(field, e.to_string()))
+}
+
+fn unsigned(value: &Value, field: &'static str) -> Result<u64, MetaError> {
+    match value {
+        Value::Int(n) => n
+            .to_u64()
+            .ok_or_else(|| invalid(field, format!("{n} is not an integer from 0 to 2^64-1"))),
+        other => Err(invalid(
+            field,
+            format!("expected an integer, found {}", other.kind()),
+        )),
+    }
+}
+
+fn steps(value: &Value) -> Result<Vec<Value>, MetaError> {
+    let Value::Array(items) = value else {
+        return Err(invalid(
+            "shrink_path",
+            format!("expected an array, found {}", value.kind()),
+        ));
+    };
+    if let Some(i) = items.iter().position(|s| !matches!(s, Value::Object(_))) {
+        return Err(invalid(
+            "shrink_path",
+            format!("step {i} is a {}, not an object", items[i].kind()),
+        ));
+    }
+    Ok(items.clone())
+}
+
+/// Checks that `s` is a UTC time `YYYY-MM-DDTHH:MM:SSZ` that exists on the calendar
+/// (no leap seconds). The error says what is wrong.
+pub fn check_utc_timestamp(s: &str) -> Result<(), String> {
+    let b = s.as_bytes();
+    let digits = [0..4, 5..7, 8..10, 11..13, 14..16, 17..19];
+    let shape = b.len() == 20
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[16] == b':'
+        && b[19] == b'Z'
+        && digits
+            .iter()
+            .all(|r| b[r.clone()].iter().all(u8::is_ascii_digit));
+    if !shape {
+        return Err(format!(
+            "{s:?} is not a UTC time of the form YYYY-MM-DDTHH:MM:SSZ"
+        ));
+    }
+    let num = |i: usize| -> u32 {
+        b[digits[i].clone()]
+            .iter()
+            .fold(0, |n, d| n * 10 + u32::from(d - b'0'))
+    };
+    let (year, month, day) = (num(0), num(1), num(2));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => 0,
+    };
+    if day == 0 || day > days || num(3) > 23 || num(4) > 59 || num(5) > 59 {
+        return Err(format!("{s:?} is not a valid date and time"));
+    }
+    Ok(())
+}
+
+/// `<root>/fixtures/<property>`.
+pub fn property_dir(root: &Path, property: &PropertyId) -> PathBuf {
+    root.join(FIXTURES_DIR).join(property.as_str())
+}
+
+/// `<root>/fixtures/<property>/<id>.json`.
+pub fn fixture_path(root: &Path, property: &PropertyId, id: FixtureId) -> PathBuf {
+    property_dir(root, property).join(format!("{id}.json"))
+}
+
+/// `<root>/fixtures/<property>/<id>.meta.json`.
+pub fn meta_path(root: &Path, property: &PropertyId, id: FixtureId) -> PathBuf {
+    property_dir(root, property).join(format!("{id}.meta.json"))
+}
+
+/// `<root>/fixtures/<property>/origins/<origin_id>.json`.
+pub fn origin_path(root: &Path, property: &PropertyId, origin_id: FixtureId) -> PathBuf {
+    property_dir(root, property)
+        .join(ORIGINS_DIR)
+        .join(format!("{origin_id}.json"))
+}
+
+/// The content of a fixture or origin file: the canonical bytes and one `\n`.
+pub fn file_bytes(canonical: &Canonical) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(canonical.bytes().len() + 1);
+    bytes.extend_from_slice(canonical.bytes());
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Replaces the file at `path` with `bytes` so that a crash leaves either the old or the new
+/// content, never a mix: a temporary file in the same directory is written and fsynced, then
+/// renamed over `path`, then the directory is fsynced. The directory must exist.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    write_atomic_with(path, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic`] with the content written by `fill`; if `fill` fails, the temporary file
+/// is removed and `path` is untouched.
+fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(), Error> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().ok_or_else(|| {
+        Error::io(
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "no file name"),
+        )
+    })?;
+    let tmp = dir.join(format!(
+        ".{}.{}-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| Error::io(&tmp, e))?;
+    let written = fill(&mut file).and_then(|()| file.sync_all());
+    drop(file);
+    if let Err(e) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    if let Err(e) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))
+}
+
+fn integrity(path: &Path, problem: impl Into<String>) -> Error {
+    Error::Integrity {
+        path: path.to_owned(),
+        problem: problem.into(),
+    }
+}
+
+/// Checks that `text`, the content of the fixture or origin file at `path`, is canonical bytes
+/// in `form` plus one `\n`, and that its id is `name`.
+fn check_canonical_file(
+    path: &Path,
+    text: &[u8],
+    form: Canonicalization,
+    name: FixtureId,
+) -> Result<Canonical, Error> {
+    let Some(body) = text.strip_suffix(b"\n") else {
+        return Err(integrity(
+            path,
+            "does not end with exactly one newline (it has none)",
+        ));
+    };
+    if body.last().is_some_and(|b| b.is_ascii_whitespace()) {
+        return Err(integrity(
+            path,
+            "does not end with exactly one newline (whitespace precedes the last one)",
+        ));
+    }
+    let canonical = crate::canonicalize(body, form).map_err(|e| Error::in_file(path, e))?;
+    if canonical.bytes() != body {
+        return Err(integrity(
+            path,
+            format!(
+                "its bytes are not canonical ({form}); expected {}",
+                canonical.as_str()
+            ),
+        ));
+    }
+    if canonical.fixture_id() != name {
+        return Err(integrity(
+            path,
+            format!(
+                "named {name} but the id of its bytes is {}",
+                canonical.fixture_id()
+            ),
+        ));
+    }
+    Ok(canonical)
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, Error> {
+    fs::read(path).map_err(|e| Error::io(path, e))
+}
+
+/// Reads and checks a meta file's content, naming `path` in errors.
+fn meta_from_bytes(path: &Path, text: &[u8]) -> Result<Meta, Error> {
+    let meta = Meta::parse(text).map_err(|e| Error::in_file(path, e))?;
+    if meta.render().as_bytes() != text {
+        return Err(integrity(
+            path,
+            "not in the rendered layout (fixed key order, two-space indent, trailing newline)",
+        ));
+    }
+    Ok(meta)
+}
+
+/// Reads the meta file of fixture `id` of `property`, checking that it parses, is in its
+/// rendered layout, and names this property and fixture.
+pub fn read_meta(root: &Path, property: &PropertyId, id: FixtureId) -> Result<Meta, Error> {
+    let path = meta_path(root, property, id);
+    let meta = meta_from_bytes(&path, &read(&path)?)?;
+    if meta.property_id != *property {
+        return Err(integrity(
+            &path,
+            format!(
+                "names property {} but lies in the folder of {property}",
+                meta.property_id
+            ),
+        ));
+    }
+    if meta.fixture_id != id {
+        return Err(integrity(
+            &path,
+            format!(
+                "names fixture {} but is the meta file of {id}",
+                meta.fixture_id
+            ),
+        ));
+    }
+    Ok(meta)
+}
+
+/// Reads fixture `id` of `property`: its canonical bytes (checked: canonical in the form its
+/// meta names, else v1; one trailing `\n`; named by its id) and the parsed value. When the
+/// meta file exists, it must be valid and its digest must match.
+pub fn read_fixture(
+    root: &Path,
+    property: &PropertyId,
+    id: FixtureId,
+) -> Result<(Canonical, Value), Error> {
+    let meta_file = meta_path(root, property, id);
+    let meta = if meta_file.exists() {
+        Some(read_meta(root, property, id)?)
+    } else {
+        None
+    };
+    let form = meta
+        .as_ref()
+        .map_or(Canonicalization::V1, |m| m.canonicalization);
+    let path = fixture_path(root, property, id);
+    let canonical = check_canonical_file(&path, &read(&path)?, form, id)?;
+    if let Some(meta) = &meta
+        && meta.fixture_digest != canonical.digest()
+    {
+        return Err(integrity(
+            &meta_file,
+            format!(
+                "fixture_digest {} does not match the fixture's digest {}",
+                meta.fixture_digest,
+                canonical.digest()
+            ),
+        ));
+    }
+    let value = crate::read::parse(canonical.bytes()).map_err(|e| Error::in_file(&path, e))?;
+    Ok((canonical, value))
+}
+
+/// Reads origin `origin_id` of `property` in `form`: canonical bytes (checked as for a
+/// fixture) and the parsed value.
+pub fn read_origin(
+    root: &Path,
+    property: &PropertyId,
+    origin_id: FixtureId,
+    form: Canonicalization,
+) -> Result<(Canonical, Value), Error> {
+    let path = origin_path(root, property, origin_id);
+    let canonical = check_canonical_file(&path, &read(&path)?, form, origin_id)?;
+    let value = crate::read::parse(canonical.bytes()).map_err(|e| Error::in_file(&path, e))?;
+    Ok((canonical, value))
+}
+
+/// Pins a fixture: writes its origin, then the fixture, then the meta file, each atomically
+/// (so a reader never sees a meta whose files are missing), creating the folders as needed.
+/// Returns the fixture's path.
+///
+/// Refuses a meta that fails [`Meta::check`] or does not match the two files (ids and
+/// digests), and bytes that are not canonical in the meta's canonicalization.
+pub fn pin(
+    root: &Path,
+    meta: &Meta,
+    fixture: &Canonical,
+    origin: &Canonical,
+) -> Result<PathBuf, Error> {
+    meta.check()?;
+    let property = &meta.property_id;
+    let fixture_file = fixture_path(root, property, meta.fixture_id);
+    let origin_file = origin_path(root, property, meta.origin_id);
+    for (path, c, digest, what) in [
+        (&fixture_file, fixture, meta.fixture_digest, "fixture"),
+        (&origin_file, origin, meta.origin_digest, "origin"),
+    ] {
+        if c.digest() != digest {
+            return Err(integrity(
+                path,
+                format!(
+                    "the meta names {what} digest {digest} but the bytes have {}",
+                    c.digest()
+                ),
+            ));
+        }
+        let again = crate::canonicalize(c.bytes(), meta.canonicalization)
+            .map_err(|e| Error::in_file(path, e))?;
+        if again.bytes() != c.bytes() {
+            return Err(integrity(
+                path,
+                format!(
+                    "the {what} bytes are not canonical ({})",
+                    meta.canonicalization
+                ),
+            ));
+        }
+    }
+    let origins = property_dir(root, property).join(ORIGINS_DIR);
+    fs::create_dir_all(&origins).map_err(|e| Error::io(&origins, e))?;
+    write_atomic(&origin_file, &file_bytes(origin))?;
+    write_atomic(&fixture_file, &file_bytes(fixture))?;
+    write_atomic(
+        &meta_path(root, property, meta.fixture_id),
+        meta.render().as_bytes(),
+    )?;
+    Ok(fixture_file)
+}
+
+/// The entries of a directory, sorted by name, as (name, path, is_dir).
+fn entries(dir: &Path) -> Result<Vec<(String, PathBuf, bool)>, Error> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let path = entry.path();
+        let is_dir = fs::metadata(&path)
+            .map_err(|e| Error::io(&path, e))?
+            .is_dir();
+        out.push((
+            entry.file_name().to_string_lossy().into_owned(),
+            path,
+            is_dir,
+        ));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The id in a file name `<16 hex><suffix>`.
+fn id_of(name: &str, suffix: &str) -> Option<FixtureId> {
+    name.strip_suffix(suffix)?.parse().ok()
+}
+
+/// Checks every property folder under `<root>/fixtures/` against the integrity rules of
+/// SPEC §3 and returns every problem found, each naming its file (empty: all is well). A
+/// missing `fixtures/` folder holds no fixtures and is fine.
+pub fn verify(root: &Path) -> Vec<Error> {
+    let dir = root.join(FIXTURES_DIR);
+    if !dir.exists() {
+        return Vec::new();
+    }
+    let mut errors = Vec::new();
+    let list = match entries(&dir) {
+        Ok(list) => list,
+        Err(e) => return vec![e],
+    };
+    for (name, path, is_dir) in list {
+        if !is_dir {
+            if !TOP_LEVEL_EXTRAS.contains(&name.as_str()) {
+                errors.push(integrity(
+                    &path,
+                    "unexpected file: fixtures/ holds only property folders",
+                ));
+            }
+            continue;
+        }
+        match name.parse::<PropertyId>() {
+            Ok(property) => verify_property(&path, &property, &mut errors),
+            Err(e) => errors.push(integrity(&path, format!("not a property folder: {e}"))),
+        }
+    }
+    errors
+}
+
+/// Checks one property folder, appending every problem to `errors`.
+fn verify_property(dir: &Path, property: &PropertyId, errors: &mut Vec<Error>) {
+    let unexpected = |path: &Path| {
+        integrity(
+            path,
+            "unexpected file: a property folder holds only <fixture_id>.json, <fixture_id>.meta.json and origins/<origin_id>.json",
+        )
+    };
+    let list = match entries(dir) {
+        Ok(list) => list,
+        Err(e) => return errors.push(e),
+    };
+    let mut fixtures: BTreeMap<FixtureId, PathBuf> = BTreeMap::new();
+    let mut metas: BTreeMap<FixtureId, PathBuf> = BTreeMap::new();
+    let mut origins: BTreeMap<FixtureId, PathBuf> = BTreeMap::new();
+    for (name, path, is_dir) in list {
+        if is_dir {
+            if name != ORIGINS_DIR {
+                errors.push(unexpected(&path));
+                continue;
+            }
+            match entries(&path) {
+                Ok(inner) => {
+                    for (name, path, is_dir) in inner {
+                        match id_of(&name, ".json") {
+                            Some(id) if !is_dir => {
+                                origins.insert(id, path);
+                            }
+                            _ => errors.push(unexpected(&path)),
+                        }
+                    }
+                }
+                Err(e) => errors.push(e),
+            }
+        } else if let Some(id) = id_of(&name, ".meta.json") {
+            metas.insert(id, path);
+        } else if let Some(id) = id_of(&name, ".json") {
+            fixtures.insert(id, path);
+        } else {
+            errors.push(unexpected(&path));
+        }
+    }
+
+    // Metas first: they say which canonicalization their fixture and origin use.
+    let mut parsed: BTreeMap<FixtureId, (PathBuf, Meta)> = BTreeMap::new();
+    for (id, path) in metas {
+        let meta = match read(&path).and_then(|text| meta_from_bytes(&path, &text)) {
+            Ok(meta) => meta,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        if meta.property_id != *property {
+            errors.push(integrity(
+                &path,
+                format!(
+                    "names property {} but lies in the folder of {property}",
+                    meta.property_id
+                ),
+            ));
+        }
+        if meta.fixture_id != id {
+            errors.push(integrity(
+                &path,
+                format!(
+                    "names fixture {} but is the meta file of {id}",
+                    meta.fixture_id
+                ),
+            ));
+        }
+        if !fixtures.contains_key(&id) {
+            errors.push(integrity(
+                &path,
+                format!("its fixture {id}.json does not exist"),
+            ));
+        }
+        if !origins.contains_key(&meta.origin_id) {
+            errors.push(integrity(
+                &path,
+                format!(
+                    "its origin {ORIGINS_DIR}/{}.json does not exist",
+                    meta.origin_id
+                ),
+            ));
+        }
+        parsed.insert(id, (path, meta));
+    }
+
+    for (id, path) in &fixtures {
+        let meta = parsed.get(id);
+        let form = meta.map_or(Canonicalization::V1, |(_, m)| m.canonicalization);
+        let checked = read(path).and_then(|text| check_canonical_file(path, &text, form, *id));
+        match (checked, meta) {
+            (Err(e), _) => errors.push(e),
+            (Ok(c), Some((meta_file, meta))) if c.digest() != meta.fixture_digest => {
+                errors.push(integrity(
+                    meta_file,
+                    format!(
+                        "fixture_digest {} does not match the fixture's digest {}",
+                        meta.fixture_digest,
+                        c.digest()
+                    ),
+                ));
+            }
+            (Ok(_), _) => {}
+        }
+    }
+
+    for (id, path) in &origins {
+        let users: Vec<&(PathBuf, Meta)> = parsed
+            .values()
+            .filter(|(_, m)| m.origin_id == *id)
+            .collect();
+        let form = users
+            .first()
+            .map_or(Canonicalization::V1, |(_, m)| m.canonicalization);
+        match read(path).and_then(|text| check_canonical_file(path, &text, form, *id)) {
+            Err(e) => errors.push(e),
+            Ok(c) => {
+                for (meta_file, meta) in users {
+                    if meta.origin_digest != c.digest() {
+                        errors.push(integrity(
+                            meta_file,
+                            format!(
+                                "origin_digest {} does not match the origin's digest {}",
+                                meta.origin_digest,
+                                c.digest()
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_intact_and_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        write_atomic(&path, b"old\n").unwrap();
+        let err = write_atomic_with(&path, |file| {
+            file.write_all(b"half of the new cont")?;
+            Err(io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(matches!(err, Error::Io { .. }), "{err:?}");
+        assert_eq!(fs::read(&path).unwrap(), b"old\n");
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("a.json")]);
+        write_atomic(&path, b"new\n").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new\n");
+    }
+
+    #[test]
+    fn timestamps_must_exist_on_the_calendar() {
+        for ok in [
+            "2026-09-17T00:00:00Z",
+            "2024-02-29T23:59:59Z",
+            "2000-02-29T12:00:00Z",
+        ] {
+            assert_eq!(check_utc_timestamp(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "2026-09-17T00:00:00",
+            "2026-09-17 00:00:00Z",
+            "2026-09-17T00:00:00+00:00",
+            "2026-9-17T00:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "1900-02-29T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-04-31T00:00:00Z",
+            "2026-00-10T00:00:00Z",
+            "2026-01-00T00:00:00Z",
+            "2026-01-01T24:00:00Z",
+            "2026-01-01T00:60:00Z",
+            "2026-01-01T00:00:60Z",
+            "２０２６-01-01T00:00:00Z",
+        ] {
+            assert!(check_utc_timestamp(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,475 @@
+//! The fixture folder: pinning, reading back, and every integrity rule of SPEC §3.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use freezegate_canon::fixture::{
+    self, Meta, meta_path, origin_path, pin, read_fixture, read_meta, verify,
+};
+use freezegate_canon::{
+    Canonical, Canonicalization, Error, MetaError, PropertyId, Value, canonicalize, parse_str,
+};
+
+fn property() -> PropertyId {
+    "tax.cached_total_equals_fresh_sum".parse().unwrap()
+}
+
+fn meta_for(fixture: &Canonical, origin: &Canonical, form: Canonicalization) -> Meta {
+    Meta {
+        property_id: property(),
+        fixture_id: fixture.fixture_id(),
+        fixture_digest: fixture.digest(),
+        origin_id: origin.fixture_id(),
+        origin_digest: origin.digest(),
+        canonicalization: form,
+        seed: 20260917,
+        pinned_at: "2026-09-17T08:30:00Z".to_owned(),
+        patch_id: "4f2a9c1".to_owned(),
+        oracle_calls: 42,
+        shrink_path: vec![
+            parse_str(r#"{"pass": "drop", "pointer": "/items/1", "count": 1}"#).unwrap(),
+        ],
+    }
+}
+
+/// A pinned fixture in a fresh root: (root, meta, fixture, origin).
+fn pinned() -> (tempfile::TempDir, Meta, Canonical, Canonical) {
+    let root = tempfile::tempdir().unwrap();
+    let fixture = canonicalize(br#"{"items": [{"qty": 0}]}"#, Canonicalization::V1).unwrap();
+    let origin = canonicalize(
+        br#"{"items": [{"qty": 3, "name": "caf\u00e9"}, {"qty": -1}], "z": 1.5}"#,
+        Canonicalization::V1,
+    )
+    .unwrap();
+    let meta = meta_for(&fixture, &origin, Canonicalization::V1);
+    pin(root.path(), &meta, &fixture, &origin).unwrap();
+    (root, meta, fixture, origin)
+}
+
+fn fixture_file(root: &Path, c: &Canonical) -> PathBuf {
+    fixture::fixture_path(root, &property(), c.fixture_id())
+}
+
+/// Asserts that `verify` finds exactly one problem, in `path`, whose message holds `needle`.
+fn one_problem(root: &Path, path: &Path, needle: &str) {
+    let errors = verify(root);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    let (found, text) = match &errors[0] {
+        Error::Integrity { path, problem } => (path.clone(), problem.clone()),
+        Error::File { path, source } => (path.clone(), source.to_string()),
+        other => panic!("unexpected error {other:?}"),
+    };
+    assert_eq!(found, path, "{errors:#?}");
+    assert!(
+        text.contains(needle),
+        "{text:?} does not contain {needle:?}"
+    );
+}
+
+#[test]
+fn pin_writes_three_files_that_read_back_and_verify() {
+    let (root, meta, fixture, origin) = pinned();
+    let root = root.path();
+    let fixture_path = fixture_file(root, &fixture);
+    assert_eq!(
+        fs::read(&fixture_path).unwrap(),
+        b"{\"items\":[{\"qty\":0}]}\n"
+    );
+    assert_eq!(
+        fs::read(origin_path(root, &property(), origin.fixture_id())).unwrap(),
+        [origin.bytes(), b"\n"].concat()
+    );
+    let (read, value) = read_fixture(root, &property(), fixture.fixture_id()).unwrap();
+    assert_eq!(read, fixture);
+    assert_eq!(value, parse_str(r#"{"items":[{"qty":0}]}"#).unwrap());
+    assert_eq!(
+        read_meta(root, &property(), fixture.fixture_id()).unwrap(),
+        meta
+    );
+    let (o, _) =
+        fixture::read_origin(root, &property(), origin.fixture_id(), Canonicalization::V1).unwrap();
+    assert_eq!(o, origin);
+    assert!(verify(root).is_empty(), "{:#?}", verify(root));
+    // Only the three files, no temporary file left behind.
+    let mut names: Vec<String> = walk(&root.join("fixtures"));
+    names.sort();
+    assert_eq!(
+        names,
+        vec![
+            format!(
+                "tax.cached_total_equals_fresh_sum/{}.json",
+                fixture.fixture_id()
+            ),
+            format!(
+                "tax.cached_total_equals_fresh_sum/{}.meta.json",
+                fixture.fixture_id()
+            ),
+            format!(
+                "tax.cached_total_equals_fresh_sum/origins/{}.json",
+                origin.fixture_id()
+            ),
+        ]
+    );
+}
+
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let path = e.unwrap().path();
+        if path.is_dir() {
+            let prefix = path.file_name().unwrap().to_string_lossy().into_owned();
+            out.extend(walk(&path).into_iter().map(|n| format!("{prefix}/{n}")));
+        } else {
+            out.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn the_meta_file_renders_in_the_fixed_key_order() {
+    let (_root, meta, _, _) = pinned();
+    insta::assert_snapshot!(meta.render());
+    assert_eq!(Meta::parse(meta.render().as_bytes()).unwrap(), meta);
+}
+
+#[test]
+fn pinning_again_is_idempotent() {
+    let (root, meta, fixture, origin) = pinned();
+    pin(root.path(), &meta, &fixture, &origin).unwrap();
+    assert!(verify(root.path()).is_empty());
+}
+
+#[test]
+fn an_ordered_fixture_is_canonical_only_under_its_meta() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let form = Canonicalization::V1Ordered;
+    let fixture = canonicalize(br#"{"b": 1, "a": 2}"#, form).unwrap();
+    let origin = canonicalize(br#"{"b": 1, "a": 2, "c": 3}"#, form).unwrap();
+    assert_eq!(fixture.as_str(), r#"{"b":1,"a":2}"#);
+    let meta = meta_for(&fixture, &origin, form);
+    pin(root, &meta, &fixture, &origin).unwrap();
+    assert!(verify(root).is_empty(), "{:#?}", verify(root));
+    assert_eq!(
+        read_fixture(root, &property(), fixture.fixture_id())
+            .unwrap()
+            .0,
+        fixture
+    );
+    // Without the meta, v1 applies and the member order is not canonical.
+    fs::remove_file(meta_path(root, &property(), fixture.fixture_id())).unwrap();
+    let errors = verify(root);
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    let origin_file = origin_path(root, &property(), origin.fixture_id());
+    for (error, path) in errors
+        .iter()
+        .zip([fixture_file(root, &fixture), origin_file])
+    {
+        assert!(
+            matches!(error, Error::Integrity { path: p, problem } if *p == path && problem.contains("not canonical")),
+            "{error:?}"
+        );
+    }
+}
+
+#[test]
+fn pin_refuses_a_meta_that_does_not_match_its_files() {
+    let root = tempfile::tempdir().unwrap();
+    let fixture = canonicalize(b"[1]", Canonicalization::V1).unwrap();
+    let origin = canonicalize(b"[1, 2]", Canonicalization::V1).unwrap();
+    let other = canonicalize(b"[2]", Canonicalization::V1).unwrap();
+    let mut meta = meta_for(&other, &origin, Canonicalization::V1);
+    let err = pin(root.path(), &meta, &fixture, &origin).unwrap_err();
+    assert!(matches!(err, Error::Integrity { .. }), "{err:?}");
+    meta = meta_for(&fixture, &origin, Canonicalization::V1);
+    meta.pinned_at = "2026-09-17 08:30".to_owned();
+    let err = pin(root.path(), &meta, &fixture, &origin).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Meta(MetaError::InvalidField {
+                field: "pinned_at",
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    // Nothing was written.
+    assert!(!root.path().join("fixtures").exists());
+    // Ordered bytes under a v1 meta are refused.
+    let ordered = canonicalize(br#"{"b":1,"a":2}"#, Canonicalization::V1Ordered).unwrap();
+    let meta = meta_for(&ordered, &origin, Canonicalization::V1);
+    let err = pin(root.path(), &meta, &ordered, &origin).unwrap_err();
+    assert!(err.to_string().contains("not canonical"), "{err}");
+}
+
+#[test]
+fn a_missing_fixtures_folder_holds_no_problems() {
+    let root = tempfile::tempdir().unwrap();
+    assert!(verify(root.path()).is_empty());
+    fs::create_dir(root.path().join("fixtures")).unwrap();
+    fs::write(root.path().join("fixtures/.gitkeep"), b"").unwrap();
+    assert!(verify(root.path()).is_empty());
+}
+
+#[test]
+fn a_fixture_without_its_newline_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let path = fixture_file(root.path(), &fixture);
+    fs::write(&path, fixture.bytes()).unwrap();
+    one_problem(root.path(), &path, "exactly one newline");
+    assert!(read_fixture(root.path(), &property(), fixture.fixture_id()).is_err());
+}
+
+#[test]
+fn a_fixture_with_two_newlines_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let path = fixture_file(root.path(), &fixture);
+    fs::write(&path, [fixture.bytes(), b"\n\n"].concat()).unwrap();
+    one_problem(root.path(), &path, "exactly one newline");
+}
+
+#[test]
+fn a_fixture_with_extra_bytes_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let path = fixture_file(root.path(), &fixture);
+    fs::write(&path, [fixture.bytes(), b"[]\n"].concat()).unwrap();
+    let errors = verify(root.path());
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(matches!(&errors[0], Error::File { path: p, .. } if *p == path));
+    let text = format!("{:#}", anyhow_like(&errors[0]));
+    assert!(text.contains("line 1, column 22: trailing data"), "{text}");
+}
+
+/// The error and its causes joined by ": ", as the CLI prints them.
+fn anyhow_like(e: &Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[test]
+fn a_fixture_whose_bytes_are_not_canonical_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let path = fixture_file(root.path(), &fixture);
+    fs::write(&path, b"{\"items\": [{\"qty\": 0}]}\n").unwrap();
+    one_problem(root.path(), &path, "not canonical");
+}
+
+#[test]
+fn a_fixture_not_named_by_its_id_is_an_integrity_error() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("fixtures/p");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("0123456789abcdef.json");
+    fs::write(&path, b"[]\n").unwrap();
+    one_problem(root.path(), &path, "the id of its bytes is");
+}
+
+#[test]
+fn an_origin_whose_bytes_are_not_canonical_is_an_integrity_error() {
+    let (root, _, _, origin) = pinned();
+    let path = origin_path(root.path(), &property(), origin.fixture_id());
+    let spaced = String::from_utf8(origin.bytes().to_vec())
+        .unwrap()
+        .replace(',', ", ");
+    fs::write(&path, format!("{spaced}\n")).unwrap();
+    one_problem(root.path(), &path, "not canonical");
+}
+
+#[test]
+fn an_origin_not_named_by_its_id_is_an_integrity_error() {
+    let (root, _, _, _) = pinned();
+    let path = root
+        .path()
+        .join("fixtures/tax.cached_total_equals_fresh_sum/origins/0000000000000000.json");
+    fs::write(&path, b"{}\n").unwrap();
+    one_problem(root.path(), &path, "the id of its bytes is");
+}
+
+/// Rewrites the meta file of `fixture` with one member changed and returns its path.
+fn edit_meta(root: &Path, fixture: &Canonical, key: &str, new: Value) -> PathBuf {
+    let path = meta_path(root, &property(), fixture.fixture_id());
+    let mut value = parse_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    *value.pointer_mut(&format!("/{key}")).unwrap() = new;
+    fs::write(&path, freezegate_canon::to_pretty_string(&value)).unwrap();
+    path
+}
+
+#[test]
+fn a_meta_whose_fixture_digest_differs_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let digest = fixture.digest().to_string();
+    let wrong = format!("{}{}", &digest[..16], "0".repeat(48));
+    let path = edit_meta(
+        root.path(),
+        &fixture,
+        "fixture_digest",
+        Value::String(wrong),
+    );
+    one_problem(root.path(), &path, "does not match the fixture's digest");
+    assert!(read_fixture(root.path(), &property(), fixture.fixture_id()).is_err());
+}
+
+#[test]
+fn a_meta_whose_origin_digest_differs_is_an_integrity_error() {
+    let (root, _, fixture, origin) = pinned();
+    let digest = origin.digest().to_string();
+    let wrong = format!("{}{}", &digest[..16], "f".repeat(48));
+    let path = edit_meta(root.path(), &fixture, "origin_digest", Value::String(wrong));
+    one_problem(root.path(), &path, "does not match the origin's digest");
+}
+
+#[test]
+fn a_meta_whose_id_is_not_its_digest_prefix_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let path = edit_meta(
+        root.path(),
+        &fixture,
+        "fixture_digest",
+        Value::String("a".repeat(64)),
+    );
+    one_problem(root.path(), &path, "is not the start of fixture_digest");
+}
+
+#[test]
+fn a_meta_for_another_property_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let path = edit_meta(
+        root.path(),
+        &fixture,
+        "property_id",
+        Value::from("other.prop"),
+    );
+    one_problem(root.path(), &path, "names property other.prop");
+    assert!(read_meta(root.path(), &property(), fixture.fixture_id()).is_err());
+}
+
+#[test]
+fn a_meta_without_its_fixture_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    fs::remove_file(fixture_file(root.path(), &fixture)).unwrap();
+    let path = meta_path(root.path(), &property(), fixture.fixture_id());
+    one_problem(root.path(), &path, "does not exist");
+}
+
+#[test]
+fn a_meta_without_its_origin_is_an_integrity_error() {
+    let (root, _, fixture, origin) = pinned();
+    fs::remove_file(origin_path(root.path(), &property(), origin.fixture_id())).unwrap();
+    let path = meta_path(root.path(), &property(), fixture.fixture_id());
+    one_problem(root.path(), &path, "origins/");
+}
+
+#[test]
+fn a_meta_with_an_unknown_field_names_it() {
+    let (root, _, fixture, _) = pinned();
+    let path = meta_path(root.path(), &property(), fixture.fixture_id());
+    let text = fs::read_to_string(&path).unwrap();
+    let text = text.replace("\n}\n", ",\n  \"merge\": true\n}\n");
+    fs::write(&path, text).unwrap();
+    one_problem(root.path(), &path, "unknown field \"merge\"");
+}
+
+#[test]
+fn a_meta_with_a_missing_field_names_it() {
+    let (root, meta, fixture, _) = pinned();
+    let path = meta_path(root.path(), &property(), fixture.fixture_id());
+    let Value::Object(mut members) = meta.to_value() else {
+        unreachable!()
+    };
+    members.retain(|(k, _)| k != "seed");
+    fs::write(
+        &path,
+        freezegate_canon::to_pretty_string(&Value::Object(members)),
+    )
+    .unwrap();
+    one_problem(root.path(), &path, "missing field \"seed\"");
+}
+
+#[test]
+fn a_meta_with_a_field_of_the_wrong_type_names_it() {
+    let (root, _, fixture, _) = pinned();
+    let path = edit_meta(root.path(), &fixture, "oracle_calls", Value::from("42"));
+    one_problem(
+        root.path(),
+        &path,
+        "field \"oracle_calls\": expected an integer",
+    );
+    let path = edit_meta(root.path(), &fixture, "oracle_calls", Value::int(-1));
+    one_problem(root.path(), &path, "field \"oracle_calls\"");
+}
+
+#[test]
+fn a_meta_that_is_not_json_names_line_and_column() {
+    let (root, _, fixture, _) = pinned();
+    let path = meta_path(root.path(), &property(), fixture.fixture_id());
+    fs::write(
+        &path,
+        "{\n  \"schema\": \"freezegate-fixture-meta-v1\",\n  \"seed\": NaN\n}\n",
+    )
+    .unwrap();
+    one_problem(root.path(), &path, "line 3, column 11");
+}
+
+#[test]
+fn a_meta_not_in_its_rendered_layout_is_an_integrity_error() {
+    let (root, meta, fixture, _) = pinned();
+    let path = meta_path(root.path(), &property(), fixture.fixture_id());
+    let compact = freezegate_canon::to_canonical_bytes(&meta.to_value()).unwrap();
+    fs::write(&path, [compact.as_slice(), b"\n"].concat()).unwrap();
+    one_problem(root.path(), &path, "rendered layout");
+}
+
+#[test]
+fn any_other_file_in_a_property_folder_is_an_integrity_error() {
+    let (root, _, fixture, _) = pinned();
+    let dir = root
+        .path()
+        .join("fixtures/tax.cached_total_equals_fresh_sum");
+    let stray = dir.join("notes.txt");
+    fs::write(&stray, b"x").unwrap();
+    one_problem(root.path(), &stray, "unexpected file");
+    fs::remove_file(&stray).unwrap();
+    // A leftover temporary file of an interrupted write is one too.
+    let tmp = dir.join(format!(".{}.json.1-0.tmp", fixture.fixture_id()));
+    fs::write(&tmp, b"[").unwrap();
+    one_problem(root.path(), &tmp, "unexpected file");
+    fs::remove_file(&tmp).unwrap();
+    let sub = dir.join("extra");
+    fs::create_dir(&sub).unwrap();
+    one_problem(root.path(), &sub, "unexpected file");
+    fs::remove_dir(&sub).unwrap();
+    let inner = dir.join("origins/readme.md");
+    fs::write(&inner, b"x").unwrap();
+    one_problem(root.path(), &inner, "unexpected file");
+}
+
+#[test]
+fn any_other_file_under_fixtures_is_an_integrity_error() {
+    let (root, _, _, _) = pinned();
+    let stray = root.path().join("fixtures/quarantine.txt");
+    fs::write(&stray, b"tests/test_tax.py::test_total\n").unwrap();
+    one_problem(root.path(), &stray, "only property folders");
+    fs::remove_file(&stray).unwrap();
+    let bad = root.path().join("fixtures/-bad name");
+    fs::create_dir(&bad).unwrap();
+    one_problem(root.path(), &bad, "not a property folder");
+}
+
+#[test]
+fn verify_collects_every_problem() {
+    let (root, _, fixture, origin) = pinned();
+    let fixture_path = fixture_file(root.path(), &fixture);
+    fs::write(&fixture_path, fixture.bytes()).unwrap();
+    fs::remove_file(origin_path(root.path(), &property(), origin.fixture_id())).unwrap();
+    fs::write(root.path().join("fixtures/stray"), b"").unwrap();
+    let errors = verify(root.path());
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+}
