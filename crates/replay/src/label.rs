@@ -145,3 +145,266 @@ pub fn verdict(labels: &[Label], n: usize) -> Verdict {
         Verdict::FreezeEligible
     }
 }
+
+/// The verdict of a label list given by name (a ledger row, a report), for a replay count
+/// `n`: `reject_malformed` if a name is not one of the four labels or the length is not
+/// `n`, otherwise as [`verdict`].
+pub fn verdict_of_names<S: AsRef<str>>(names: &[S], n: usize) -> Verdict {
+    let labels: Option<Vec<Label>> = names.iter().map(|s| Label::from_name(s.as_ref())).collect();
+    match labels {
+        Some(labels) => verdict(&labels, n),
+        None => Verdict::RejectMalformed,
+    }
+}
+
+/// The failure rates the detection power of a replay count is reported for.
+pub const POWER_RATES: [f64; 3] = [0.05, 0.2, 0.5];
+
+/// The chance that a flake failing independently with rate `p` shows both outcomes in `n`
+/// runs, `1 - p^n - (1-p)^n`: how likely `n` replays are to call it `freeze_eligible` rather
+/// than stable. Replays are a budget, not a proof: with `p = 0.05` and `n = 7` this is about
+/// 0.30.
+pub fn detection_power(p: f64, n: usize) -> f64 {
+    let n = i32::try_from(n).unwrap_or(i32::MAX);
+    let power = 1.0 - p.powi(n) - (1.0 - p).powi(n);
+    power.clamp(0.0, 1.0)
+}
+
+/// Errors in setting up a replay plan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlanError {
+    /// A replay count of zero.
+    #[error("the replay count must be at least 1")]
+    ZeroReplays,
+    /// A label list whose length is not the plan's replay count.
+    #[error("{got} labels for a plan of {expected} replays")]
+    WrongLength {
+        /// The plan's replay count.
+        expected: usize,
+        /// The list's length.
+        got: usize,
+    },
+}
+
+/// A replay count `n` (at least 1) and a seed, fixed before the runs (SPEC §6). Label lists
+/// are checked against it once ([`ReplayPlan::labels`]), so a [`LabelList`] always has the
+/// plan's length and its verdict is never `reject_malformed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReplayPlan {
+    n: usize,
+    seed: u64,
+}
+
+impl ReplayPlan {
+    /// A plan of `n` replays under `seed`.
+    pub fn new(n: usize, seed: u64) -> Result<ReplayPlan, PlanError> {
+        if n == 0 {
+            return Err(PlanError::ZeroReplays);
+        }
+        Ok(ReplayPlan { n, seed })
+    }
+
+    /// The replay count N.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// The seed every replay gets.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Accepts a label list of exactly this plan's length.
+    pub fn labels(&self, labels: Vec<Label>) -> Result<LabelList, PlanError> {
+        if labels.len() != self.n {
+            return Err(PlanError::WrongLength {
+                expected: self.n,
+                got: labels.len(),
+            });
+        }
+        Ok(LabelList { labels })
+    }
+
+    /// The verdict of any label list under this plan (`reject_malformed` for a wrong
+    /// length): total, like [`verdict`].
+    pub fn verdict(&self, labels: &[Label]) -> Verdict {
+        verdict(labels, self.n)
+    }
+
+    /// The detection power of this plan's N for each of [`POWER_RATES`].
+    pub fn detection_power(&self) -> [(f64, f64); 3] {
+        POWER_RATES.map(|p| (p, detection_power(p, self.n)))
+    }
+}
+
+/// A label list of the length its [`ReplayPlan`] fixed, in run-index order.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct LabelList {
+    labels: Vec<Label>,
+}
+
+impl LabelList {
+    /// The labels, in run-index order.
+    pub fn as_slice(&self) -> &[Label] {
+        &self.labels
+    }
+
+    /// The verdict; never `reject_malformed`, since the length was checked.
+    pub fn verdict(&self) -> Verdict {
+        verdict(&self.labels, self.labels.len())
+    }
+
+    /// The labels' names, in run-index order (as a ledger row's `replays`).
+    pub fn names(&self) -> Vec<&'static str> {
+        self.labels.iter().map(|l| l.as_str()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const ALL: [Label; 4] = [
+        Label::AssertPass,
+        Label::AssertFail,
+        Label::Timeout,
+        Label::HarnessError,
+    ];
+
+    fn label() -> impl Strategy<Value = Label> {
+        proptest::sample::select(ALL.to_vec())
+    }
+
+    fn labels(max: usize) -> impl Strategy<Value = Vec<Label>> {
+        proptest::collection::vec(label(), 1..max)
+    }
+
+    /// The verdict written out from SPEC §6's table, as an oracle for the function.
+    fn by_the_table(labels: &[Label]) -> Verdict {
+        let count = |l: Label| labels.iter().filter(|&&x| x == l).count();
+        if count(Label::Timeout) + count(Label::HarnessError) > 0 {
+            Verdict::InfraQueue
+        } else if count(Label::AssertFail) == labels.len() {
+            Verdict::BlockPatch
+        } else if count(Label::AssertPass) == labels.len() {
+            Verdict::NotReproduced
+        } else {
+            Verdict::FreezeEligible
+        }
+    }
+
+    #[test]
+    fn every_verdict_has_an_example() {
+        use Label::*;
+        assert_eq!(verdict(&[AssertFail; 7], 7), Verdict::BlockPatch);
+        assert_eq!(verdict(&[AssertPass; 7], 7), Verdict::NotReproduced);
+        assert_eq!(
+            verdict(&[AssertPass, AssertFail], 2),
+            Verdict::FreezeEligible
+        );
+        assert_eq!(verdict(&[AssertFail, Timeout], 2), Verdict::InfraQueue);
+        assert_eq!(verdict(&[HarnessError], 1), Verdict::InfraQueue);
+        assert_eq!(verdict(&[AssertFail; 6], 7), Verdict::RejectMalformed);
+        assert_eq!(verdict(&[], 0), Verdict::RejectMalformed);
+        assert_eq!(Verdict::BlockPatch.status(), Some(SeedStatus::StableFail));
+        assert_eq!(
+            Verdict::NotReproduced.status(),
+            Some(SeedStatus::StablePass)
+        );
+        assert_eq!(Verdict::FreezeEligible.status(), Some(SeedStatus::Flicker));
+        assert_eq!(Verdict::InfraQueue.status(), None);
+    }
+
+    #[test]
+    fn names_round_trip_through_serde() -> Result<(), freezegate_canon::ValueError> {
+        for l in ALL {
+            let v = freezegate_canon::to_value(&l)?;
+            assert_eq!(v, freezegate_canon::Value::String(l.as_str().to_owned()));
+            assert_eq!(Label::from_name(l.as_str()), Some(l));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn power_of_seven_replays() {
+        let p = |rate| (detection_power(rate, 7) * 1e4).round() / 1e4;
+        assert_eq!(p(0.05), 0.3017);
+        assert_eq!(p(0.2), 0.7903);
+        assert_eq!(p(0.5), 0.9844);
+        assert_eq!(detection_power(0.5, 1), 0.0);
+    }
+
+    proptest! {
+        #[test]
+        fn verdict_follows_the_table(list in labels(20)) {
+            prop_assert_eq!(verdict(&list, list.len()), by_the_table(&list));
+        }
+
+        #[test]
+        fn verdict_is_invariant_under_permutation(list in labels(20), seed in any::<u64>()) {
+            use rand_core::{RngCore, SeedableRng};
+            let mut shuffled = list.clone();
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+            for i in (1..shuffled.len()).rev() {
+                let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+                shuffled.swap(i, j);
+            }
+            prop_assert_eq!(verdict(&list, list.len()), verdict(&shuffled, shuffled.len()));
+        }
+
+        #[test]
+        fn any_infra_label_gives_infra_queue(
+            list in labels(20),
+            infra in proptest::sample::select(vec![Label::Timeout, Label::HarnessError]),
+            at in any::<proptest::sample::Index>(),
+        ) {
+            let mut list = list;
+            let i = at.index(list.len() + 1);
+            list.insert(i, infra);
+            prop_assert_eq!(verdict(&list, list.len()), Verdict::InfraQueue);
+        }
+
+        #[test]
+        fn wrong_length_is_malformed(list in labels(20), n in 0usize..25) {
+            prop_assume!(n != list.len());
+            prop_assert_eq!(verdict(&list, n), Verdict::RejectMalformed);
+            let plan = ReplayPlan::new(n.max(1), 1);
+            if let Ok(plan) = plan && plan.n() != list.len() {
+                prop_assert_eq!(plan.verdict(&list), Verdict::RejectMalformed);
+                prop_assert!(plan.labels(list.clone()).is_err());
+            }
+        }
+
+        #[test]
+        fn checked_lists_never_reject(list in labels(20), seed in any::<u64>()) {
+            let plan = ReplayPlan::new(list.len(), seed).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let checked = plan.labels(list.clone()).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_ne!(checked.verdict(), Verdict::RejectMalformed);
+            prop_assert_eq!(checked.verdict(), verdict(&list, list.len()));
+        }
+
+        #[test]
+        fn unknown_names_are_malformed(
+            list in labels(10),
+            junk in "[a-z_]{0,12}",
+            at in any::<proptest::sample::Index>(),
+        ) {
+            prop_assume!(Label::from_name(&junk).is_none());
+            let mut names: Vec<String> = list.iter().map(|l| l.as_str().to_owned()).collect();
+            prop_assert_eq!(verdict_of_names(&names, names.len()), verdict(&list, list.len()));
+            let i = at.index(names.len());
+            names[i] = junk;
+            prop_assert_eq!(verdict_of_names(&names, names.len()), Verdict::RejectMalformed);
+        }
+
+        #[test]
+        fn power_is_a_probability_and_grows_with_n(p in 0.001f64..0.999, n in 1usize..60) {
+            let a = detection_power(p, n);
+            let b = detection_power(p, n + 1);
+            prop_assert!((0.0..=1.0).contains(&a));
+            prop_assert!(b + 1e-12 >= a);
+        }
+    }
+}

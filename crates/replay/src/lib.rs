@@ -1,8 +1,65 @@
-//! Replays for freezegate: run a pinned fixture N times on an oracle and turn the label list
-//! into a verdict (SPEC §6).
+//! Replays for freezegate: run an oracle on a candidate (a fresh process, a long-lived
+//! worker, or a Rust closure), label each run, and turn a fixed-length label list into a
+//! verdict (SPEC §4, §6).
+//!
+//! - [`Label`], [`Verdict`], [`SeedStatus`] and the total function [`verdict`]; a
+//!   [`ReplayPlan`] fixes N and the seed before the runs, and only accepts label lists of its
+//!   own length ([`LabelList`]).
+//! - [`Oracle`]: the one runner interface the replayer, the shrinker and the gate take.
+//!   Runners: [`ProcessOracle`] (a fresh `sh -c CMD` per run, killed as a process group at
+//!   its deadline), [`WorkerOracle`] (the line protocol of worker mode), [`InProcessOracle`]
+//!   (a closure over the candidate's [`freezegate_canon::Value`]).
+//! - [`replay`]: N runs in parallel up to a job limit, labels in run-index order, the verdict
+//!   and the detection power of N ([`detection_power`]).
+//!
+//! # Example
+//!
+//! ```
+//! use freezegate_replay::{replay, Label, ProcessOracle, ReplayOptions, ReplayPlan, Verdict};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Fails on odd replays: a flicker.
+//! let oracle = ProcessOracle::new(r#"[ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]"#, ".")?;
+//! let plan = ReplayPlan::new(4, 20260917)?;
+//! let report = replay(&oracle, br#"{"role":"","user_id":0}"#, &plan, &ReplayOptions::default());
+//! assert_eq!(report.labels(), [Label::AssertPass, Label::AssertFail, Label::AssertPass, Label::AssertFail]);
+//! assert_eq!(report.verdict, Verdict::FreezeEligible);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Invariants
+//!
+//! - The verdict is a total function of the label list and the N fixed before the run.
+//! - Labels come back in run-index order whatever order the runs finished in.
+//! - A process run never outlives its deadline by more than the grace period and the time it
+//!   takes to kill: at the deadline its whole process group gets SIGTERM, then SIGKILL; when
+//!   a run returns, no process of its group is still running.
+//! - Captured output is bounded (the last bytes of each stream are kept); a chatty oracle
+//!   cannot exhaust memory or deadlock the runner on a full pipe.
+//! - `Oracle::run` never fails: whatever goes wrong is a `harness_error` or `timeout` label
+//!   with a message.
+//! - The process and worker runners are Linux-only (`pidfd`, `PR_SET_CHILD_SUBREAPER`,
+//!   `/proc`).
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+mod inprocess;
 mod label;
+mod oracle;
+mod process;
+mod replay;
+mod worker;
 
-pub use label::{Label, SeedStatus, Verdict, verdict};
+pub use inprocess::{Failure, InProcessOracle};
+pub use label::{
+    Label, LabelList, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict, detection_power,
+    verdict, verdict_of_names,
+};
+pub use oracle::{DEFAULT_TIMEOUT, Excerpt, Exit, Oracle, RunContext, RunOutcome};
+pub use process::{
+    ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, ProcessOracle, become_child_subreaper,
+    group_is_running,
+};
+pub use replay::{REPORT_SCHEMA, ReplayOptions, ReplayReport, replay};
+pub use worker::WorkerOracle;

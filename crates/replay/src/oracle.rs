@@ -1,0 +1,289 @@
+//! The one runner interface every oracle kind implements ([`Oracle`]), and what one run
+//! returns ([`RunOutcome`]).
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::Label;
+
+/// The deadline of a run when none is configured: 10 s (SPEC §4).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Everything about a run except the candidate: the environment an oracle sees and its
+/// deadline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunContext {
+    /// The seed (`PROP_SEED`).
+    pub seed: u64,
+    /// The property's id (`PROPERTY_ID`); empty where a command was given no property.
+    pub property_id: String,
+    /// The 0-based run index of a replay (`FREEZEGATE_REPLAY`); 0 for calls that are not
+    /// replays, such as a shrinker's. Workers never see it (SPEC §4).
+    pub replay: u32,
+    /// How long the run may take before it is killed and labelled `timeout`, counted from
+    /// its start.
+    pub timeout: Duration,
+}
+
+impl RunContext {
+    /// A context with `seed`, no property id, replay index 0 and the default deadline.
+    pub fn new(seed: u64) -> RunContext {
+        RunContext {
+            seed,
+            property_id: String::new(),
+            replay: 0,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+
+    /// The same context with a property id.
+    pub fn with_property(mut self, property_id: impl Into<String>) -> RunContext {
+        self.property_id = property_id.into();
+        self
+    }
+
+    /// The same context with another replay index.
+    pub fn with_replay(mut self, replay: u32) -> RunContext {
+        self.replay = replay;
+        self
+    }
+
+    /// The same context with another deadline.
+    pub fn with_timeout(mut self, timeout: Duration) -> RunContext {
+        self.timeout = timeout;
+        self
+    }
+}
+
+/// How a run ended, beyond its label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Exit {
+    /// A process exited with this code.
+    Code(i32),
+    /// A process was killed by this signal (and not by us at its deadline).
+    Signal(i32),
+    /// Still running at the deadline: killed (process group: SIGTERM, grace, SIGKILL).
+    Deadline,
+    /// A worker answered this line (`pass`, `fail ...`, `error ...`).
+    Answer,
+    /// A worker died or closed its output before answering.
+    WorkerDied,
+    /// An in-process closure returned.
+    Returned,
+    /// An in-process closure panicked.
+    Panicked,
+    /// The oracle could not be started or fed (spawn failed, candidate not usable).
+    NotRun,
+}
+
+impl fmt::Display for Exit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Exit::Code(code) => write!(f, "exit {code}"),
+            Exit::Signal(sig) => write!(f, "signal {sig}"),
+            Exit::Deadline => f.write_str("killed at deadline"),
+            Exit::Answer => f.write_str("answered"),
+            Exit::WorkerDied => f.write_str("worker died"),
+            Exit::Returned => f.write_str("returned"),
+            Exit::Panicked => f.write_str("panicked"),
+            Exit::NotRun => f.write_str("not run"),
+        }
+    }
+}
+
+/// The tail of one captured output stream: at most the runner's cap of its last bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Excerpt {
+    /// The kept bytes (the stream's end), lossily decoded as UTF-8.
+    pub text: String,
+    /// How many bytes the stream carried in all, kept or not.
+    pub total_bytes: u64,
+}
+
+impl Excerpt {
+    /// Whether bytes were dropped because the stream was longer than the cap.
+    pub fn truncated(&self) -> bool {
+        self.total_bytes > self.text.len() as u64
+    }
+}
+
+/// What one run of an oracle on one candidate gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RunOutcome {
+    /// The label (SPEC §4).
+    pub label: Label,
+    /// The failure signature: the text of a last stdout line `failure: <text>` on exit 1,
+    /// a worker's `fail <text>`, or an in-process failure's or panic's message.
+    pub signature: Option<String>,
+    /// Wall time of the run.
+    pub duration: Duration,
+    /// How the run ended.
+    pub exit: Exit,
+    /// Why a run is a `harness_error` or `timeout`, in one line, where there is more to say
+    /// than [`RunOutcome::exit`] (a spawn error, a worker's `error <message>`).
+    pub message: Option<String>,
+    /// The end of standard output (process runs).
+    pub stdout: Excerpt,
+    /// The end of standard error (process runs and workers).
+    pub stderr: Excerpt,
+}
+
+impl RunOutcome {
+    /// An outcome with a label, a duration and how it ended; no signature, message or
+    /// output.
+    pub fn new(label: Label, duration: Duration, exit: Exit) -> RunOutcome {
+        RunOutcome {
+            label,
+            signature: None,
+            duration,
+            exit,
+            message: None,
+            stdout: Excerpt::default(),
+            stderr: Excerpt::default(),
+        }
+    }
+
+    /// A `harness_error` that never ran, with why.
+    pub fn not_run(message: impl Into<String>) -> RunOutcome {
+        RunOutcome::new(Label::HarnessError, Duration::ZERO, Exit::NotRun).with_message(message)
+    }
+
+    /// The same outcome with a failure signature.
+    pub fn with_signature(mut self, signature: impl Into<String>) -> RunOutcome {
+        self.signature = Some(signature.into());
+        self
+    }
+
+    /// The same outcome with a message.
+    pub fn with_message(mut self, message: impl Into<String>) -> RunOutcome {
+        self.message = Some(message.into());
+        self
+    }
+}
+
+/// Runs a property on one candidate: the interface the replayer, the shrinker and the gate
+/// take, whatever runs the property (a fresh process, a long-lived worker, a closure).
+///
+/// `candidate` is the candidate's canonical bytes (never a raw newline; no trailing `\n`:
+/// the runner adds what its protocol needs). `run` never fails: whatever goes wrong is a
+/// label (`harness_error`, `timeout`) with a message.
+///
+/// Oracles are `Send + Sync` and `run` takes `&self`, so one oracle serves parallel runs
+/// from many threads; a runner with per-run state (a worker process) keeps a pool inside.
+///
+/// Closures `Fn(&[u8], &RunContext) -> RunOutcome` are oracles too, which suits tests of
+/// code that takes an oracle. Code that takes an oracle should take `&O` with
+/// `O: Oracle + ?Sized`, so that `&dyn Oracle` works as well.
+pub trait Oracle: Send + Sync {
+    /// Runs the oracle once on `candidate`.
+    fn run(&self, candidate: &[u8], ctx: &RunContext) -> RunOutcome;
+}
+
+impl<F> Oracle for F
+where
+    F: Fn(&[u8], &RunContext) -> RunOutcome + Send + Sync,
+{
+    fn run(&self, candidate: &[u8], ctx: &RunContext) -> RunOutcome {
+        self(candidate, ctx)
+    }
+}
+
+/// Keeps the last `cap` bytes written to it and counts them all.
+#[derive(Debug)]
+pub(crate) struct TailBuffer {
+    cap: usize,
+    buf: Vec<u8>,
+    total: u64,
+}
+
+impl TailBuffer {
+    pub(crate) fn new(cap: usize) -> TailBuffer {
+        TailBuffer {
+            cap,
+            buf: Vec::new(),
+            total: 0,
+        }
+    }
+
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        if self.cap == 0 {
+            return;
+        }
+        if bytes.len() >= self.cap {
+            self.buf.clear();
+            self.buf.extend_from_slice(&bytes[bytes.len() - self.cap..]);
+            return;
+        }
+        self.buf.extend_from_slice(bytes);
+        // Compact once the buffer holds twice the cap: amortised O(1) per byte.
+        if self.buf.len() >= 2 * self.cap {
+            let cut = self.buf.len() - self.cap;
+            self.buf.drain(..cut);
+        }
+    }
+
+    pub(crate) fn bytes(&self) -> &[u8] {
+        let start = self.buf.len().saturating_sub(self.cap);
+        &self.buf[start..]
+    }
+
+    pub(crate) fn excerpt(&self) -> Excerpt {
+        Excerpt {
+            text: String::from_utf8_lossy(self.bytes()).into_owned(),
+            total_bytes: self.total,
+        }
+    }
+}
+
+/// The text of a last stdout line `failure: <text>` (SPEC §4), trimmed; lines end at `\n`,
+/// a final `\n` and a `\r` before it are ignored.
+pub(crate) fn failure_signature(stdout: &[u8]) -> Option<String> {
+    let trimmed = stdout.strip_suffix(b"\n").unwrap_or(stdout);
+    let last = match trimmed.iter().rposition(|&b| b == b'\n') {
+        Some(i) => &trimmed[i + 1..],
+        None => trimmed,
+    };
+    let last = last.strip_suffix(b"\r").unwrap_or(last);
+    let text = last.strip_prefix(b"failure:")?;
+    let text = String::from_utf8_lossy(text);
+    Some(text.trim().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn signature_is_the_last_line_only() {
+        assert_eq!(
+            failure_signature(b"x\nfailure: off by one\n").as_deref(),
+            Some("off by one")
+        );
+        assert_eq!(failure_signature(b"failure: a\r\n").as_deref(), Some("a"));
+        assert_eq!(failure_signature(b"failure: a\nmore\n"), None);
+        assert_eq!(failure_signature(b""), None);
+        assert_eq!(failure_signature(b"failures: a"), None);
+    }
+
+    proptest! {
+        #[test]
+        fn tail_buffer_keeps_the_last_cap_bytes(
+            chunks in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..40), 0..30),
+            cap in 0usize..64,
+        ) {
+            let mut tail = TailBuffer::new(cap);
+            let mut all = Vec::new();
+            for c in &chunks {
+                tail.push(c);
+                all.extend_from_slice(c);
+            }
+            let keep = all.len().min(cap);
+            prop_assert_eq!(tail.bytes(), &all[all.len() - keep..]);
+            prop_assert_eq!(tail.total, all.len() as u64);
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! The process runner: a fresh `sh -c CMD` per run, in its own process group, killed as a
+//! group at its deadline (SPEC §4).
+
+use std::io::{self, Read, Write};
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
+use rustix::io::Errno;
+use rustix::process::{
+    Pid, PidfdFlags, Signal, WaitOptions, kill_process_group, pidfd_open, test_kill_process_group,
+    waitpgid,
+};
+
+use crate::Label;
+use crate::oracle::{Exit, Oracle, RunContext, RunOutcome, TailBuffer, failure_signature};
+
+/// How long a process group gets between SIGTERM and SIGKILL at a deadline, by default.
+pub const DEFAULT_GRACE: Duration = Duration::from_millis(500);
+
+/// How many bytes of each output stream a run keeps (its end), by default.
+pub const DEFAULT_OUTPUT_CAP: usize = 64 * 1024;
+
+/// How long the runner waits, after a run's process group was killed, for its processes to
+/// be gone and its pipes to close before it gives up on them.
+const SETTLE_LIMIT: Duration = Duration::from_secs(2);
+
+/// Errors in configuring a runner.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The oracle command is empty or only whitespace.
+    #[error("the oracle command is empty")]
+    EmptyCommand,
+}
+
+/// Runs an oracle command as a fresh process per run (SPEC §4).
+///
+/// Each run is `sh -c CMD` in the configured directory, in a new process group, with the
+/// candidate's canonical bytes and `\n` on stdin and `PROP_SEED`, `PROPERTY_ID` and
+/// `FREEZEGATE_REPLAY` in its environment (`FREEZEGATE_WORKER` removed). Exit 0 is
+/// `assert_pass`, exit 1 `assert_fail` (with the signature of a last stdout line
+/// `failure: <text>`), any other exit or death by a signal `harness_error`.
+///
+/// **Deadline.** A run still going at its deadline gets SIGTERM sent to its whole process
+/// group, then after the grace period SIGKILL to the group, and is labelled `timeout`.
+/// **No leftovers.** When the command exits, whatever it left running in its group is
+/// killed (SIGKILL), and `run` returns only once no process of the group is still running
+/// (zombies aside; it gives up after a few seconds on a process stuck in the kernel). A
+/// process that left the group (`setsid`) is beyond reach. Call
+/// [`become_child_subreaper`] once so that orphaned grandchildren are reparented to this
+/// process and reaped by the runner rather than left to PID 1.
+///
+/// **Input and output.** One thread does everything with `poll`: stdin is written without
+/// blocking (an oracle that reads none neither hangs the run nor fails it), stdout and stderr
+/// are read as they come and only their last [`DEFAULT_OUTPUT_CAP`] bytes are kept, the
+/// rest read and discarded, so a chatty oracle neither exhausts memory nor blocks on a full
+/// pipe.
+#[derive(Debug, Clone)]
+pub struct ProcessOracle {
+    command: String,
+    dir: PathBuf,
+    grace: Duration,
+    output_cap: usize,
+}
+
+impl ProcessOracle {
+    /// A runner of `command` (a shell string) started in `dir` (the repository root).
+    pub fn new(
+        command: impl Into<String>,
+        dir: impl Into<PathBuf>,
+    ) -> Result<ProcessOracle, ConfigError> {
+        let command = command.into();
+        if command.trim().is_empty() {
+            return Err(ConfigError::EmptyCommand);
+        }
+        Ok(ProcessOracle {
+            command,
+            dir: dir.into(),
+            grace: DEFAULT_GRACE,
+            output_cap: DEFAULT_OUTPUT_CAP,
+        })
+    }
+
+    /// The same runner with another grace period between SIGTERM and SIGKILL.
+    pub fn with_grace(mut self, grace: Duration) -> ProcessOracle {
+        self.grace = grace;
+        self
+    }
+
+    /// The same runner keeping another number of bytes of each output stream.
+    pub fn with_output_cap(mut self, bytes: usize) -> ProcessOracle {
+        self.output_cap = bytes;
+        self
+    }
+
+    /// The command.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The working directory of the runs.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Oracle for ProcessOracle {
+    fn run(&self, candidate: &[u8], ctx: &RunContext) -> RunOutcome {
+        let start = Instant::now();
+        if candidate.contains(&b'\n') {
+            return RunOutcome::not_run("the candidate holds a raw newline: not canonical bytes");
+        }
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(&self.command)
+            .current_dir(&self.dir)
+            .env("PROP_SEED", ctx.seed.to_string())
+            .env("PROPERTY_ID", &ctx.property_id)
+            .env("FREEZEGATE_REPLAY", ctx.replay.to_string())
+            .env_remove("FREEZEGATE_WORKER")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = match cmd.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                return RunOutcome::not_run(format!(
+                    "cannot start `sh -c` in {}: {e}",
+                    self.dir.display()
+                ));
+            }
+        };
+        let mut input = Vec::with_capacity(candidate.len() + 1);
+        input.extend_from_slice(candidate);
+        input.push(b'\n');
+        let mut run = Run::new(&mut child, input, self.output_cap);
+        let deadline = start + ctx.timeout;
+        let (status, timed_out) = run.supervise(deadline, self.grace);
+        let duration = start.elapsed();
+        let stdout = run.stdout.excerpt();
+        let stderr = run.stderr.excerpt();
+        let mut outcome = match (status, timed_out) {
+            (_, true) => RunOutcome::new(Label::Timeout, duration, Exit::Deadline).with_message(
+                format!("still running after {} ms", ctx.timeout.as_millis()),
+            ),
+            (Ok(status), false) => outcome_of(status, duration, run.stdout.bytes()),
+            (Err(e), false) => RunOutcome::new(Label::HarnessError, duration, Exit::NotRun)
+                .with_message(format!("cannot wait for the oracle: {e}")),
+        };
+        if let Some(note) = run.note.take() {
+            outcome.message = Some(match outcome.message.take() {
+                Some(m) => format!("{m}; {note}"),
+                None => note,
+            });
+        }
+        outcome.stdout = stdout;
+        outcome.stderr = stderr;
+        outcome
+    }
+}
+
+/// The label of a process that exited by itself.
+fn outcome_of(status: ExitStatus, duration: Duration, stdout: &[u8]) -> RunOutcome {
+    match (status.code(), status.signal()) {
+        (Some(0), _) => RunOutcome::new(Label::AssertPass, duration, Exit::Code(0)),
+        (Some(1), _) => {
+            let outcome = RunOutcome::new(Label::AssertFail, duration, Exit::Code(1));
+            match failure_signature(stdout) {
+                Some(sig) => outcome.with_signature(sig),
+                None => outcome,
+            }
+        }
+        (Some(code), _) => RunOutcome::new(Label::HarnessError, duration, Exit::Code(code)),
+        (None, Some(sig)) => RunOutcome::new(Label::HarnessError, duration, Exit::Signal(sig)),
+        (None, None) => RunOutcome::new(Label::HarnessError, duration, Exit::NotRun)
+            .with_message(format!("unknown exit status {status}")),
+    }
+}
+
+/// Makes this process a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`): orphaned
+/// descendants are reparented to it instead of PID 1, so the runners can reap the processes
+/// an oracle leaves behind. It affects the whole process; call it once, early, from a
+/// binary that runs oracles.
+pub fn become_child_subreaper() -> io::Result<()> {
+    rustix::process::set_child_subreaper(Some(rustix::process::getpid())).map_err(io::Error::from)
+}
+
+/// Whether any process of group `pgid` is still running (zombies do not count).
+///
+/// Cheap when the group is gone (one `kill(-pgid, 0)`); otherwise it scans `/proc`.
+pub fn group_is_running(pgid: u32) -> bool {
+    let Some(pid) = i32::try_from(pgid).ok().and_then(Pid::from_raw) else {
+        return false;
+    };
+    match test_kill_process_group(pid) {
+        Err(Errno::SRCH) => false,
+        Err(_) => true,
+        Ok(()) => proc_group_running(pgid).unwrap_or(true),
+    }
+}
+
+/// Scans `/proc` for a process of group `pgid` that is not a zombie.
+fn proc_group_running(pgid: u32) -> io::Result<bool> {
+    for entry in std::fs::read_dir("/proc")? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        // The process may be gone by now: skip what cannot be read.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let mut fields = rest.split_ascii_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|f| f.parse::<u32>().ok());
+        if pgrp == Some(pgid) && !matches!(state, Some("Z" | "X" | "x")) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// After the leader of group `pgid` was reaped: kills what is left of the group and waits
+/// until none of it runs, reaping what was reparented to us. False if something still ran
+/// at `limit`.
+pub(crate) fn settle_group(pgid: Option<Pid>, limit: Instant) -> bool {
+    let Some(pgid) = pgid else { return true };
+    // A reaped leader's pid stays reserved while its group has members, so the group id
+    // cannot name someone else's processes here.
+    if test_kill_process_group(pgid).is_err() {
+        return true;
+    }
+    let _ = kill_process_group(pgid, Signal::KILL);
+    let raw = pgid.as_raw_nonzero().get().unsigned_abs();
+    let mut pause = Duration::from_micros(200);
+    loop {
+        // Taken before reaping: once no member runs, every member is a zombie and every
+        // orphan has been reparented (to us, if we are a subreaper).
+        let running = group_is_running(raw);
+        let none_of_ours = loop {
+            match waitpgid(pgid, WaitOptions::NOHANG) {
+                Ok(Some(_)) => {}
+                Ok(None) => break false,
+                Err(_) => break true,
+            }
+        };
+        if test_kill_process_group(pgid).is_err() {
+            return true;
+        }
+        if !running && none_of_ours {
+            // Only zombies that another process (PID 1) has to reap are left.
+            return true;
+        }
+        if Instant::now() >= limit {
+            return false;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Ends a process and its group: SIGTERM to the group, up to `grace` for the leader to
+/// exit, SIGKILL to the group, then [`settle_group`]. Returns the leader's exit status.
+pub(crate) fn terminate_group(child: &mut Child, grace: Duration) -> io::Result<ExitStatus> {
+    let pgid = Pid::from_raw(child.id() as i32);
+    if let Some(status) = child.try_wait()? {
+        settle_group(pgid, Instant::now() + SETTLE_LIMIT);
+        return Ok(status);
+    }
+    if let Some(pgid) = pgid {
+        let _ = kill_process_group(pgid, Signal::TERM);
+    }
+    let until = Instant::now() + grace;
+    let mut pause = Duration::from_micros(200);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        let now = Instant::now();
+        if now >= until {
+            if let Some(pgid) = pgid {
+                let _ = kill_process_group(pgid, Signal::KILL);
+            }
+            break child.wait()?;
+        }
+        std::thread::sleep(pause.min(until - now));
+        pause = (pause * 2).min(Duration::from_millis(10));
+    };
+    settle_group(pgid, Instant::now() + SETTLE_LIMIT);
+    Ok(status)
+}
+
+/// One run's process, pipes and captured output.
+struct Run<'c> {
+    child: &'c mut Child,
+    pgid: Option<Pid>,
+    pidfd: Option<OwnedFd>,
+    stdin: Option<ChildStdin>,
+    input: Vec<u8>,
+    written: usize,
+    out_pipe: Option<ChildStdout>,
+    err_pipe: Option<ChildStderr>,
+    stdout: TailBuffer,
+    stderr: TailBuffer,
+    /// Something worth saying about the run (leftovers that would not die, pipes held open).
+    note: Option<String>,
+}
+
+/// What waiting for the leader ended with.
+enum Waited {
+    Exited(io::Result<ExitStatus>),
+    Deadline,
+}
+
+impl<'c> Run<'c> {
+    fn new(child: &'c mut Child, input: Vec<u8>, cap: usize) -> Run<'c> {
+        let pgid = Pid::from_raw(child.id() as i32);
+        let pidfd = pgid.and_then(|pid| pidfd_open(pid, PidfdFlags::empty()).ok());
+        let stdin = child.stdin.take();
+        let out_pipe = child.stdout.take();
+        let err_pipe = child.stderr.take();
+        for fd in [
+            stdin.as_ref().map(|p| p.as_fd()),
+            out_pipe.as_ref().map(|p| p.as_fd()),
+            err_pipe.as_ref().map(|p| p.as_fd()),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            // A pipe left blocking would only make poll's answers conservative for reads;
+            // for stdin the writes below stop at WouldBlock, so this must hold.
+            let _ = rustix::io::ioctl_fionbio(fd, true);
+        }
+        Run {
+            child,
+            pgid,
+            pidfd,
+            stdin,
+            input,
+            written: 0,
+            out_pipe,
+            err_pipe,
+            stdout: TailBuffer::new(cap),
+            stderr: TailBuffer::new(cap),
+            note: None,
+        }
+    }
+
+    /// Runs the process to its end: returns its exit status and whether it was killed at
+    /// the deadline. Afterwards no process of the group is running and the pipes are
+    /// drained.
+    fn supervise(&mut self, deadline: Instant, grace: Duration) -> (io::Result<ExitStatus>, bool) {
+        match self.wait_leader(deadline) {
+            Waited::Exited(status) => {
+                self.finish_group();
+                (status, false)
+            }
+            Waited::Deadline => {
+                self.signal_group(Signal::TERM);
+                let status = match self.wait_leader(Instant::now() + grace) {
+                    Waited::Exited(status) => {
+                        self.finish_group();
+                        status
+                    }
+                    Waited::Deadline => {
+                        // The leader is alive, so its pid still names the group.
+                        self.signal_group(Signal::KILL);
+                        let status = self.child.wait();
+                        self.finish_group();
+                        status
+                    }
+                };
+                (status, true)
+            }
+        }
+    }
+
+    fn signal_group(&self, signal: Signal) {
+        if let Some(pgid) = self.pgid {
+            // ESRCH: the group is gone already.
+            let _ = kill_process_group(pgid, signal);
+        }
+    }
+
+    /// After the leader was reaped: kills what is left of its group, waits until none of
+    /// it runs (reaping what was reparented to us), and drains the pipes.
+    fn finish_group(&mut self) {
+        self.stdin = None;
+        let limit = Instant::now() + SETTLE_LIMIT;
+        if !settle_group(self.pgid, limit) {
+            self.note = Some("a process of the oracle's group would not die".into());
+        }
+        // Every writer of the pipes is dead (unless it left the group): read to EOF.
+        while self.out_pipe.is_some() || self.err_pipe.is_some() {
+            let now = Instant::now();
+            if now >= limit {
+                self.note = Some("the oracle's output stayed open after it exited".into());
+                self.out_pipe = None;
+                self.err_pipe = None;
+                break;
+            }
+            if self.pump(limit - now, None).is_err() {
+                break;
+            }
+        }
+    }
+
+    /// Moves input and output until the leader exits or `until` passes.
+    fn wait_leader(&mut self, until: Instant) -> Waited {
+        let mut check = true;
+        loop {
+            if check {
+                match self.child.try_wait() {
+                    Ok(Some(status)) => return Waited::Exited(Ok(status)),
+                    Ok(None) => {}
+                    Err(e) => return Waited::Exited(Err(e)),
+                }
+            }
+            let now = Instant::now();
+            if now >= until {
+                return Waited::Deadline;
+            }
+            let mut wait = until - now;
+            if self.pidfd.is_none() {
+                // No pidfd (an old kernel): look at the child every few milliseconds.
+                wait = wait.min(Duration::from_millis(2));
+            }
+            let pidfd = self.pidfd.take();
+            let ready = self.pump(wait, pidfd.as_ref());
+            self.pidfd = pidfd;
+            check = match ready {
+                Ok(pid_ready) => pid_ready || self.pidfd.is_none(),
+                Err(_) => true,
+            };
+        }
+    }
+
+    /// One `poll` over the pipes still open (and the pidfd, if given) for at most `wait`;
+    /// handles what is ready. Returns whether the pidfd is ready (the leader exited).
+    fn pump(&mut self, wait: Duration, pidfd: Option<&OwnedFd>) -> io::Result<bool> {
+        const IN: usize = 0;
+        const OUT: usize = 1;
+        const ERR: usize = 2;
+        const PID: usize = 3;
+        let mut fds: Vec<PollFd<'_>> = Vec::with_capacity(4);
+        let mut slots = [usize::MAX; 4];
+        if self.written < self.input.len()
+            && let Some(stdin) = &self.stdin
+        {
+            slots[IN] = fds.len();
+            fds.push(PollFd::new(stdin, PollFlags::OUT));
+        }
+        if let Some(out) = &self.out_pipe {
+            slots[OUT] = fds.len();
+            fds.push(PollFd::new(out, PollFlags::IN));
+        }
+        if let Some(err) = &self.err_pipe {
+            slots[ERR] = fds.len();
+            fds.push(PollFd::new(err, PollFlags::IN));
+        }
+        if let Some(pidfd) = pidfd {
+            slots[PID] = fds.len();
+            fds.push(PollFd::new(pidfd, PollFlags::IN));
+        }
+        let timeout = Timespec::try_from(wait).unwrap_or(Timespec {
+            tv_sec: i64::MAX,
+            tv_nsec: 0,
+        });
+        match poll(&mut fds, Some(&timeout)) {
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+        let ready: [bool; 4] =
+            std::array::from_fn(|i| slots[i] != usize::MAX && !fds[slots[i]].revents().is_empty());
+        drop(fds);
+        if ready[IN] {
+            self.write_input();
+        }
+        if ready[OUT] {
+            read_pipe(&mut self.out_pipe, &mut self.stdout);
+        }
+        if ready[ERR] {
+            read_pipe(&mut self.err_pipe, &mut self.stderr);
+        }
+        Ok(ready[PID])
+    }
+
+    /// Writes what the stdin pipe takes now; closes it when done or when the oracle closed
+    /// its end (an oracle need not read its input).
+    fn write_input(&mut self) {
+        let Some(stdin) = &mut self.stdin else { return };
+        loop {
+            if self.written == self.input.len() {
+                self.stdin = None;
+                return;
+            }
+            match stdin.write(&self.input[self.written..]) {
+                Ok(0) => {
+                    self.stdin = None;
+                    return;
+                }
+                Ok(n) => self.written += n,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    // EPIPE and the like: the oracle does not want (the rest of) its input.
+                    self.stdin = None;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Reads what a pipe holds now into `tail`; drops the pipe at EOF or on an error.
+fn read_pipe<P: Read>(pipe: &mut Option<P>, tail: &mut TailBuffer) {
+    let Some(p) = pipe else { return };
+    let mut buf = [0u8; 64 * 1024];
+    // A bounded number of reads per call, so a writer faster than us cannot keep the
+    // caller from its deadline.
+    for _ in 0..16 {
+        match p.read(&mut buf) {
+            Ok(0) => {
+                *pipe = None;
+                return;
+            }
+            Ok(n) => tail.push(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => {
+                *pipe = None;
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! The worker runner: one long-lived oracle process answering a line per candidate
+//! (SPEC §4, worker mode).
+
+use std::io::{self, BufWriter, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::Label;
+use crate::oracle::{Excerpt, Exit, Oracle, RunContext, RunOutcome, TailBuffer};
+use crate::process::{ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, terminate_group};
+
+/// How long one answer line may be; the rest of a longer line is discarded.
+const ANSWER_CAP: usize = 64 * 1024;
+
+/// How often a wait for an answer looks whether the worker is still alive.
+const LIVENESS_TICK: Duration = Duration::from_millis(50);
+
+/// Runs an oracle command in worker mode (SPEC §4): `sh -c CMD` started once with
+/// `FREEZEGATE_WORKER=1`, `PROP_SEED` and `PROPERTY_ID` (no `FREEZEGATE_REPLAY`), reading one
+/// candidate per line on stdin and answering one line per candidate on stdout: `pass`,
+/// `fail`, `fail <signature>` or `error <message>` (`harness_error`).
+///
+/// Each candidate has its own deadline. A worker that dies before answering is labelled
+/// `harness_error` for the candidate in flight, one still silent at the deadline `timeout`
+/// (its process group is then killed: SIGTERM, grace, SIGKILL), and one that answers
+/// something outside the protocol `harness_error`; in each case the worker is discarded and
+/// the next candidate starts a fresh one.
+///
+/// Parallel runs on one `WorkerOracle` use separate worker processes: idle workers wait in a
+/// pool and a run takes one whose `PROP_SEED` and `PROPERTY_ID` match its context, or starts
+/// one. Dropping the oracle closes the workers' stdin, gives them the grace period to exit
+/// and then kills their groups.
+///
+/// Replays for a verdict must use a fresh process per run ([`crate::ProcessOracle`]); a
+/// worker is for shrinking and campaigns, where thousands of calls would each pay a start.
+#[derive(Debug)]
+pub struct WorkerOracle {
+    command: String,
+    dir: PathBuf,
+    grace: Duration,
+    stderr_cap: usize,
+    idle: Mutex<Vec<Worker>>,
+    starts: AtomicU64,
+}
+
+impl WorkerOracle {
+    /// A worker runner of `command` (a shell string) started in `dir`.
+    pub fn new(
+        command: impl Into<String>,
+        dir: impl Into<PathBuf>,
+    ) -> Result<WorkerOracle, ConfigError> {
+        let command = command.into();
+        if command.trim().is_empty() {
+            return Err(ConfigError::EmptyCommand);
+        }
+        Ok(WorkerOracle {
+            command,
+            dir: dir.into(),
+            grace: DEFAULT_GRACE,
+            stderr_cap: DEFAULT_OUTPUT_CAP,
+            idle: Mutex::new(Vec::new()),
+            starts: AtomicU64::new(0),
+        })
+    }
+
+    /// The same runner with another grace period between SIGTERM and SIGKILL.
+    pub fn with_grace(mut self, grace: Duration) -> WorkerOracle {
+        self.grace = grace;
+        self
+    }
+
+    /// The command.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The working directory of the workers.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// How many worker processes this oracle has started so far (restarts included).
+    pub fn starts(&self) -> u64 {
+        self.starts.load(Ordering::Relaxed)
+    }
+
+    fn take_worker(&self, ctx: &RunContext) -> Option<Worker> {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        let i = idle
+            .iter()
+            .position(|w| w.seed == ctx.seed && w.property_id == ctx.property_id)?;
+        Some(idle.swap_remove(i))
+    }
+
+    fn give_back(&self, worker: Worker) {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(worker);
+    }
+
+    fn start(&self, ctx: &RunContext) -> io::Result<Worker> {
+        self.starts.fetch_add(1, Ordering::Relaxed);
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(&self.command)
+            .current_dir(&self.dir)
+            .env("FREEZEGATE_WORKER", "1")
+            .env("PROP_SEED", ctx.seed.to_string())
+            .env("PROPERTY_ID", &ctx.property_id)
+            .env_remove("FREEZEGATE_REPLAY")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        let (stdin, stdout, stderr) =
+            match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+                (Some(i), Some(o), Some(e)) => (i, o, e),
+                _ => {
+                    let _ = terminate_group(&mut child, Duration::ZERO);
+                    return Err(io::Error::other("the worker's pipes were not set up"));
+                }
+            };
+        // Writes happen on their own thread, so a worker that stops reading cannot block
+        // the caller past its deadline.
+        let (lines, to_write) = mpsc::sync_channel::<Vec<u8>>(1);
+        std::thread::Builder::new()
+            .name("freezegate-worker-stdin".into())
+            .spawn(move || {
+                let mut stdin = BufWriter::new(stdin);
+                for line in to_write {
+                    if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        let (answer_tx, answers) = mpsc::channel::<Vec<u8>>();
+        std::thread::Builder::new()
+            .name("freezegate-worker-stdout".into())
+            .spawn(move || read_lines(stdout, &answer_tx))?;
+        let stderr_tail = Arc::new(Mutex::new(TailBuffer::new(self.stderr_cap)));
+        let tail = Arc::clone(&stderr_tail);
+        std::thread::Builder::new()
+            .name("freezegate-worker-stderr".into())
+            .spawn(move || drain_into(stderr, &tail))?;
+        Ok(Worker {
+            seed: ctx.seed,
+            property_id: ctx.property_id.clone(),
+            child,
+            lines: Some(lines),
+            answers,
+            stderr: stderr_tail,
+            grace: self.grace,
+            stopped: false,
+        })
+    }
+}
+
+impl Oracle for WorkerOracle {
+    fn run(&self, candidate: &[u8], ctx: &RunContext) -> RunOutcome {
+        let start = Instant::now();
+        if candidate.contains(&b'\n') {
+            return RunOutcome::not_run("the candidate holds a raw newline: not canonical bytes");
+        }
+        let mut worker = match self.take_worker(ctx) {
+            Some(worker) => worker,
+            None => match self.start(ctx) {
+                Ok(worker) => worker,
+                Err(e) => {
+                    return RunOutcome::not_run(format!(
+                        "cannot start the worker `sh -c` in {}: {e}",
+                        self.dir.display()
+                    ));
+                }
+            },
+        };
+        let mut line = Vec::with_capacity(candidate.len() + 1);
+        line.extend_from_slice(candidate);
+        line.push(b'\n');
+        let deadline = start + ctx.timeout;
+        let answer = worker.ask(line, deadline);
+        let duration = start.elapsed();
+        match answer {
+            Asked::Answer(text) => {
+                let (outcome, healthy) = parse_answer(&text, duration);
+                if healthy {
+                    self.give_back(worker);
+                    outcome
+                } else {
+                    let stderr = worker.stop();
+                    RunOutcome { stderr, ..outcome }
+                }
+            }
+            Asked::Silent => {
+                let stderr = worker.stop();
+                let outcome = RunOutcome::new(Label::Timeout, duration, Exit::Deadline)
+                    .with_message(format!(
+                        "the worker gave no answer within {} ms",
+                        ctx.timeout.as_millis()
+                    ));
+                RunOutcome { stderr, ..outcome }
+            }
+            Asked::Died => {
+                let status = worker.stop_status();
+                let stderr = worker.stderr_excerpt();
+                let outcome = RunOutcome::new(Label::HarnessError, duration, Exit::WorkerDied)
+                    .with_message(format!("the worker died before answering ({status})"));
+                RunOutcome { stderr, ..outcome }
+            }
+        }
+    }
+}
+
+/// The label of one answer line, and whether the worker may keep serving.
+fn parse_answer(line: &[u8], duration: Duration) -> (RunOutcome, bool) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.strip_suffix('\r').unwrap_or(&text);
+    let (word, rest) = match text.split_once(' ') {
+        Some((word, rest)) => (word, Some(rest.trim())),
+        None => (text, None),
+    };
+    match (word, rest) {
+        ("pass", None) => (
+            RunOutcome::new(Label::AssertPass, duration, Exit::Answer),
+            true,
+        ),
+        ("fail", None) => (
+            RunOutcome::new(Label::AssertFail, duration, Exit::Answer),
+            true,
+        ),
+        ("fail", Some(sig)) => (
+            RunOutcome::new(Label::AssertFail, duration, Exit::Answer).with_signature(sig),
+            true,
+        ),
+        ("error", message) => (
+            RunOutcome::new(Label::HarnessError, duration, Exit::Answer)
+                .with_message(message.unwrap_or("the worker reported an error")),
+            true,
+        ),
+        _ => (
+            RunOutcome::new(Label::HarnessError, duration, Exit::Answer).with_message(format!(
+                "the worker answered outside the protocol: {:?}",
+                truncate(text, 200)
+            )),
+            false,
+        ),
+    }
+}
+
+fn truncate(text: &str, max: usize) -> &str {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
+/// What asking a worker gave.
+enum Asked {
+    Answer(Vec<u8>),
+    Silent,
+    Died,
+}
+
+/// One live worker process and its pipes' threads.
+#[derive(Debug)]
+struct Worker {
+    seed: u64,
+    property_id: String,
+    child: Child,
+    /// Lines to write to the worker's stdin; dropping it closes stdin.
+    lines: Option<SyncSender<Vec<u8>>>,
+    answers: Receiver<Vec<u8>>,
+    stderr: Arc<Mutex<TailBuffer>>,
+    grace: Duration,
+    /// Whether the process was ended and reaped already.
+    stopped: bool,
+}
+
+impl Worker {
+    fn ask(&mut self, line: Vec<u8>, deadline: Instant) -> Asked {
+        let Some(lines) = &self.lines else {
+            return Asked::Died;
+        };
+        if lines.send(line).is_err() {
+            // The writer thread ended: the worker's stdin is closed.
+            return Asked::Died;
+        }
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Asked::Silent;
+            }
+            match self
+                .answers
+                .recv_timeout((deadline - now).min(LIVENESS_TICK))
+            {
+                Ok(answer) => return Asked::Answer(answer),
+                Err(RecvTimeoutError::Disconnected) => return Asked::Died,
+                Err(RecvTimeoutError::Timeout) => {
+                    // A dead worker whose output a leftover process holds open would
+                    // otherwise look silent until the deadline.
+                    if let Ok(Some(_)) = self.child.try_wait() {
+                        return match self.answers.try_recv() {
+                            Ok(answer) => Asked::Answer(answer),
+                            Err(_) => Asked::Died,
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    fn stderr_excerpt(&self) -> Excerpt {
+        self.stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .excerpt()
+    }
+
+    /// Kills the worker's group and returns the end of its stderr.
+    fn stop(mut self) -> Excerpt {
+        self.lines = None;
+        self.stopped = true;
+        let _ = terminate_group(&mut self.child, self.grace);
+        self.stderr_excerpt()
+    }
+
+    /// Kills what is left of a dead worker's group; describes how it ended.
+    fn stop_status(&mut self) -> String {
+        self.lines = None;
+        self.stopped = true;
+        match terminate_group(&mut self.child, Duration::ZERO) {
+            Ok(status) => status.to_string(),
+            Err(e) => format!("status unknown: {e}"),
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing stdin asks the worker to leave; the grace period lets it.
+        self.lines = None;
+        if !self.stopped {
+            let _ = terminate_group(&mut self.child, self.grace);
+        }
+    }
+}
+
+/// Sends each `\n`-terminated line of `pipe` (without the `\n`, at most [`ANSWER_CAP`]
+/// bytes of it) until EOF; a final unterminated piece is dropped.
+fn read_lines(mut pipe: impl Read, answers: &mpsc::Sender<Vec<u8>>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut line = Vec::new();
+    loop {
+        let n = match pipe.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        let mut rest = &buf[..n];
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            let room = ANSWER_CAP.saturating_sub(line.len());
+            line.extend_from_slice(&rest[..i.min(room)]);
+            if answers.send(std::mem::take(&mut line)).is_err() {
+                return;
+            }
+            rest = &rest[i + 1..];
+        }
+        let room = ANSWER_CAP.saturating_sub(line.len());
+        line.extend_from_slice(&rest[..rest.len().min(room)]);
+    }
+}
+
+/// Reads `pipe` to its end, keeping its tail.
+fn drain_into(mut pipe: impl Read, tail: &Mutex<TailBuffer>) {
+    let mut buf = vec![0u8; 16 * 1024];
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => tail
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(&buf[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_map_to_labels() {
+        let d = Duration::ZERO;
+        let (o, ok) = parse_answer(b"pass", d);
+        assert_eq!((o.label, ok), (Label::AssertPass, true));
+        let (o, ok) = parse_answer(b"fail", d);
+        assert_eq!((o.label, o.signature, ok), (Label::AssertFail, None, true));
+        let (o, _) = parse_answer(b"fail off by one\r", d);
+        assert_eq!(o.signature.as_deref(), Some("off by one"));
+        let (o, ok) = parse_answer(b"error no such user", d);
+        assert_eq!(o.label, Label::HarnessError);
+        assert_eq!((o.message.as_deref(), ok), (Some("no such user"), true));
+        let (o, ok) = parse_answer(b"passed", d);
+        assert_eq!((o.label, ok), (Label::HarnessError, false));
+        let (_, ok) = parse_answer(b"pass now", d);
+        assert!(!ok);
+    }
+}

@@ -1,0 +1,371 @@
+//! The runners against real processes: shell and Python oracles written into temp dirs.
+
+use std::path::Path;
+use std::time::Duration;
+
+use freezegate_replay::{
+    Exit, Failure, InProcessOracle, Label, Oracle, ProcessOracle, ReplayOptions, ReplayPlan,
+    RunContext, Verdict, WorkerOracle, group_is_running, replay,
+};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const CANDIDATE: &[u8] = br#"{"role":"","user_id":0}"#;
+
+/// A short deadline and grace keep the suite fast; nothing here asserts a duration.
+fn ctx() -> RunContext {
+    RunContext::new(20260917).with_timeout(Duration::from_secs(10))
+}
+
+fn short() -> RunContext {
+    ctx().with_timeout(Duration::from_millis(300))
+}
+
+fn oracle(dir: &Path, cmd: &str) -> Result<ProcessOracle, Box<dyn std::error::Error>> {
+    Ok(ProcessOracle::new(cmd, dir)?.with_grace(Duration::from_millis(100)))
+}
+
+fn read_pgid(path: &Path) -> Result<u32, Box<dyn std::error::Error>> {
+    Ok(std::fs::read_to_string(path)?.trim().parse()?)
+}
+
+#[test]
+fn exit_codes_map_to_labels() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let cases: [(&str, Label, Exit); 5] = [
+        ("exit 0", Label::AssertPass, Exit::Code(0)),
+        ("exit 1", Label::AssertFail, Exit::Code(1)),
+        ("exit 125", Label::HarnessError, Exit::Code(125)),
+        ("exit 2", Label::HarnessError, Exit::Code(2)),
+        ("kill -KILL $$", Label::HarnessError, Exit::Signal(9)),
+    ];
+    for (cmd, label, exit) in cases {
+        let out = oracle(dir.path(), cmd)?.run(CANDIDATE, &ctx());
+        assert_eq!((cmd, out.label, out.exit), (cmd, label, exit));
+    }
+    Ok(())
+}
+
+#[test]
+fn failure_signature_is_the_last_stdout_line_on_exit_1() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let out = oracle(
+        dir.path(),
+        "cat >/dev/null; echo checking; echo 'failure: total off by one'; exit 1",
+    )?
+    .run(CANDIDATE, &ctx());
+    assert_eq!(out.label, Label::AssertFail);
+    assert_eq!(out.signature.as_deref(), Some("total off by one"));
+    assert!(out.stdout.text.starts_with("checking\n"));
+    // Not on exit 0, and not when another line follows.
+    let out = oracle(dir.path(), "echo 'failure: x'; exit 0")?.run(CANDIDATE, &ctx());
+    assert_eq!((out.label, out.signature), (Label::AssertPass, None));
+    let out = oracle(dir.path(), "echo 'failure: x'; echo more; exit 1")?.run(CANDIDATE, &ctx());
+    assert_eq!((out.label, out.signature), (Label::AssertFail, None));
+    Ok(())
+}
+
+#[test]
+fn the_oracle_sees_its_input_environment_and_directory() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("marker"), "")?;
+    let script = r#"
+        IFS= read -r line
+        [ "$line" = '{"role":"","user_id":0}' ] || { echo "failure: stdin $line"; exit 1; }
+        [ "$PROP_SEED" = 42 ] || { echo "failure: seed $PROP_SEED"; exit 1; }
+        [ "$PROPERTY_ID" = tax.total ] || { echo "failure: property"; exit 1; }
+        [ "$FREEZEGATE_REPLAY" = 3 ] || { echo "failure: replay"; exit 1; }
+        [ -z "${FREEZEGATE_WORKER+set}" ] || { echo "failure: worker"; exit 1; }
+        [ -f marker ] || { echo "failure: cwd"; exit 1; }
+        exit 0
+    "#;
+    let ctx = RunContext::new(42)
+        .with_property("tax.total")
+        .with_replay(3);
+    let out = oracle(dir.path(), script)?.run(CANDIDATE, &ctx);
+    assert_eq!((out.label, out.signature), (Label::AssertPass, None));
+    Ok(())
+}
+
+#[test]
+fn a_run_past_its_deadline_is_a_timeout() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let out = oracle(dir.path(), "echo $$ > pgid; exec sleep 30")?.run(CANDIDATE, &short());
+    assert_eq!((out.label, out.exit), (Label::Timeout, Exit::Deadline));
+    assert!(!group_is_running(read_pgid(&dir.path().join("pgid"))?));
+    Ok(())
+}
+
+#[test]
+fn a_grandchild_that_ignores_sigterm_does_not_survive_the_deadline() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let script = r#"echo $$ > pgid; sh -c 'trap "" TERM; sleep 30; sleep 30' & trap "" TERM; sleep 30; sleep 30"#;
+    let out = oracle(dir.path(), script)?.run(CANDIDATE, &short());
+    assert_eq!(out.label, Label::Timeout);
+    assert!(!group_is_running(read_pgid(&dir.path().join("pgid"))?));
+    Ok(())
+}
+
+#[test]
+fn leftovers_of_an_oracle_that_exited_are_killed() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    // The background child keeps stdout open: the run must still end at once.
+    let script =
+        r#"echo $$ > pgid; (trap "" TERM; sleep 30) & echo 'failure: left one behind'; exit 1"#;
+    let out = oracle(dir.path(), script)?.run(CANDIDATE, &ctx());
+    assert_eq!(out.label, Label::AssertFail);
+    assert_eq!(out.signature.as_deref(), Some("left one behind"));
+    assert!(!group_is_running(read_pgid(&dir.path().join("pgid"))?));
+    Ok(())
+}
+
+#[test]
+fn fifty_megabytes_of_output_are_drained_not_kept() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let script = "head -c 50000000 /dev/zero & head -c 5000000 /dev/zero >&2; wait; exit 0";
+    let out = oracle(dir.path(), script)?
+        .with_output_cap(1000)
+        .run(CANDIDATE, &ctx());
+    assert_eq!(out.label, Label::AssertPass);
+    assert_eq!(out.stdout.total_bytes, 50_000_000);
+    assert_eq!(out.stderr.total_bytes, 5_000_000);
+    assert_eq!(out.stdout.text.len(), 1000);
+    assert!(out.stdout.truncated());
+    Ok(())
+}
+
+#[test]
+fn an_oracle_that_reads_no_stdin_does_not_hang_the_run() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    // Far more than a pipe holds.
+    let big = format!("\"{}\"", "a".repeat(4 << 20));
+    let out = oracle(dir.path(), "sleep 0.05; exit 1")?.run(big.as_bytes(), &ctx());
+    assert_eq!(out.label, Label::AssertFail);
+    let out = oracle(dir.path(), "exit 0")?.run(big.as_bytes(), &ctx());
+    assert_eq!(out.label, Label::AssertPass);
+    // One that reads it all sees all of it.
+    let count = format!("[ $(wc -c) -eq {} ]", big.len() + 1);
+    let out = oracle(dir.path(), &count)?.run(big.as_bytes(), &ctx());
+    assert_eq!(out.label, Label::AssertPass);
+    Ok(())
+}
+
+#[test]
+fn bad_commands_and_directories_are_harness_errors() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    assert!(ProcessOracle::new("  ", dir.path()).is_err());
+    let out = oracle(&dir.path().join("missing"), "exit 0")?.run(CANDIDATE, &ctx());
+    assert_eq!((out.label, out.exit), (Label::HarnessError, Exit::NotRun));
+    assert!(out.message.is_some());
+    let out = oracle(dir.path(), "no-such-command-here")?.run(CANDIDATE, &ctx());
+    assert_eq!(
+        (out.label, out.exit),
+        (Label::HarnessError, Exit::Code(127))
+    );
+    let out = oracle(dir.path(), "exit 0")?.run(b"[1,\n2]", &ctx());
+    assert_eq!(out.label, Label::HarnessError);
+    Ok(())
+}
+
+#[test]
+fn replays_of_a_flicker_in_parallel_keep_run_index_order() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    // Odd runs fail, and earlier runs take longer, so completion order differs from index order.
+    let script = r#"sleep 0.0$((9 - FREEZEGATE_REPLAY)); [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ] || { echo "failure: odd"; exit 1; }"#;
+    let plan = ReplayPlan::new(8, 7)?;
+    let options = ReplayOptions {
+        jobs: 4,
+        timeout: Duration::from_secs(10),
+        property_id: String::new(),
+    };
+    let report = replay(&oracle(dir.path(), script)?, CANDIDATE, &plan, &options);
+    let expected: Vec<Label> = (0..8)
+        .map(|i| {
+            if i % 2 == 0 {
+                Label::AssertPass
+            } else {
+                Label::AssertFail
+            }
+        })
+        .collect();
+    assert_eq!(report.labels(), expected);
+    assert_eq!(report.verdict, Verdict::FreezeEligible);
+    assert_eq!(report.runs[1].signature.as_deref(), Some("odd"));
+    Ok(())
+}
+
+#[test]
+fn replay_verdicts_from_real_processes() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let plan = ReplayPlan::new(3, 1)?;
+    let options = ReplayOptions {
+        jobs: 3,
+        timeout: Duration::from_millis(300),
+        property_id: "p".into(),
+    };
+    let cases = [
+        ("exit 1", Verdict::BlockPatch),
+        ("exit 0", Verdict::NotReproduced),
+        (
+            "[ $FREEZEGATE_REPLAY -ne 1 ] || exit 125",
+            Verdict::InfraQueue,
+        ),
+        (
+            "[ $FREEZEGATE_REPLAY -ne 2 ] || exec sleep 30; exit 1",
+            Verdict::InfraQueue,
+        ),
+    ];
+    for (cmd, verdict) in cases {
+        let report = replay(&oracle(dir.path(), cmd)?, CANDIDATE, &plan, &options);
+        assert_eq!((cmd, report.verdict), (cmd, verdict));
+    }
+    Ok(())
+}
+
+const PY_WORKER: &str = r#"
+import json, os, sys, time
+assert os.environ.get("FREEZEGATE_WORKER") == "1"
+assert "FREEZEGATE_REPLAY" not in os.environ
+mode = sys.argv[1]
+if mode == "hang":
+    with open("pgid", "w") as f:
+        f.write(str(os.getpgid(0)))
+for line in sys.stdin:
+    value = json.loads(line)
+    if value == 13 and mode == "crash":
+        os._exit(3)
+    if value == 13 and mode == "hang":
+        time.sleep(60)
+    if value == 14 and mode == "error":
+        print("error cannot test 14", flush=True)
+    elif value == 15 and mode == "garbage":
+        print("maybe", flush=True)
+    elif value % 7 == 0:
+        print("fail multiple of 7", flush=True)
+    else:
+        print("pass", flush=True)
+"#;
+
+fn worker(dir: &Path, mode: &str) -> Result<WorkerOracle, Box<dyn std::error::Error>> {
+    std::fs::write(dir.join("worker.py"), PY_WORKER)?;
+    Ok(
+        WorkerOracle::new(format!("exec python3 worker.py {mode}"), dir)?
+            .with_grace(Duration::from_millis(100)),
+    )
+}
+
+fn check_worker_answers(
+    oracle: &WorkerOracle,
+    count: u32,
+    ctx: &RunContext,
+    special: impl Fn(u32) -> Option<Label>,
+) {
+    for i in 1..=count {
+        let out = oracle.run(i.to_string().as_bytes(), ctx);
+        let expected = special(i).unwrap_or(if i % 7 == 0 {
+            Label::AssertFail
+        } else {
+            Label::AssertPass
+        });
+        assert_eq!((i, out.label), (i, expected));
+        if expected == Label::AssertFail {
+            assert_eq!(out.signature.as_deref(), Some("multiple of 7"));
+        }
+    }
+}
+
+#[test]
+fn ten_thousand_candidates_through_one_worker() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let oracle = worker(dir.path(), "plain")?;
+    check_worker_answers(&oracle, 10_000, &ctx(), |_| None);
+    assert_eq!(oracle.starts(), 1);
+    Ok(())
+}
+
+#[test]
+fn a_worker_that_crashes_is_restarted() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let oracle = worker(dir.path(), "crash")?;
+    check_worker_answers(&oracle, 40, &ctx(), |i| {
+        (i == 13).then_some(Label::HarnessError)
+    });
+    assert_eq!(oracle.starts(), 2);
+    Ok(())
+}
+
+#[test]
+fn a_worker_that_hangs_is_killed_and_restarted() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let oracle = worker(dir.path(), "hang")?;
+    // Long enough for a Python start on a busy machine; the hang costs this once.
+    let ctx = ctx().with_timeout(Duration::from_millis(1500));
+    let first_pgid = dir.path().join("pgid");
+    check_worker_answers(&oracle, 12, &ctx, |_| None);
+    let hung_group = read_pgid(&first_pgid)?;
+    check_worker_answers(&oracle, 40, &ctx, |i| (i == 13).then_some(Label::Timeout));
+    assert!(!group_is_running(hung_group));
+    // 1..=12, then 1..=12 again on the same worker, 13 hangs it, then a fresh one.
+    assert_eq!(oracle.starts(), 2);
+    Ok(())
+}
+
+#[test]
+fn worker_errors_and_protocol_breaks_are_harness_errors() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let oracle = worker(dir.path(), "error")?;
+    check_worker_answers(&oracle, 20, &ctx(), |i| {
+        (i == 14).then_some(Label::HarnessError)
+    });
+    // `error` is an answer: the worker keeps serving.
+    assert_eq!(oracle.starts(), 1);
+    let oracle = worker(dir.path(), "garbage")?;
+    check_worker_answers(&oracle, 20, &ctx(), |i| {
+        (i == 15).then_some(Label::HarnessError)
+    });
+    // An answer outside the protocol: the worker is replaced.
+    assert_eq!(oracle.starts(), 2);
+    Ok(())
+}
+
+#[test]
+fn parallel_runs_on_one_worker_oracle_use_separate_workers() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let oracle = worker(dir.path(), "plain")?;
+    std::thread::scope(|s| {
+        for _ in 0..3 {
+            s.spawn(|| check_worker_answers(&oracle, 200, &ctx(), |_| None));
+        }
+    });
+    assert!((1..=3).contains(&oracle.starts()));
+    Ok(())
+}
+
+#[test]
+fn in_process_labels() {
+    let oracle = InProcessOracle::new(|v: &freezegate_canon::Value| {
+        match v.get("user_id").and_then(|i| match i {
+            freezegate_canon::Value::Int(i) => i.to_i64(),
+            _ => None,
+        }) {
+            Some(0) => Ok(()),
+            Some(1) => Err(Failure::signature("user 1")),
+            Some(2) => Err(Failure::cannot_test("no user 2")),
+            Some(n) => panic!("crashed on {n}"),
+            None => Err(Failure::assert()),
+        }
+    });
+    let run = |bytes: &[u8]| oracle.run(bytes, &ctx());
+    assert_eq!(run(br#"{"user_id":0}"#).label, Label::AssertPass);
+    let out = run(br#"{"user_id":1}"#);
+    assert_eq!(
+        (out.label, out.signature.as_deref()),
+        (Label::AssertFail, Some("user 1"))
+    );
+    assert_eq!(run(br#"{"user_id":2}"#).label, Label::HarnessError);
+    let out = run(br#"{"user_id":3}"#);
+    assert_eq!((out.label, out.exit), (Label::AssertFail, Exit::Panicked));
+    assert_eq!(out.signature.as_deref(), Some("crashed on 3"));
+    assert_eq!(run(b"[]").label, Label::AssertFail);
+    assert_eq!(run(b"not json").label, Label::HarnessError);
+}
