@@ -1,0 +1,726 @@
+//! Two-stage validation (SPEC §7): the JSON value is mapped into rows, collecting every
+//! schema problem, then every rule is checked on every row; all problems come back at once.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use freezegate_canon::{Canonicalization, Digest, FixtureId, PropertyId, Value};
+use freezegate_replay::Label;
+
+use crate::policy::Policy;
+use crate::row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
+use crate::signers::AllowedSigners;
+use crate::stamp::Timestamp;
+
+/// How bad a problem is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// The ledger is invalid.
+    Error,
+    /// Worth a look; fails only where the caller is strict (expired rows).
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// Which rule a problem breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The envelope: an object with exactly `schema` (= `freezegate-ledger-v1`) and `rows`.
+    Envelope,
+    /// A field the schema does not have.
+    UnknownField,
+    /// A required field is absent (never defaulted).
+    MissingField,
+    /// A field of the wrong JSON type or shape (hex, timestamp, label, name).
+    Shape,
+    /// A row keyed by a test name instead of a fixture digest.
+    NameKeyed,
+    /// `fixture_id` is not the prefix of `fixture_digest`.
+    IdPrefix,
+    /// The replays are not both passes and fails, and nothing else.
+    Replays,
+    /// The row was recorded under another replay count than today's policy (a warning).
+    ReplayCount,
+    /// The env class may not freeze under the policy.
+    EnvClass,
+    /// The owner is not exactly one principal of `freeze/allowed_signers`.
+    Owner,
+    /// An empty `reason`, `runner_id` or `patch_id`.
+    Empty,
+    /// `created_at` lies in the future.
+    CreatedAt,
+    /// `expires_at` is not after `created_at`, or later than the policy allows.
+    ExpiresAt,
+    /// The row has expired (a warning; it excuses nothing).
+    Expired,
+    /// Another row has the same key.
+    Duplicate,
+    /// The fixture file is missing, unreadable or does not hash to the digest.
+    Fixture,
+}
+
+impl Rule {
+    /// The rule's name in machine-readable reports (`owner`, `duplicate`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Envelope => "envelope",
+            Rule::UnknownField => "unknown_field",
+            Rule::MissingField => "missing_field",
+            Rule::Shape => "shape",
+            Rule::NameKeyed => "name_keyed",
+            Rule::IdPrefix => "id_prefix",
+            Rule::Replays => "replays",
+            Rule::ReplayCount => "replay_count",
+            Rule::EnvClass => "env_class",
+            Rule::Owner => "owner",
+            Rule::Empty => "empty",
+            Rule::CreatedAt => "created_at",
+            Rule::ExpiresAt => "expires_at",
+            Rule::Expired => "expired",
+            Rule::Duplicate => "duplicate",
+            Rule::Fixture => "fixture",
+        }
+    }
+}
+
+/// One problem of a ledger: which row (index and fixture id), which field, which rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The rule broken.
+    pub rule: Rule,
+    /// 0-based index of the row in the file; `None` for the envelope.
+    pub row: Option<usize>,
+    /// The row's `fixture_id` as written, when it is a string.
+    pub fixture_id: Option<String>,
+    /// The field, when one is to blame.
+    pub field: Option<String>,
+    /// What is wrong, in lowercase words.
+    pub message: String,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.severity.as_str())?;
+        match (self.row, &self.fixture_id) {
+            (Some(row), Some(id)) => write!(f, "row {row} (fixture {id})")?,
+            (Some(row), None) => write!(f, "row {row} (no fixture id)")?,
+            (None, _) => f.write_str("ledger")?,
+        }
+        if let Some(field) = &self.field {
+            write!(f, ", {field}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// The outcome of validating a ledger: every problem, errors and warnings, in row order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// The problems, sorted by row (envelope problems first), each row's in field order.
+    pub problems: Vec<Problem>,
+}
+
+impl Report {
+    /// The errors.
+    pub fn errors(&self) -> impl Iterator<Item = &Problem> {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+    }
+
+    /// The warnings.
+    pub fn warnings(&self) -> impl Iterator<Item = &Problem> {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Warning)
+    }
+
+    /// Whether the ledger fails: any error, or with `strict` also an expired row.
+    pub fn fails(&self, strict: bool) -> bool {
+        self.problems
+            .iter()
+            .any(|p| p.severity == Severity::Error || (strict && p.rule == Rule::Expired))
+    }
+}
+
+/// What the lookup found for a row's fixture file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FixtureFile {
+    /// The file's bytes (canonical bytes plus one `\n`).
+    Found(Vec<u8>),
+    /// No such file.
+    Missing,
+    /// The file exists but could not be read; the text says why.
+    Unreadable(String),
+}
+
+/// How validation reaches fixture files: the caller decides where they live, so the crate
+/// holds no file-system policy of its own. Any `Fn(&PropertyId, FixtureId) -> FixtureFile`
+/// is one.
+pub trait FixtureLookup {
+    /// The fixture file of `property` named `id`.
+    fn fixture(&self, property: &PropertyId, id: FixtureId) -> FixtureFile;
+}
+
+impl<F: Fn(&PropertyId, FixtureId) -> FixtureFile> FixtureLookup for F {
+    fn fixture(&self, property: &PropertyId, id: FixtureId) -> FixtureFile {
+        self(property, id)
+    }
+}
+
+/// Everything validation needs from outside: policy, clock reading, signers, fixtures.
+pub struct Checks<'a> {
+    /// Replay count, env classes that may freeze, longest freeze.
+    pub policy: &'a Policy,
+    /// The time to judge against (the crate never reads the clock).
+    pub now: Timestamp,
+    /// The principals of `freeze/allowed_signers`.
+    pub signers: &'a AllowedSigners,
+    /// Where fixture files are read from.
+    pub fixtures: &'a dyn FixtureLookup,
+}
+
+/// A row as far as it could be read: each field is `None` when absent or malformed.
+#[derive(Debug, Default)]
+pub(crate) struct RawRow {
+    pub index: usize,
+    pub id_text: Option<String>,
+    pub property_id: Option<PropertyId>,
+    pub fixture_id: Option<FixtureId>,
+    pub fixture_digest: Option<Digest>,
+    pub origin_digest: Option<Digest>,
+    pub canonicalization: Option<Canonicalization>,
+    pub seed: Option<Seed>,
+    pub env_class: Option<EnvClass>,
+    pub runner_id: Option<String>,
+    pub replays: Option<Vec<Label>>,
+    pub patch_id: Option<String>,
+    pub owner: Option<String>,
+    pub reason: Option<String>,
+    pub created_at: Option<Timestamp>,
+    pub expires_at: Option<Timestamp>,
+}
+
+impl RawRow {
+    pub(crate) fn from_row(index: usize, row: &Row) -> RawRow {
+        RawRow {
+            index,
+            id_text: Some(row.fixture_id.to_string()),
+            property_id: Some(row.property_id.clone()),
+            fixture_id: Some(row.fixture_id),
+            fixture_digest: Some(row.fixture_digest),
+            origin_digest: Some(row.origin_digest),
+            canonicalization: Some(row.canonicalization),
+            seed: Some(row.seed.clone()),
+            env_class: Some(row.env_class),
+            runner_id: Some(row.runner_id.clone()),
+            replays: Some(row.replays.clone()),
+            patch_id: Some(row.patch_id.clone()),
+            owner: Some(row.owner.clone()),
+            reason: Some(row.reason.clone()),
+            created_at: Some(row.created_at),
+            expires_at: Some(row.expires_at),
+        }
+    }
+
+    /// The typed row, when every field was read.
+    pub(crate) fn into_row(self) -> Option<Row> {
+        Some(Row {
+            property_id: self.property_id?,
+            fixture_id: self.fixture_id?,
+            fixture_digest: self.fixture_digest?,
+            origin_digest: self.origin_digest?,
+            canonicalization: self.canonicalization?,
+            seed: self.seed?,
+            env_class: self.env_class?,
+            runner_id: self.runner_id?,
+            replays: self.replays?,
+            patch_id: self.patch_id?,
+            owner: self.owner?,
+            reason: self.reason?,
+            created_at: self.created_at?,
+            expires_at: self.expires_at?,
+        })
+    }
+
+    fn key(&self) -> Option<Key> {
+        Some(Key {
+            property_id: self.property_id.clone()?,
+            fixture_digest: self.fixture_digest?,
+            seed: self.seed.clone()?,
+            env_class: self.env_class?,
+        })
+    }
+}
+
+/// Fields that name a test instead of a fixture.
+const NAME_FIELDS: [&str; 6] = ["nodeid", "node_id", "test", "test_id", "name", "testcase"];
+
+struct Sink<'p> {
+    problems: &'p mut Vec<Problem>,
+}
+
+impl Sink<'_> {
+    fn push(
+        &mut self,
+        severity: Severity,
+        rule: Rule,
+        raw: Option<(&RawRow, &str)>,
+        message: String,
+    ) {
+        let (row, fixture_id, field) = match raw {
+            Some((r, field)) => (
+                Some(r.index),
+                r.id_text.clone(),
+                (!field.is_empty()).then(|| field.to_owned()),
+            ),
+            None => (None, None, None),
+        };
+        self.problems.push(Problem {
+            severity,
+            rule,
+            row,
+            fixture_id,
+            field,
+            message,
+        });
+    }
+
+    fn error(&mut self, rule: Rule, raw: &RawRow, field: &str, message: String) {
+        self.push(Severity::Error, rule, Some((raw, field)), message);
+    }
+
+    fn envelope(&mut self, message: String) {
+        self.push(Severity::Error, Rule::Envelope, None, message);
+    }
+}
+
+/// Stage two, part one: maps a parsed ledger into rows as far as they can be read,
+/// collecting every envelope and schema problem. Consumes the value so that its memory is
+/// released row by row.
+pub(crate) fn map_value(value: Value, problems: &mut Vec<Problem>) -> Vec<RawRow> {
+    let mut sink = Sink { problems };
+    let Value::Object(members) = value else {
+        sink.envelope(format!(
+            "the ledger must be an object {{\"schema\": {SCHEMA:?}, \"rows\": [...]}}, not {}",
+            value.kind()
+        ));
+        return Vec::new();
+    };
+    let mut schema_seen = false;
+    let mut rows_value = None;
+    for (key, v) in members {
+        match key.as_str() {
+            "schema" => {
+                schema_seen = true;
+                match &v {
+                    Value::String(s) if s == SCHEMA => {}
+                    Value::String(s) => sink.envelope(format!(
+                        "unknown schema {s:?}: this reader understands {SCHEMA:?}"
+                    )),
+                    other => sink.envelope(format!(
+                        "schema must be the string {SCHEMA:?}, not {}",
+                        other.kind()
+                    )),
+                }
+            }
+            "rows" => rows_value = Some(v),
+            other => sink.envelope(format!(
+                "unknown field {other:?}: a ledger holds only \"schema\" and \"rows\""
+            )),
+        }
+    }
+    if !schema_seen {
+        sink.envelope(format!("missing field \"schema\" (expected {SCHEMA:?})"));
+    }
+    let items = match rows_value {
+        Some(Value::Array(items)) => items,
+        Some(other) => {
+            sink.envelope(format!("rows must be an array, not {}", other.kind()));
+            return Vec::new();
+        }
+        None => {
+            sink.envelope("missing field \"rows\"".to_owned());
+            return Vec::new();
+        }
+    };
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| map_row(index, item, &mut sink))
+        .collect()
+}
+
+fn map_row(index: usize, item: Value, sink: &mut Sink<'_>) -> RawRow {
+    let mut raw = RawRow {
+        index,
+        ..RawRow::default()
+    };
+    let Value::Object(members) = item else {
+        sink.error(
+            Rule::Shape,
+            &raw,
+            "",
+            format!("a row must be an object, not {}", item.kind()),
+        );
+        return raw;
+    };
+    if let Some((_, Value::String(id))) = members.iter().find(|(k, _)| k == "fixture_id") {
+        raw.id_text = Some(id.clone());
+    }
+    let has_digest = members.iter().any(|(k, _)| k == "fixture_digest");
+    let mut seen = [false; ROW_FIELDS.len()];
+    let mut name_keyed = false;
+    for (key, v) in members {
+        let Some(slot) = ROW_FIELDS.iter().position(|f| *f == key) else {
+            if !has_digest && NAME_FIELDS.contains(&key.as_str()) {
+                name_keyed = true;
+                sink.error(
+                    Rule::NameKeyed,
+                    &raw,
+                    &key,
+                    "rows must be keyed by a fixture digest, not a test name".to_owned(),
+                );
+            } else if key == "merge" {
+                sink.error(
+                    Rule::UnknownField,
+                    &raw,
+                    &key,
+                    "unknown field: a freeze row never approves a merge".to_owned(),
+                );
+            } else {
+                sink.error(Rule::UnknownField, &raw, &key, "unknown field".to_owned());
+            }
+            continue;
+        };
+        seen[slot] = true;
+        map_field(&mut raw, ROW_FIELDS[slot], v, sink);
+    }
+    if name_keyed {
+        let missing: Vec<&str> = ROW_FIELDS
+            .iter()
+            .zip(seen)
+            .filter(|(_, seen)| !seen)
+            .map(|(f, _)| *f)
+            .collect();
+        sink.error(
+            Rule::MissingField,
+            &raw,
+            "",
+            format!("missing fields {}", missing.join(", ")),
+        );
+        return raw;
+    }
+    for (slot, field) in ROW_FIELDS.iter().enumerate() {
+        if !seen[slot] {
+            sink.error(
+                Rule::MissingField,
+                &raw,
+                field,
+                "missing field (every field is required; none has a default)".to_owned(),
+            );
+        }
+    }
+    raw
+}
+
+fn map_field(raw: &mut RawRow, field: &'static str, v: Value, sink: &mut Sink<'_>) {
+    if field == "seed" {
+        match v {
+            Value::Int(n) => raw.seed = Some(Seed::from(n)),
+            other => sink.error(
+                Rule::Shape,
+                raw,
+                field,
+                format!("must be an integer, not {}", other.kind()),
+            ),
+        }
+        return;
+    }
+    if field == "replays" {
+        let Value::Array(items) = v else {
+            sink.error(
+                Rule::Shape,
+                raw,
+                field,
+                format!("must be an array of labels, not {}", v.kind()),
+            );
+            return;
+        };
+        let mut labels = Vec::with_capacity(items.len());
+        let mut ok = true;
+        for (i, item) in items.iter().enumerate() {
+            match item {
+                Value::String(s) if Label::from_name(s).is_some() => {
+                    labels.extend(Label::from_name(s));
+                }
+                other => {
+                    ok = false;
+                    let shown = match other {
+                        Value::String(s) => format!("{s:?}"),
+                        other => other.kind().to_owned(),
+                    };
+                    sink.error(
+                        Rule::Shape,
+                        raw,
+                        &format!("replays[{i}]"),
+                        format!(
+                            "{shown} is not a label (assert_pass, assert_fail, timeout, harness_error)"
+                        ),
+                    );
+                }
+            }
+        }
+        if ok {
+            raw.replays = Some(labels);
+        }
+        return;
+    }
+    let Value::String(text) = v else {
+        sink.error(
+            Rule::Shape,
+            raw,
+            field,
+            format!("must be a string, not {}", v.kind()),
+        );
+        return;
+    };
+    let shape = |sink: &mut Sink<'_>, raw: &RawRow, message: String| {
+        sink.error(Rule::Shape, raw, field, message);
+    };
+    match field {
+        "property_id" => match text.parse() {
+            Ok(p) => raw.property_id = Some(p),
+            Err(e) => shape(sink, raw, e.to_string()),
+        },
+        "fixture_id" => match text.parse() {
+            Ok(id) => raw.fixture_id = Some(id),
+            Err(e) => shape(sink, raw, e.to_string()),
+        },
+        "fixture_digest" => match text.parse() {
+            Ok(d) => raw.fixture_digest = Some(d),
+            Err(e) => shape(sink, raw, e.to_string()),
+        },
+        "origin_digest" => match text.parse::<Digest>() {
+            Ok(d) => raw.origin_digest = Some(d),
+            Err(e) => shape(sink, raw, e.to_string().replace("fixture digest", "digest")),
+        },
+        "canonicalization" => match text.parse() {
+            Ok(c) => raw.canonicalization = Some(c),
+            Err(e) => shape(sink, raw, e.to_string()),
+        },
+        "env_class" => match text.parse() {
+            Ok(c) => raw.env_class = Some(c),
+            Err(e) => shape(sink, raw, e.to_string()),
+        },
+        "created_at" | "expires_at" => match text.parse::<Timestamp>() {
+            Ok(t) if field == "created_at" => raw.created_at = Some(t),
+            Ok(t) => raw.expires_at = Some(t),
+            Err(e) => shape(sink, raw, e.to_string()),
+        },
+        "runner_id" => raw.runner_id = Some(text),
+        "patch_id" => raw.patch_id = Some(text),
+        "owner" => raw.owner = Some(text),
+        _ => raw.reason = Some(text),
+    }
+}
+
+/// Stage two, part two: every rule on every row, given policy, `now`, signers and fixtures.
+pub(crate) fn check_rules(rows: &[RawRow], checks: &Checks<'_>, problems: &mut Vec<Problem>) {
+    let mut sink = Sink { problems };
+    let mut first_of: HashMap<Key, usize> = HashMap::with_capacity(rows.len());
+    for raw in rows {
+        check_row(raw, checks, &mut sink);
+        if let Some(key) = raw.key() {
+            match first_of.get(&key) {
+                Some(first) => sink.error(
+                    Rule::Duplicate,
+                    raw,
+                    "",
+                    format!(
+                        "same (property_id, fixture_digest, seed, env_class) as row {first}: {key}"
+                    ),
+                ),
+                None => {
+                    first_of.insert(key, raw.index);
+                }
+            }
+        }
+    }
+}
+
+fn check_row(raw: &RawRow, checks: &Checks<'_>, sink: &mut Sink<'_>) {
+    let policy = checks.policy;
+    if let (Some(id), Some(digest)) = (raw.fixture_id, raw.fixture_digest)
+        && !id.is_prefix_of(&digest)
+    {
+        sink.error(
+            Rule::IdPrefix,
+            raw,
+            "fixture_id",
+            format!("{id} is not the first 16 hex of fixture_digest {digest}"),
+        );
+    }
+    if let Some(env) = raw.env_class
+        && !policy.freeze_env_classes.contains(&env)
+    {
+        sink.error(
+            Rule::EnvClass,
+            raw,
+            "env_class",
+            format!(
+                "env class {env} may not freeze (policy allows: {})",
+                policy.classes_text()
+            ),
+        );
+    }
+    for (field, value) in [
+        ("runner_id", &raw.runner_id),
+        ("patch_id", &raw.patch_id),
+        ("reason", &raw.reason),
+    ] {
+        if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            let message = if field == "reason" {
+                "must name the cause of non-determinism; it is empty"
+            } else {
+                "must not be empty"
+            };
+            sink.error(Rule::Empty, raw, field, message.to_owned());
+        }
+    }
+    if let Some(labels) = &raw.replays {
+        check_replays(raw, labels, policy.replays, sink);
+    }
+    if let Some(owner) = &raw.owner
+        && !checks.signers.allows(owner)
+    {
+        sink.error(
+            Rule::Owner,
+            raw,
+            "owner",
+            format!("{owner:?} is not exactly one principal of freeze/allowed_signers"),
+        );
+    }
+    if let Some(created) = raw.created_at
+        && created > checks.now
+    {
+        sink.error(
+            Rule::CreatedAt,
+            raw,
+            "created_at",
+            format!("{created} is in the future (now is {})", checks.now),
+        );
+    }
+    if let (Some(created), Some(expires)) = (raw.created_at, raw.expires_at) {
+        let limit = created.plus_days(i64::from(policy.max_freeze_days));
+        if expires <= created {
+            sink.error(
+                Rule::ExpiresAt,
+                raw,
+                "expires_at",
+                format!("{expires} is not after created_at {created}"),
+            );
+        } else if limit.is_none_or(|limit| expires > limit) {
+            sink.error(
+                Rule::ExpiresAt,
+                raw,
+                "expires_at",
+                format!(
+                    "{expires} is more than {} days after created_at {created}",
+                    policy.max_freeze_days
+                ),
+            );
+        }
+    }
+    if let Some(expires) = raw.expires_at
+        && expires <= checks.now
+    {
+        sink.push(
+            Severity::Warning,
+            Rule::Expired,
+            Some((raw, "expires_at")),
+            format!("expired at {expires}; the row excuses nothing"),
+        );
+    }
+    if let (Some(property), Some(id), Some(digest)) =
+        (&raw.property_id, raw.fixture_id, raw.fixture_digest)
+    {
+        check_fixture(raw, checks.fixtures.fixture(property, id), digest, sink);
+    }
+}
+
+fn check_replays(raw: &RawRow, labels: &[Label], n: usize, sink: &mut Sink<'_>) {
+    let count = |l: Label| labels.iter().filter(|&&x| x == l).count();
+    let (pass, fail) = (count(Label::AssertPass), count(Label::AssertFail));
+    let infra = labels.len() - pass - fail;
+    let message = if labels.is_empty() {
+        Some("no replays: a freeze needs the labels that justified it".to_owned())
+    } else if infra > 0 {
+        Some(format!(
+            "{infra} of {} replays timed out or broke the harness: that belongs to the infra queue, never the ledger",
+            labels.len()
+        ))
+    } else if pass == 0 {
+        Some(format!(
+            "all {fail} replays failed: this is a regression that must block, not a freeze"
+        ))
+    } else if fail == 0 {
+        Some(format!(
+            "all {pass} replays passed: the failure did not reproduce, there is nothing to freeze"
+        ))
+    } else {
+        None
+    };
+    if let Some(message) = message {
+        sink.error(Rule::Replays, raw, "replays", message);
+    }
+    if labels.len() != n {
+        sink.push(
+            Severity::Warning,
+            Rule::ReplayCount,
+            Some((raw, "replays")),
+            format!(
+                "recorded with {} replays; today's policy runs {n}",
+                labels.len()
+            ),
+        );
+    }
+}
+
+fn check_fixture(raw: &RawRow, file: FixtureFile, digest: Digest, sink: &mut Sink<'_>) {
+    let message = match file {
+        FixtureFile::Missing => {
+            "the fixture file does not exist (a freeze row never stands in for a missing fixture)"
+                .to_owned()
+        }
+        FixtureFile::Unreadable(why) => format!("the fixture file cannot be read: {why}"),
+        FixtureFile::Found(bytes) => match bytes.split_last() {
+            Some((b'\n', body)) if !body.ends_with(b"\n") => {
+                let actual = Digest::of(body);
+                if actual == digest {
+                    return;
+                }
+                format!("the fixture file hashes to {actual}, not to fixture_digest")
+            }
+            _ => "the fixture file is not canonical bytes plus one newline".to_owned(),
+        },
+    };
+    sink.error(Rule::Fixture, raw, "fixture_digest", message);
+}
+
+/// Sorts problems by row (envelope first), keeping each row's own order.
+pub(crate) fn sort_problems(problems: &mut [Problem]) {
+    problems.sort_by_key(|p| p.row.map_or(0, |r| r + 1));
+}

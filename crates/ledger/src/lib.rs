@@ -1,0 +1,75 @@
+//! The freeze ledger of freezegate (`freeze/ledger.json`, schema `freezegate-ledger-v1`):
+//! typed rows, two-stage validation that reports every problem at once, expiry, lookup of
+//! the row that freezes a run, diffs, deterministic rendering and crash-safe writes.
+//!
+//! A freeze row excuses one property's pinned, flickering fixture (keyed by the fixture's
+//! digest, never by a test name) for a bounded time, vouched for by a human owner. The crate
+//! never reads the clock or the environment: policy values ([`Policy`]) and `now` are
+//! parameters, and fixture files are reached through a lookup the caller passes in
+//! ([`FixtureLookup`]).
+//!
+//! - Validation ([`check`]) is two-stage: a JSON syntax error stops with its line and column;
+//!   then every schema problem (unknown or missing field, wrong shape) and every rule
+//!   problem (replays, env class, owner, timestamps, duplicates, fixture hashes) of every
+//!   row is collected into one [`Report`], each [`Problem`] naming row, fixture id and field.
+//! - Rendering ([`Ledger::render`]) sorts rows by [`Key`], writes each row's keys in the fixed
+//!   order [`ROW_FIELDS`], two-space indent, trailing newline; render ∘ parse is the identity
+//!   on rendered ledgers.
+//! - Writing ([`update`]) takes an exclusive lock on `freeze/.ledger.lock`, re-reads the
+//!   ledger, applies the change and replaces the file atomically.
+//!
+//! # Example
+//!
+//! ```
+//! use freezegate_ledger::{check, AllowedSigners, Checks, FixtureFile, Ledger, Policy, Timestamp};
+//! use freezegate_canon::{FixtureId, PropertyId};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let text = br#"{"schema": "freezegate-ledger-v1", "rows": [{"nodeid": "tests/test_tax.py::test_total"}]}"#;
+//! let signers = AllowedSigners::parse("alice@example.com ssh-ed25519 AAAAC3Nza\n")?;
+//! let no_fixtures = |_: &PropertyId, _: FixtureId| FixtureFile::Missing;
+//! let checks = Checks {
+//!     policy: &Policy::default(),
+//!     now: "2026-09-17T12:00:00Z".parse::<Timestamp>()?,
+//!     signers: &signers,
+//!     fixtures: &no_fixtures,
+//! };
+//! let report = check(text, &checks)?;
+//! assert!(report.fails(false));
+//! assert_eq!(
+//!     report.problems[0].to_string(),
+//!     "error: row 0 (no fixture id), nodeid: rows must be keyed by a fixture digest, not a test name"
+//! );
+//!
+//! // A missing ledger is empty; an empty file is a syntax error, never an empty ledger.
+//! assert_eq!(Ledger::from_slice(b"").unwrap_err().syntax().map(|e| e.line), Some(1));
+//! assert!(Ledger::new().render().ends_with("\"rows\": []\n}\n"));
+//! # Ok(())
+//! # }
+//! ```
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+mod check;
+mod error;
+mod ledger;
+mod list;
+mod policy;
+mod row;
+mod schema;
+mod signers;
+mod stamp;
+mod store;
+
+pub use check::{Checks, FixtureFile, FixtureLookup, Problem, Report, Rule, Severity};
+pub use error::Error;
+pub use ledger::{Diff, Ledger, check};
+pub use list::{LIST_SCHEMA, expiry_text, list_json, list_text};
+pub use policy::Policy;
+pub use row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
+pub use schema::{json_schema, json_schema_text};
+pub use signers::AllowedSigners;
+pub use stamp::Timestamp;
+pub use store::{
+    LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, lock_path, read, read_bytes, update, write_atomic,
+};

@@ -1,0 +1,134 @@
+//! UTC timestamps in the one layout the ledger stores: `YYYY-MM-DDTHH:MM:SSZ`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+use time::{Duration, OffsetDateTime, PrimitiveDateTime, UtcOffset};
+
+use crate::error::Error;
+
+/// A UTC instant with whole seconds, written `YYYY-MM-DDTHH:MM:SSZ` (SPEC §7).
+///
+/// The crate never reads the clock: callers build `now` from a flag or from their own clock
+/// with [`Timestamp::from_datetime`] and pass it in.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Timestamp(OffsetDateTime);
+
+impl Timestamp {
+    /// The instant `dt`, converted to UTC, sub-second part dropped.
+    pub fn from_datetime(dt: OffsetDateTime) -> Timestamp {
+        let utc = dt.to_offset(UtcOffset::UTC);
+        Timestamp(utc.replace_nanosecond(0).unwrap_or(utc))
+    }
+
+    /// Parses any RFC 3339 date-time (`2026-09-17T10:00:00+02:00`, fractions allowed), as
+    /// `--now` accepts it; the result is in UTC with whole seconds.
+    pub fn parse_rfc3339(text: &str) -> Result<Timestamp, Error> {
+        OffsetDateTime::parse(text, &Rfc3339)
+            .map(Timestamp::from_datetime)
+            .map_err(|e| Error::Timestamp(format!("{text:?} is not an RFC 3339 date-time: {e}")))
+    }
+
+    /// Seconds since the Unix epoch.
+    pub fn unix_seconds(self) -> i64 {
+        self.0.unix_timestamp()
+    }
+
+    /// The instant `secs` seconds after the Unix epoch, if representable.
+    pub fn from_unix_seconds(secs: i64) -> Option<Timestamp> {
+        OffsetDateTime::from_unix_timestamp(secs)
+            .ok()
+            .map(Timestamp)
+    }
+
+    /// The instant `days` whole days later, if representable.
+    pub fn plus_days(self, days: i64) -> Option<Timestamp> {
+        self.0.checked_add(Duration::days(days)).map(Timestamp)
+    }
+
+    /// The underlying `time` value (UTC).
+    pub fn datetime(self) -> OffsetDateTime {
+        self.0
+    }
+}
+
+impl FromStr for Timestamp {
+    type Err = Error;
+
+    /// Parses exactly `YYYY-MM-DDTHH:MM:SSZ`: no fractions, no offsets, no lowercase `t`/`z`.
+    fn from_str(s: &str) -> Result<Timestamp, Error> {
+        let shape_ok = s.len() == 20
+            && s.bytes().enumerate().all(|(i, b)| match i {
+                4 | 7 => b == b'-',
+                10 => b == b'T',
+                13 | 16 => b == b':',
+                19 => b == b'Z',
+                _ => b.is_ascii_digit(),
+            });
+        let bad = || Error::Timestamp(format!("{s:?} is not a UTC time as YYYY-MM-DDTHH:MM:SSZ"));
+        if !shape_ok {
+            return Err(bad());
+        }
+        let layout = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]Z");
+        PrimitiveDateTime::parse(s, layout)
+            .map(|p| Timestamp(p.assume_utc()))
+            .map_err(|_| bad())
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.0;
+        write!(
+            f,
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z",
+            t.year(),
+            u8::from(t.month()),
+            t.day(),
+            t.hour(),
+            t.minute(),
+            t.second()
+        )
+    }
+}
+
+impl fmt::Debug for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Timestamp({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_the_stored_layout() {
+        let t: Timestamp = "2026-09-17T08:30:05Z".parse().unwrap();
+        assert_eq!(t.to_string(), "2026-09-17T08:30:05Z");
+        assert_eq!(t.plus_days(14).unwrap().to_string(), "2026-10-01T08:30:05Z");
+    }
+
+    #[test]
+    fn rejects_other_layouts() {
+        for bad in [
+            "2026-09-17T08:30:05+00:00",
+            "2026-09-17T08:30:05.1Z",
+            "2026-09-17 08:30:05Z",
+            "2026-02-30T08:30:05Z",
+            "2026-09-17t08:30:05z",
+            "+2026-09-17T08:30:05Z",
+        ] {
+            assert!(bad.parse::<Timestamp>().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn rfc3339_converts_to_utc_whole_seconds() {
+        let t = Timestamp::parse_rfc3339("2026-09-17T10:00:00.75+02:00").unwrap();
+        assert_eq!(t.to_string(), "2026-09-17T08:00:00Z");
+        assert!(Timestamp::parse_rfc3339("yesterday").is_err());
+    }
+}

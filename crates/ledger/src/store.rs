@@ -1,0 +1,133 @@
+//! Reading and writing `freeze/ledger.json`: a missing file is an empty ledger; writes are
+//! atomic and serialised by a lock on a separate file.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::Error;
+use crate::ledger::Ledger;
+
+/// Where the ledger lives, relative to the repository root.
+pub const LEDGER_PATH: &str = "freeze/ledger.json";
+/// The allowed signers file, relative to the repository root.
+pub const SIGNERS_PATH: &str = "freeze/allowed_signers";
+/// The lock file beside `freeze/ledger.json` (git-ignored).
+pub const LOCK_FILE_NAME: &str = ".ledger.lock";
+
+/// The bytes of the ledger file, or `None` when it does not exist.
+pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Error> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Reads a ledger file: a missing file is an empty ledger; an empty, truncated or
+/// schema-breaking one is an error naming the file (never silently empty).
+pub fn read(path: &Path) -> Result<Ledger, Error> {
+    match read_bytes(path)? {
+        None => Ok(Ledger::new()),
+        Some(bytes) => Ledger::from_slice(&bytes).map_err(|e| Error::in_file(path, e)),
+    }
+}
+
+/// The lock file that serialises writers of the ledger at `path`.
+pub fn lock_path(path: &Path) -> PathBuf {
+    parent_dir(path).join(LOCK_FILE_NAME)
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Changes the ledger at `path` under an exclusive lock and writes it back atomically.
+///
+/// Blocks until the lock on `.ledger.lock` beside the ledger is held (the ledger itself is
+/// not locked: the rename swaps that file under a waiting writer), then reads the ledger as
+/// it is now, hands it to `change`, and writes the result only if its rendering differs
+/// from the file. So concurrent writers all land and a reader sees the old file or the new
+/// one, never a torn one. A ledger that does not parse is not overwritten.
+pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T, Error> {
+    let dir = parent_dir(path);
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let lock = lock_path(path);
+    let lock_file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .map_err(|e| Error::io(&lock, e))?;
+    lock_file.lock().map_err(|e| Error::io(&lock, e))?;
+    remove_stale_temporaries(path);
+    let before = read_bytes(path)?;
+    let mut ledger = match &before {
+        None => Ledger::new(),
+        Some(bytes) => Ledger::from_slice(bytes).map_err(|e| Error::in_file(path, e))?,
+    };
+    let out = change(&mut ledger);
+    let text = ledger.render();
+    if before.as_deref() != Some(text.as_bytes()) {
+        write_atomic(path, text.as_bytes())?;
+    }
+    // Dropping the file releases the lock; unlock first to say so explicitly.
+    lock_file.unlock().map_err(|e| Error::io(&lock, e))?;
+    Ok(out)
+}
+
+fn temporary_prefix(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!(".{name}.")
+}
+
+/// Removes temporaries left by a writer that died mid-write. Only lock holders write
+/// temporaries, so under the lock every one of them is stale.
+fn remove_stale_temporaries(path: &Path) {
+    let prefix = temporary_prefix(path);
+    let Ok(entries) = fs::read_dir(parent_dir(path)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with(&prefix) && name.ends_with(".tmp") {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
+/// rename over `path`, fsync of the directory.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = parent_dir(path);
+    let tmp = dir.join(format!(
+        "{}{}-{}.tmp",
+        temporary_prefix(path),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut file| {
+            file.write_all(bytes)?;
+            file.sync_all()
+        });
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| Error::io(dir, e))
+}

@@ -1,0 +1,426 @@
+//! Rendering, validation reports, lookup, expiry, lift and diff of the freeze ledger.
+
+mod common;
+
+use common::{NOW, digest, fixtures_upto, now, row, signers, ts};
+use freezegate_canon::{
+    Canonicalization, FixtureId, Int, PropertyId, Value, parse, to_pretty_string,
+};
+use freezegate_ledger::{
+    Checks, EnvClass, FixtureFile, Ledger, Policy, Rule, Seed, Severity, check, list_json,
+    list_text, read,
+};
+
+fn set(row: &mut Value, field: &str, v: Value) {
+    let Value::Object(members) = row else {
+        panic!("not an object")
+    };
+    match members.iter_mut().find(|(k, _)| k == field) {
+        Some(slot) => slot.1 = v,
+        None => members.push((field.to_owned(), v)),
+    }
+}
+
+fn remove(row: &mut Value, field: &str) {
+    if let Value::Object(members) = row {
+        members.retain(|(k, _)| k != field);
+    }
+}
+
+fn s(text: &str) -> Value {
+    Value::String(text.to_owned())
+}
+
+fn labels(names: &[&str]) -> Value {
+    Value::Array(names.iter().map(|n| s(n)).collect())
+}
+
+fn envelope(rows: Vec<Value>) -> Value {
+    Value::Object(vec![
+        ("schema".to_owned(), s("freezegate-ledger-v1")),
+        ("rows".to_owned(), Value::Array(rows)),
+    ])
+}
+
+fn representative() -> Ledger {
+    let mut shared_a = row("tax.cached_total_equals_fresh_sum", 0);
+    shared_a.reason = "hash map iteration order feeds the cache key".to_owned();
+    let mut shared_b = row("cart.discount_never_negative", 0);
+    shared_b.owner = "carol@example.com".to_owned();
+    let mut local = row("cart.discount_never_negative", 1);
+    local.env_class = EnvClass::Local;
+    local.runner_id = "laptop-alice".to_owned();
+    let mut ordered = row("json.member_order_is_kept", 2);
+    ordered.canonicalization = Canonicalization::V1Ordered;
+    ordered.seed = "123456789012345678901234567890".parse().unwrap();
+    let mut remote_twin = row("cart.discount_never_negative", 1);
+    remote_twin.seed = Seed::from(7_u64);
+    Ledger::from_rows(vec![ordered, shared_a, local, remote_twin, shared_b])
+}
+
+#[test]
+fn rendered_ledger_snapshot() {
+    let ledger = representative();
+    let text = ledger.render();
+    insta::assert_snapshot!("rendered_ledger", text);
+    // Parsing and rendering the rendered text changes nothing.
+    assert_eq!(Ledger::from_slice(text.as_bytes()).unwrap().render(), text);
+}
+
+#[test]
+fn list_table_snapshot() {
+    let mut soon = row("tax.cached_total_equals_fresh_sum", 0);
+    soon.expires_at = ts("2026-09-17T15:00:00Z");
+    let mut gone = row("cart.discount_never_negative", 1);
+    gone.created_at = ts("2026-09-01T00:00:00Z");
+    gone.expires_at = ts("2026-09-10T00:00:00Z");
+    let mut minutes = row("cart.discount_never_negative", 2);
+    minutes.expires_at = ts("2026-09-17T12:30:00Z");
+    let ledger = Ledger::from_rows(vec![
+        soon,
+        gone,
+        minutes,
+        row("json.member_order_is_kept", 3),
+    ]);
+    insta::assert_snapshot!("list_table", list_text(ledger.rows(), now()));
+    let expiring: Vec<_> = ledger.expiring(now(), 1).collect();
+    assert_eq!(
+        expiring.len(),
+        3,
+        "the row expiring in 8 days is not listed"
+    );
+    assert_eq!(list_text([], now()), "no freeze rows\n");
+    let json = list_json(ledger.rows(), now());
+    let value = parse(json.as_bytes()).unwrap();
+    assert_eq!(
+        value.pointer("/rows/0/active"),
+        Some(&Value::Bool(false)),
+        "{json}"
+    );
+    assert_eq!(
+        value.pointer("/rows/0/expires_in_seconds"),
+        Some(&Value::Int(Int::from(-648_000)))
+    );
+}
+
+/// A ledger that breaks every rule once (and an envelope with an unknown field).
+fn broken_ledger_text() -> String {
+    let p = "tax.cached_total_equals_fresh_sum";
+    let good = |n| row(p, n).to_value();
+    let mut rows = vec![good(0)];
+    // 1: keyed by a test name.
+    rows.push(Value::Object(vec![
+        ("nodeid".to_owned(), s("tests/test_tax.py::test_total")),
+        ("reason".to_owned(), s("flaky on CI")),
+    ]));
+    // 2: unknown fields, one of them a merge approval.
+    let mut r = good(2);
+    set(&mut r, "merge", Value::Bool(true));
+    set(&mut r, "note", s("temporary"));
+    rows.push(r);
+    // 3: a missing field is never defaulted.
+    let mut r = good(3);
+    remove(&mut r, "origin_digest");
+    rows.push(r);
+    // 4: wrong shapes.
+    let mut r = good(4);
+    set(&mut r, "property_id", s(""));
+    set(
+        &mut r,
+        "fixture_digest",
+        s(&digest(4).to_string().to_uppercase()),
+    );
+    set(&mut r, "canonicalization", s("freezegate-canon-v2"));
+    set(&mut r, "seed", s("20260917"));
+    set(&mut r, "env_class", s("staging"));
+    set(&mut r, "replays", labels(&["assert_pass", "flaky"]));
+    set(&mut r, "created_at", s("2026-09-15 09:30"));
+    rows.push(r);
+    // 5: the id is not the digest's prefix.
+    let mut r = good(5);
+    set(&mut r, "fixture_id", s(&digest(6).fixture_id().to_string()));
+    rows.push(r);
+    // 6: every replay failed: a regression.
+    let mut r = good(6);
+    set(&mut r, "replays", labels(&["assert_fail"; 7]));
+    rows.push(r);
+    // 7: a timeout (and only 5 replays: a warning).
+    let mut r = good(7);
+    set(
+        &mut r,
+        "replays",
+        labels(&[
+            "assert_pass",
+            "timeout",
+            "assert_fail",
+            "assert_pass",
+            "assert_fail",
+        ]),
+    );
+    rows.push(r);
+    // 8: a laptop may not freeze.
+    let mut r = good(8);
+    set(&mut r, "env_class", s("local"));
+    rows.push(r);
+    // 9: not an allowed signer; a list of principals is not one principal.
+    let mut r = good(9);
+    set(&mut r, "owner", s("bob@example.com,carol@example.com"));
+    rows.push(r);
+    // 10: empty reason.
+    let mut r = good(10);
+    set(&mut r, "reason", s("  "));
+    rows.push(r);
+    // 11: written in the future.
+    let mut r = good(11);
+    set(&mut r, "created_at", s("2026-09-18T00:00:00Z"));
+    set(&mut r, "expires_at", s("2026-09-20T00:00:00Z"));
+    rows.push(r);
+    // 12: longer than the policy allows.
+    let mut r = good(12);
+    set(&mut r, "expires_at", s("2026-10-15T09:30:00Z"));
+    rows.push(r);
+    // 13: expired (a warning).
+    let mut r = good(13);
+    set(&mut r, "created_at", s("2026-09-01T00:00:00Z"));
+    set(&mut r, "expires_at", s("2026-09-10T00:00:00Z"));
+    rows.push(r);
+    // 14: same key as row 0.
+    let mut r = good(0);
+    set(&mut r, "owner", s("carol@example.com"));
+    rows.push(r);
+    // 15: no fixture file.
+    rows.push(good(99));
+    // 16: the fixture file hashes to something else.
+    rows.push(good(98));
+    // 17: expires before it was created.
+    let mut r = good(17);
+    set(&mut r, "expires_at", s("2026-09-15T09:00:00Z"));
+    rows.push(r);
+    let mut ledger = envelope(rows);
+    set(&mut ledger, "comment", s("not part of the schema"));
+    to_pretty_string(&ledger)
+}
+
+#[test]
+fn validation_report_of_a_ledger_breaking_every_rule() {
+    let known = fixtures_upto(20);
+    let lookup = move |p: &PropertyId, id: FixtureId| {
+        if id == digest(98).fixture_id() {
+            FixtureFile::Found(b"{\"n\":\"tampered\"}\n".to_vec())
+        } else {
+            known(p, id)
+        }
+    };
+    let signers = signers();
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let report = check(broken_ledger_text().as_bytes(), &checks).unwrap();
+    let text: Vec<String> = report.problems.iter().map(|p| p.to_string()).collect();
+    insta::assert_snapshot!("broken_ledger_report", text.join("\n"));
+    // Every rule is broken at least once, and row 0 is clean.
+    for rule in [
+        Rule::Envelope,
+        Rule::UnknownField,
+        Rule::MissingField,
+        Rule::Shape,
+        Rule::NameKeyed,
+        Rule::IdPrefix,
+        Rule::Replays,
+        Rule::ReplayCount,
+        Rule::EnvClass,
+        Rule::Owner,
+        Rule::Empty,
+        Rule::CreatedAt,
+        Rule::ExpiresAt,
+        Rule::Expired,
+        Rule::Duplicate,
+        Rule::Fixture,
+    ] {
+        assert!(report.problems.iter().any(|p| p.rule == rule), "{rule:?}");
+    }
+    assert!(report.problems.iter().all(|p| p.row != Some(0)));
+    assert!(report.fails(false));
+    // Each problem names its row's fixture id where the row has one.
+    assert!(
+        report
+            .problems
+            .iter()
+            .filter(|p| p.row.is_some_and(|r| r != 1))
+            .all(|p| p.fixture_id.is_some())
+    );
+}
+
+#[test]
+fn expired_rows_warn_and_fail_only_when_strict() {
+    let mut r = row("tax.cached_total_equals_fresh_sum", 0);
+    r.created_at = ts("2026-09-01T00:00:00Z");
+    r.expires_at = ts("2026-09-10T00:00:00Z");
+    let ledger = Ledger::from_rows(vec![r]);
+    let (signers, lookup) = (signers(), fixtures_upto(1));
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let report = ledger.check(&checks);
+    assert_eq!(report.problems.len(), 1, "{report:?}");
+    assert_eq!(report.problems[0].severity, Severity::Warning);
+    assert!(!report.fails(false));
+    assert!(report.fails(true));
+    // The same through the text path.
+    let from_text = check(ledger.render().as_bytes(), &checks).unwrap();
+    assert_eq!(from_text, report);
+}
+
+#[test]
+fn a_clean_ledger_has_no_problems() {
+    let (signers, lookup) = (signers(), fixtures_upto(3));
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let mut ledger = representative();
+    ledger.lift(
+        &"cart.discount_never_negative".parse().unwrap(),
+        digest(1).fixture_id(),
+    );
+    let report = ledger.check(&checks);
+    assert_eq!(report.problems, [], "{report:?}");
+    assert!(!report.fails(true));
+}
+
+#[test]
+fn syntax_errors_name_line_and_column_and_empty_is_not_empty() {
+    let err = Ledger::from_slice(b"").unwrap_err();
+    assert_eq!(err.syntax().map(|e| (e.line, e.column)), Some((1, 1)));
+    let text = representative().render();
+    let cut = &text.as_bytes()[..text.len() / 2];
+    let err = Ledger::from_slice(cut).unwrap_err();
+    let e = err.syntax().expect("a truncated ledger is a syntax error");
+    assert_eq!(e.line, text[..text.len() / 2].lines().count());
+    let (signers, lookup) = (signers(), fixtures_upto(0));
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    assert!(
+        check(
+            b"{\"schema\": \"freezegate-ledger-v1\",\n \"rows\": [}",
+            &checks
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn a_missing_file_is_an_empty_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ledger.json");
+    assert!(read(&path).unwrap().is_empty());
+    std::fs::write(&path, b"").unwrap();
+    let err = read(&path).unwrap_err();
+    assert!(err.syntax().is_some());
+    assert!(format!("{err}").ends_with("ledger.json"), "{err}");
+}
+
+#[test]
+fn lookup_finds_the_active_row_and_remote_covers_local() {
+    let p: PropertyId = "tax.cached_total_equals_fresh_sum".parse().unwrap();
+    let seed = Seed::from(20_260_917_u64);
+    let mut local_only = row(p.as_str(), 1);
+    local_only.env_class = EnvClass::Local;
+    let mut expired = row(p.as_str(), 2);
+    expired.expires_at = ts("2026-09-16T00:00:00Z");
+    let ledger = Ledger::from_rows(vec![row(p.as_str(), 0), local_only, expired]);
+    let at = |n: u64, run| ledger.active_row(&p, &digest(n), &seed, run, now());
+    assert_eq!(
+        at(0, EnvClass::Remote).map(|r| r.env_class),
+        Some(EnvClass::Remote)
+    );
+    assert_eq!(
+        at(0, EnvClass::Local).map(|r| r.env_class),
+        Some(EnvClass::Remote)
+    );
+    assert_eq!(
+        at(1, EnvClass::Local).map(|r| r.env_class),
+        Some(EnvClass::Local)
+    );
+    assert!(
+        at(1, EnvClass::Remote).is_none(),
+        "a local row never covers a remote run"
+    );
+    assert!(
+        at(2, EnvClass::Remote).is_none(),
+        "an expired row excuses nothing"
+    );
+    assert!(at(3, EnvClass::Remote).is_none());
+    // Another seed or property is not covered.
+    let other_seed = Seed::from(1_u64);
+    assert!(
+        ledger
+            .active_row(&p, &digest(0), &other_seed, EnvClass::Remote, now())
+            .is_none()
+    );
+    let q: PropertyId = "cart.discount_never_negative".parse().unwrap();
+    assert!(
+        ledger
+            .active_row(&q, &digest(0), &seed, EnvClass::Remote, now())
+            .is_none()
+    );
+    // Before its creation a row excuses nothing either.
+    assert!(
+        ledger
+            .active_row(
+                &p,
+                &digest(0),
+                &seed,
+                EnvClass::Remote,
+                ts("2026-09-01T00:00:00Z")
+            )
+            .is_none()
+    );
+}
+
+#[test]
+fn upsert_renews_lift_removes_and_diff_reports_by_key() {
+    let p = "tax.cached_total_equals_fresh_sum";
+    let old = Ledger::from_rows(vec![row(p, 0), row(p, 1), row(p, 2)]);
+    let mut new = old.clone();
+    let mut renewed = row(p, 1);
+    renewed.expires_at = ts("2026-09-28T09:30:00Z");
+    assert_eq!(new.upsert(renewed.clone()), Some(row(p, 1)));
+    assert_eq!(new.upsert(row(p, 3)), None);
+    let lifted = new.lift(&p.parse().unwrap(), digest(2).fixture_id());
+    assert_eq!(lifted, [row(p, 2)]);
+    assert_eq!(new.rows().len(), 3);
+    let diff = old.diff(&new);
+    assert_eq!(diff.added, [row(p, 3)]);
+    assert_eq!(diff.removed, [row(p, 2)]);
+    assert_eq!(diff.changed, [(row(p, 1), renewed)]);
+    assert!(new.diff(&new).is_empty());
+    assert!(new.get(&row(p, 3).key()).is_some());
+    assert!(new.get(&row(p, 2).key()).is_none());
+}
+
+#[test]
+fn a_schema_broken_file_is_refused_with_every_problem() {
+    let mut bad = row("tax.cached_total_equals_fresh_sum", 0).to_value();
+    remove(&mut bad, "owner");
+    set(&mut bad, "test", s("x"));
+    let text = to_pretty_string(&envelope(vec![bad]));
+    let err = Ledger::from_slice(text.as_bytes()).unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("row 0 (fixture "), "{message}");
+    assert!(message.contains("test: unknown field"), "{message}");
+    assert!(message.contains("owner: missing field"), "{message}");
+    assert_eq!(NOW, now().to_string());
+}

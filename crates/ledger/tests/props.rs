@@ -1,0 +1,225 @@
+//! Invariants of the ledger, checked on generated input.
+
+mod common;
+
+use common::{digest, fixtures_upto, signers};
+use freezegate_canon::{Canonicalization, Digest, Float, Int, Value, to_pretty_string};
+use freezegate_ledger::{Checks, EnvClass, Ledger, Policy, Row, Seed, Timestamp, check};
+use freezegate_replay::Label;
+use proptest::prelude::*;
+
+fn label() -> impl Strategy<Value = Label> {
+    prop_oneof![
+        Just(Label::AssertPass),
+        Just(Label::AssertFail),
+        Just(Label::Timeout),
+        Just(Label::HarnessError),
+    ]
+}
+
+fn row() -> impl Strategy<Value = Row> {
+    (
+        (
+            prop::sample::select(vec![
+                "a",
+                "tax.total",
+                "Z-9_x.y",
+                "cart.discount_never_negative",
+            ]),
+            0u64..40,
+            any::<[u8; 8]>(),
+            prop::bool::ANY,
+            prop_oneof![
+                any::<i64>().prop_map(|n| n.to_string()),
+                "-?[1-9][0-9]{19,30}",
+                Just("0".to_owned()),
+            ],
+            prop::bool::ANY,
+        ),
+        (
+            "\\PC{1,12}",
+            prop::collection::vec(label(), 0..10),
+            "[0-9a-f]{7,40}",
+            "\\PC{0,16}",
+            "\\PC{0,24}",
+            0i64..4_000_000_000,
+            -100i64..3_000_000,
+        ),
+    )
+        .prop_map(
+            |(
+                (property, n, origin, ordered, seed, remote),
+                (runner, replays, patch, owner, reason, created, span),
+            )| {
+                let d = digest(n);
+                let created_at = Timestamp::from_unix_seconds(created).unwrap();
+                Row {
+                    property_id: property.parse().unwrap(),
+                    fixture_id: d.fixture_id(),
+                    fixture_digest: d,
+                    origin_digest: Digest::of(&origin),
+                    canonicalization: if ordered {
+                        Canonicalization::V1Ordered
+                    } else {
+                        Canonicalization::V1
+                    },
+                    seed: seed.parse::<Seed>().unwrap(),
+                    env_class: if remote {
+                        EnvClass::Remote
+                    } else {
+                        EnvClass::Local
+                    },
+                    runner_id: runner,
+                    replays,
+                    patch_id: patch,
+                    owner,
+                    reason,
+                    created_at,
+                    expires_at: Timestamp::from_unix_seconds(created + span).unwrap(),
+                }
+            },
+        )
+}
+
+/// Rows with distinct keys.
+fn rows() -> impl Strategy<Value = Vec<Row>> {
+    prop::collection::vec(row(), 0..12).prop_map(|rows| {
+        let mut seen = std::collections::BTreeSet::new();
+        rows.into_iter().filter(|r| seen.insert(r.key())).collect()
+    })
+}
+
+fn json() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| Value::Int(Int::from(n))),
+        (-1e9f64..1e9).prop_map(|x| Value::Float(Float::new(x).unwrap())),
+        "\\PC{0,12}".prop_map(Value::String),
+        prop::sample::select(vec![
+            "freezegate-ledger-v1",
+            "assert_pass",
+            "assert_fail",
+            "remote",
+            "local",
+            "2026-09-17T12:00:00Z",
+            "freezegate-canon-v1",
+        ])
+        .prop_map(|s| Value::String(s.to_owned())),
+    ];
+    leaf.prop_recursive(4, 48, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(
+                (
+                    prop::sample::select(vec![
+                        "schema",
+                        "rows",
+                        "property_id",
+                        "fixture_id",
+                        "seed",
+                        "replays",
+                        "owner",
+                        "nodeid",
+                        "merge",
+                        "x",
+                    ]),
+                    inner
+                ),
+                0..6
+            )
+            .prop_map(|members| {
+                let mut seen = std::collections::BTreeSet::new();
+                Value::Object(
+                    members
+                        .into_iter()
+                        .filter(|(k, _)| seen.insert(*k))
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                )
+            }),
+        ]
+    })
+}
+
+/// A valid ledger value with one field of one row replaced by arbitrary JSON.
+fn mutated_ledger() -> impl Strategy<Value = Value> {
+    (rows(), any::<prop::sample::Index>(), 0usize..15, json()).prop_map(
+        |(rows, which, field, replacement)| {
+            let mut value = Ledger::from_rows(rows).to_value();
+            if let Some(Value::Array(items)) = value.pointer_mut("/rows")
+                && !items.is_empty()
+            {
+                let i = which.index(items.len());
+                if let Value::Object(members) = &mut items[i] {
+                    if field < members.len() {
+                        members[field].1 = replacement;
+                    } else {
+                        members.clear();
+                    }
+                }
+            }
+            value
+        },
+    )
+}
+
+fn run_check(text: &[u8]) {
+    let signers = signers();
+    let lookup = fixtures_upto(5);
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: "2026-09-17T12:00:00Z".parse().unwrap(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    if let Ok(report) = check(text, &checks) {
+        for p in &report.problems {
+            assert!(!p.to_string().is_empty());
+        }
+    }
+    let _ = Ledger::from_slice(text);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn render_then_parse_is_the_identity(rows in rows()) {
+        let text = Ledger::from_rows(rows).render();
+        let again = Ledger::from_slice(text.as_bytes()).unwrap().render();
+        prop_assert_eq!(again, text);
+    }
+
+    #[test]
+    fn input_row_order_never_changes_the_output(
+        rows in rows().prop_flat_map(|rows| {
+            let n = rows.len();
+            (Just(rows), Just((0..n).collect::<Vec<_>>()).prop_shuffle())
+        })
+    ) {
+        let (rows, order) = rows;
+        let sorted = Ledger::from_rows(rows.clone()).render();
+        let shuffled: Vec<Value> = order.iter().map(|&i| rows[i].to_value()).collect();
+        let text = to_pretty_string(&Value::Object(vec![
+            ("schema".to_owned(), Value::String("freezegate-ledger-v1".to_owned())),
+            ("rows".to_owned(), Value::Array(shuffled)),
+        ]));
+        prop_assert_eq!(Ledger::from_slice(text.as_bytes()).unwrap().render(), sorted);
+    }
+
+    #[test]
+    fn validation_never_panics_on_arbitrary_json(value in json()) {
+        run_check(to_pretty_string(&value).as_bytes());
+    }
+
+    #[test]
+    fn validation_never_panics_on_damaged_ledgers(value in mutated_ledger()) {
+        run_check(to_pretty_string(&value).as_bytes());
+    }
+
+    #[test]
+    fn validation_never_panics_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+        run_check(&bytes);
+    }
+}
