@@ -1,0 +1,156 @@
+//! Invariants of canonical form v1, checked with proptest over generated documents.
+
+mod docgen;
+
+use docgen::{Doc, Style, doc, map_strings, render};
+use freezegate_canon::{Canonicalization, Value, canonicalize, parse, value_bytes};
+use proptest::prelude::*;
+use unicode_normalization::UnicodeNormalization;
+
+const FORMS: [Canonicalization; 2] = [Canonicalization::V1, Canonicalization::V1Ordered];
+
+fn style(seed: u64, shuffle: bool) -> Style {
+    Style {
+        seed,
+        shuffle,
+        newlines: true,
+    }
+}
+
+/// A value with every string in NFC and, if `sort`, object members sorted by key: what the
+/// canonical bytes of `v` must parse back to.
+fn normal(v: &Value, sort: bool) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.nfc().collect()),
+        Value::Array(items) => Value::Array(items.iter().map(|i| normal(i, sort)).collect()),
+        Value::Object(members) => {
+            let mut m: Vec<(String, Value)> = members
+                .iter()
+                .map(|(k, v)| (k.nfc().collect(), normal(v, sort)))
+                .collect();
+            if sort {
+                m.sort_by(|a, b| a.0.cmp(&b.0));
+            }
+            Value::Object(m)
+        }
+        other => other.clone(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn canonical_bytes_are_a_fixpoint(d in doc(), seed in any::<u64>()) {
+        let text = render(&d, style(seed, false));
+        for form in FORMS {
+            let once = canonicalize(text.as_bytes(), form).unwrap();
+            let twice = canonicalize(once.bytes(), form).unwrap();
+            prop_assert_eq!(once.as_str(), twice.as_str());
+        }
+    }
+
+    #[test]
+    fn key_order_and_whitespace_do_not_change_the_bytes(
+        d in doc(),
+        a in any::<u64>(),
+        b in any::<u64>(),
+    ) {
+        let one = canonicalize(render(&d, style(a, true)).as_bytes(), Canonicalization::V1).unwrap();
+        let two = canonicalize(render(&d, style(b, true)).as_bytes(), Canonicalization::V1).unwrap();
+        prop_assert_eq!(one.as_str(), two.as_str());
+        // Whitespace and escapes alone do not change the ordered form either.
+        let one = canonicalize(render(&d, style(a, false)).as_bytes(), Canonicalization::V1Ordered)
+            .unwrap();
+        let two = canonicalize(render(&d, style(b, false)).as_bytes(), Canonicalization::V1Ordered)
+            .unwrap();
+        prop_assert_eq!(one.as_str(), two.as_str());
+    }
+
+    #[test]
+    fn nfc_and_nfd_spellings_have_the_same_digest(d in doc(), seed in any::<u64>()) {
+        let nfc = map_strings(&d, &|s| s.nfc().collect());
+        let nfd = map_strings(&d, &|s| s.nfd().collect());
+        for form in FORMS {
+            let a = canonicalize(render(&nfc, style(seed, false)).as_bytes(), form).unwrap();
+            let b = canonicalize(render(&nfd, style(seed, false)).as_bytes(), form).unwrap();
+            prop_assert_eq!(a.digest(), b.digest());
+        }
+    }
+
+    #[test]
+    fn the_output_parses_back_to_an_equal_value(d in doc(), seed in any::<u64>()) {
+        let text = render(&d, style(seed, true));
+        let input = parse(text.as_bytes()).unwrap();
+        for form in FORMS {
+            let c = canonicalize(text.as_bytes(), form).unwrap();
+            let back = parse(c.bytes()).unwrap();
+            // v1 sorts members; the ordered variant keeps the input's order.
+            prop_assert_eq!(&back, &normal(&input, form == Canonicalization::V1));
+        }
+    }
+
+    #[test]
+    fn the_text_path_and_the_value_path_agree(d in doc(), seed in any::<u64>()) {
+        let text = render(&d, style(seed, true));
+        let value = parse(text.as_bytes()).unwrap();
+        for form in FORMS {
+            let streamed = canonicalize(text.as_bytes(), form).unwrap();
+            let from_value = value_bytes(&value, form).unwrap();
+            prop_assert_eq!(streamed.bytes(), from_value.as_slice());
+        }
+    }
+
+    #[test]
+    fn broken_text_fails_the_same_way_on_both_paths(
+        d in doc(),
+        seed in any::<u64>(),
+        cut in any::<prop::sample::Index>(),
+        junk in prop::sample::select(vec!["", "]", "}", ",", ":", "\"", "x", "\\", "-", "\u{0}"]),
+    ) {
+        let text = render(&d, style(seed, false));
+        // Cut at a character boundary and splice in a junk token.
+        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        let at = bounds[cut.index(bounds.len())];
+        let broken = format!("{}{junk}{}", &text[..at], &text[at..]);
+        let streamed = canonicalize(broken.as_bytes(), Canonicalization::V1);
+        let parsed = parse(broken.as_bytes());
+        match (streamed, parsed) {
+            (Ok(c), Ok(v)) => {
+                let from_value = value_bytes(&v, Canonicalization::V1).unwrap();
+                prop_assert_eq!(c.bytes(), from_value.as_slice());
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a, b),
+            (a, b) => prop_assert!(false, "paths disagree on {broken:?}: {a:?} vs {b:?}"),
+        }
+    }
+}
+
+#[test]
+fn the_generator_makes_documents_of_every_kind() {
+    use proptest::strategy::ValueTree;
+    fn walk(d: &Doc, kinds: &mut std::collections::BTreeSet<&'static str>) {
+        let kind = match d {
+            Doc::Null => "null",
+            Doc::Bool(_) => "bool",
+            Doc::Int(_) => "int",
+            Doc::Float(_) => "float",
+            Doc::Str(_) => "string",
+            Doc::Arr(items) => {
+                items.iter().for_each(|i| walk(i, kinds));
+                "array"
+            }
+            Doc::Obj(members) => {
+                members.iter().for_each(|(_, v)| walk(v, kinds));
+                "object"
+            }
+        };
+        kinds.insert(kind);
+    }
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut kinds = std::collections::BTreeSet::new();
+    for _ in 0..200 {
+        walk(&doc().new_tree(&mut runner).unwrap().current(), &mut kinds);
+    }
+    assert_eq!(kinds.len(), 7, "{kinds:?}");
+}
