@@ -6,12 +6,12 @@
 
 mod canon;
 mod exit;
+mod replay;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-
 
 /// freezegate: shrink, pin, replay and gate property-test failures.
 #[derive(Debug, Parser)]
@@ -39,13 +39,19 @@ pub enum Format {
 enum Command {
     /// Canonical bytes of one JSON document (stdin by default), without a newline.
     Canon(canon::Args),
+    /// Replays a fixture N times on an oracle: the labels, the verdict, the detection power.
+    Replay(replay::Args),
 }
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             // clap prints help and version to stdout and usage errors to stderr.
             let _ = e.print();
             return ExitCode::from(code);
@@ -59,6 +65,7 @@ fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         Command::Canon(args) => canon::run(args),
+        Command::Replay(args) => replay::run(args),
     };
     exit::finish(outcome)
 }

@@ -1,0 +1,262 @@
+//! `xtask replay` end to end: the real binary, real oracle processes, every exit code.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use freezegate_canon::Value;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const FIXTURE: &str = "{\"role\":\"\",\"user_id\":0}\n";
+
+/// A temp dir holding `fixture.json`.
+fn workdir() -> Result<tempfile::TempDir, Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("fixture.json"), FIXTURE)?;
+    Ok(dir)
+}
+
+fn xtask(dir: &Path, args: &[&str]) -> Result<Output, std::io::Error> {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir)
+        .arg("replay")
+        .args(args)
+        .env_remove("PROP_SEED")
+        .env_remove("REPLAYS")
+        .output()
+}
+
+fn code(out: &Output) -> Option<i32> {
+    out.status.code()
+}
+
+fn json(out: &Output) -> Result<Value, Box<dyn std::error::Error>> {
+    Ok(freezegate_canon::parse(&out.stdout)?)
+}
+
+fn field<'v>(doc: &'v Value, key: &str) -> Result<&'v Value, String> {
+    doc.get(key)
+        .ok_or_else(|| format!("no {key} in the report"))
+}
+
+fn text(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => Some(s),
+        _ => None,
+    }
+}
+
+fn labels(doc: &Value) -> Result<Vec<String>, String> {
+    match field(doc, "labels")? {
+        Value::Array(items) => Ok(items
+            .iter()
+            .filter_map(|v| text(v).map(str::to_owned))
+            .collect()),
+        _ => Err("labels is not an array".into()),
+    }
+}
+
+#[test]
+fn a_stable_failure_blocks_with_exit_1() -> TestResult {
+    let dir = workdir()?;
+    let out = xtask(
+        dir.path(),
+        &[
+            "--oracle",
+            "echo 'failure: negative total'; exit 1",
+            "--fixture",
+            "fixture.json",
+            "--replays",
+            "3",
+        ],
+    )?;
+    assert_eq!(
+        code(&out),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout)?;
+    assert!(
+        stdout.contains("verdict: block_patch (stable_fail)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("failure: negative total"), "{stdout}");
+    assert!(stdout.contains("budget, not a proof"), "{stdout}");
+    Ok(())
+}
+
+#[test]
+fn passes_and_flickers_exit_0_and_json_is_the_only_stdout() -> TestResult {
+    let dir = workdir()?;
+    let out = xtask(
+        dir.path(),
+        &[
+            "--oracle",
+            "cat >/dev/null",
+            "--fixture",
+            "fixture.json",
+            "--format",
+            "json",
+        ],
+    )?;
+    assert_eq!(code(&out), Some(0));
+    let doc = json(&out)?;
+    assert_eq!(text(field(&doc, "verdict")?), Some("not_reproduced"));
+    assert_eq!(text(field(&doc, "schema")?), Some("freezegate-replay-v1"));
+    assert_eq!(labels(&doc)?.len(), 7);
+
+    let flicker = r#"[ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]"#;
+    let out = xtask(
+        dir.path(),
+        &[
+            "--oracle",
+            flicker,
+            "--fixture",
+            "fixture.json",
+            "--replays",
+            "4",
+            "--jobs",
+            "2",
+            "--format",
+            "json",
+        ],
+    )?;
+    assert_eq!(code(&out), Some(0));
+    let doc = json(&out)?;
+    assert_eq!(text(field(&doc, "verdict")?), Some("freeze_eligible"));
+    assert_eq!(text(field(&doc, "status")?), Some("flicker"));
+    assert_eq!(
+        labels(&doc)?,
+        ["assert_pass", "assert_fail", "assert_pass", "assert_fail"]
+    );
+    assert_eq!(text(field(&doc, "fixture_id")?), Some("84a6b2a276edd51b"));
+    Ok(())
+}
+
+#[test]
+fn timeouts_and_harness_errors_exit_2() -> TestResult {
+    let dir = workdir()?;
+    let out = xtask(
+        dir.path(),
+        &[
+            "--oracle",
+            "exit 125",
+            "--fixture",
+            "fixture.json",
+            "--replays",
+            "2",
+        ],
+    )?;
+    assert_eq!(code(&out), Some(2));
+    let out = xtask(
+        dir.path(),
+        &[
+            "--oracle",
+            "[ $FREEZEGATE_REPLAY -ne 1 ] || exec sleep 30; exit 1",
+            "--fixture",
+            "fixture.json",
+            "--replays",
+            "2",
+            "--timeout-ms",
+            "300",
+            "--format",
+            "json",
+        ],
+    )?;
+    assert_eq!(code(&out), Some(2));
+    let doc = json(&out)?;
+    assert_eq!(labels(&doc)?, ["assert_fail", "timeout"]);
+    assert_eq!(text(field(&doc, "verdict")?), Some("infra_queue"));
+    Ok(())
+}
+
+#[test]
+fn environment_defaults_and_flags_that_override_them() -> TestResult {
+    let dir = workdir()?;
+    let oracle = r#"[ "$PROP_SEED" = 42 ] && [ "$PROPERTY_ID" = tax.total ]"#;
+    let run = |extra: &[&str], seed: &str, replays: &str| {
+        let mut args = vec![
+            "--oracle",
+            oracle,
+            "--fixture",
+            "fixture.json",
+            "--format",
+            "json",
+            "--property",
+            "tax.total",
+        ];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("replay")
+            .args(&args)
+            .arg("-C")
+            .arg(dir.path())
+            .env("PROP_SEED", seed)
+            .env("REPLAYS", replays)
+            .output()
+    };
+    let out = run(&[], "42", "3")?;
+    assert_eq!(code(&out), Some(0));
+    let doc = json(&out)?;
+    assert_eq!(field(&doc, "seed")?, &Value::Int(42.into()));
+    assert_eq!(field(&doc, "replays")?, &Value::Int(3.into()));
+    // Flags win over the environment.
+    let out = run(&["--seed", "43", "--replays", "2"], "42", "3")?;
+    assert_eq!(code(&out), Some(1));
+    assert_eq!(labels(&json(&out)?)?.len(), 2);
+    Ok(())
+}
+
+#[test]
+fn bad_input_exits_3() -> TestResult {
+    let dir = workdir()?;
+    std::fs::write(
+        dir.path().join("loose.json"),
+        "{\"user_id\": 0, \"role\": \"\"}\n",
+    )?;
+    std::fs::write(
+        dir.path().join("bare.json"),
+        "{\"role\":\"\",\"user_id\":0}",
+    )?;
+    std::fs::write(dir.path().join("broken.json"), "{\"role\":\n")?;
+    let cases: [&[&str]; 7] = [
+        &["--oracle", "exit 0", "--fixture", "missing.json"],
+        &["--oracle", "exit 0", "--fixture", "loose.json"],
+        &["--oracle", "exit 0", "--fixture", "bare.json"],
+        &["--oracle", "exit 0", "--fixture", "broken.json"],
+        &["--oracle", "  ", "--fixture", "fixture.json"],
+        &[
+            "--oracle",
+            "exit 0",
+            "--fixture",
+            "fixture.json",
+            "--replays",
+            "0",
+        ],
+        &[
+            "--oracle",
+            "exit 0",
+            "--fixture",
+            "fixture.json",
+            "--property",
+            "../up",
+        ],
+    ];
+    for args in cases {
+        let out = xtask(dir.path(), args)?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!((args, code(&out)), (args, Some(3)), "{stderr}");
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["replay", "--oracle", "exit 0", "--fixture", "fixture.json"])
+        .current_dir(dir.path())
+        .env("REPLAYS", "seven")
+        .output()?;
+    assert_eq!(code(&out), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("REPLAYS"));
+    Ok(())
+}
