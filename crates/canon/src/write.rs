@@ -46,34 +46,13 @@ pub(crate) fn push_escaped(out: &mut Vec<u8>, s: &str) {
 /// in scientific notation otherwise (`1e-05`, `1e+16`, `1.5e+300`); always a `.0` or an
 /// exponent, so it never reads back as an integer.
 pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
-    // Rust's `{:e}` gives the same shortest round-trip digits as Python's repr
-    // (`d.ddde-5`); only the layout differs.
-    let mut buf = [0u8; 40];
-    let len = {
-        let mut cursor = std::io::Cursor::new(&mut buf[..]);
-        // 40 bytes hold any f64 in `{:e}` form (at most 17 digits, a dot, `e-324`).
-        if write!(cursor, "{:e}", x.abs()).is_err() {
-            out.extend_from_slice(x.to_string().as_bytes());
-            return;
-        }
-        usize::try_from(cursor.position()).unwrap_or(0)
+    let Some(sci) = Sci::shortest(x.abs()) else {
+        out.extend_from_slice(x.to_string().as_bytes());
+        return;
     };
-    let sci = &buf[..len];
-    let e_pos = sci.iter().position(|&b| b == b'e').unwrap_or(len);
-    let mantissa = &sci[..e_pos];
-    let exp: i32 = std::str::from_utf8(&sci[(e_pos + 1).min(len)..])
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let mut digits = [0u8; 24];
-    let mut n = 0;
-    for &b in mantissa {
-        if b != b'.' {
-            digits[n] = b;
-            n += 1;
-        }
-    }
-    let digits = &digits[..n];
+    let digits = sci.digits();
+    let n = digits.len();
+    let exp = sci.exp;
     // Value = 0.d1d2...dn × 10^decpt.
     let decpt = exp + 1;
     if x.is_sign_negative() {
@@ -108,6 +87,88 @@ pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
             out.push(b'.');
             out.extend_from_slice(&digits[d..]);
         }
+    }
+}
+
+/// A float in scientific notation as `{:e}` writes it (`d.ddde-5`), with its digits and
+/// decimal exponent pulled out.
+struct Sci {
+    text: [u8; 40],
+    len: usize,
+    /// The digits without the dot.
+    digits: [u8; 24],
+    n: usize,
+    exp: i32,
+}
+
+impl Sci {
+    /// Formats a non-negative finite float; `precision` is `None` for the shortest digits
+    /// that read back as `x`, or the number of digits after the first.
+    fn format(x: f64, precision: Option<usize>) -> Option<Sci> {
+        let mut text = [0u8; 40];
+        let len = {
+            let mut cursor = std::io::Cursor::new(&mut text[..]);
+            // 40 bytes hold any f64 with up to 24 digits in `{:e}` form.
+            match precision {
+                None => write!(cursor, "{x:e}").ok()?,
+                Some(p) => write!(cursor, "{x:.p$e}").ok()?,
+            }
+            usize::try_from(cursor.position()).ok()?
+        };
+        let e_pos = text[..len].iter().position(|&b| b == b'e')?;
+        let exp: i32 = std::str::from_utf8(&text[e_pos + 1..len])
+            .ok()?
+            .parse()
+            .ok()?;
+        let mut digits = [0u8; 24];
+        let mut n = 0;
+        for &b in &text[..e_pos] {
+            if b != b'.' {
+                *digits.get_mut(n)? = b;
+                n += 1;
+            }
+        }
+        // `{:.pe}` may end in zeros; they are not significant.
+        while n > 1 && digits[n - 1] == b'0' {
+            n -= 1;
+        }
+        Some(Sci {
+            text,
+            len,
+            digits,
+            n,
+            exp,
+        })
+    }
+
+    /// Python's repr digits of a non-negative finite float: the shortest that read back as
+    /// `x` and, of those, the closest to `x`, a tie going to the even digit.
+    ///
+    /// Rust's shortest mode already gives the shortest length and, but for ties, the closest
+    /// digits; on a tie (`992380462925747.25` has `…747.2` and `…747.3` at 16 digits) it may
+    /// pick the odd one, where Python (David Gay's dtoa) picks the even one. So when the last
+    /// digit is odd, the correctly rounded value at that length (Rust's exact mode rounds half
+    /// to even) replaces it if it still reads back as `x`.
+    fn shortest(x: f64) -> Option<Sci> {
+        let sci = Sci::format(x, None)?;
+        if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 {
+            return Some(sci);
+        }
+        match Sci::format(x, Some(sci.n - 1)) {
+            Some(exact) if exact.n <= sci.n && exact.reads_back_as(x) => Some(exact),
+            _ => Some(sci),
+        }
+    }
+
+    fn reads_back_as(&self, x: f64) -> bool {
+        std::str::from_utf8(&self.text[..self.len])
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+            .is_some_and(|y| y.to_bits() == x.to_bits())
+    }
+
+    fn digits(&self) -> &[u8] {
+        &self.digits[..self.n]
     }
 }
 

@@ -139,6 +139,10 @@ fn float() -> impl Strategy<Value = String> {
                     }
                 }
             }),
+        // Binary fractions of large magnitude: their exact decimal value can fall halfway
+        // between two shortest candidates (ties go to the even digit).
+        2 => (1u64 << 40..1u64 << 53, 1..8i32)
+            .prop_map(|(m, s)| format!("{:?}", m as f64 / f64::from(1u32 << s))),
         // Exact powers of ten and their neighbours in fixed notation.
         1 => (0usize..20, 0usize..20).prop_map(|(int_zeros, frac_zeros)| {
             format!("1{}.{}1", "0".repeat(int_zeros), "0".repeat(frac_zeros))
