@@ -1,0 +1,3 @@
+//! The shrinking-challenge benchmark (see docs/performance.md).
+
+fn main() {}

@@ -1,0 +1,141 @@
+//! Shrinks a failing JSON value to a minimal one that still fails, in a fixed, deterministic
+//! order, and records the path from one to the other.
+//!
+//! [`shrink`] takes a failing [`Value`] and a closure that says whether a candidate still
+//! fails. The crate knows nothing of processes, labels or failure signatures: the caller's
+//! closure maps an oracle's outcome to `true` (the same failure) or `false` (anything else,
+//! including a timeout or a harness error). Refusing to shrink a timeout is also the caller's
+//! job: a run that never finished has no output to minimise, so it must not be handed here.
+//!
+//! # The order "smaller"
+//!
+//! Every accepted step makes the value strictly smaller: shorter canonical bytes (in the
+//! [`Canonicalization`] of [`Options`]), then a structural tie-break (integers by absolute
+//! value, positive before negative; strings shortlex; arrays and objects by size then element
+//! by element). So shrinking terminates and the result is never larger than the input.
+//!
+//! # The passes
+//!
+//! One round runs six passes in this fixed order; rounds repeat until one accepts nothing:
+//!
+//! 1. **delete** array elements and object members, whole container first, then halves,
+//!    quarters, … then one at a time, last in canonical order first; an array of indices into
+//!    itself may also have its later indices lowered with the gap (`reindex`);
+//! 2. **replace** a container by one of its descendants, of any kind, nearest first;
+//! 3. **string**: remove characters in chunks, then one at a time (whole Unicode scalar
+//!    values, never a split UTF-8 sequence);
+//! 4. **integer**: toward zero, `0` first, then fewer digits, bisection, one step; then pairs
+//!    of nearby integers together, keeping their difference or their sum, for the values that
+//!    cannot fall alone (the *difference* problems);
+//! 5. **float**: toward `0.0`, integral values and fewer significant digits;
+//! 6. **merge** two adjacent arrays of the same array.
+//!
+//! Within a pass the first candidate that still fails is taken (the earlier pass's result
+//! wins). A candidate whose canonical digest was already asked is answered from memory, so the
+//! oracle never sees the same canonical candidate twice, and never sees the input again.
+//!
+//! # Example
+//!
+//! ```
+//! use freezegate_canon::{parse_str, to_canonical_bytes, Value};
+//! use freezegate_shrink::{apply_path, shrink, Options};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // Fails when some integer is at least 900.
+//! let fails = |v: &Value| match v {
+//!     Value::Array(items) => items.iter().any(|x| match x {
+//!         Value::Int(n) => n.to_i64().is_none_or(|n| n >= 900),
+//!         _ => false,
+//!     }),
+//!     _ => false,
+//! };
+//! let input = parse_str("[3, 17, 4005, 12, 77, 901234]")?;
+//! let shrunk = shrink(&input, fails, &Options::default())?;
+//! assert_eq!(to_canonical_bytes(&shrunk.value)?, b"[900]");
+//! assert!(!shrunk.budget_exhausted);
+//!
+//! // The path re-applied to the input gives the result again.
+//! assert_eq!(apply_path(&input, &shrunk.path)?, shrunk.value);
+//! # Ok(())
+//! # }
+//! ```
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+mod engine;
+mod num;
+mod order;
+mod path;
+
+use freezegate_canon::{Canonicalization, Value, ValueError, value_bytes};
+
+pub use path::{Params, Pass, PathError, Step, apply_path, path_from_value, path_to_value};
+
+/// How to shrink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// The most oracle calls [`shrink`] may make; when they are spent the smallest failing
+    /// value so far is returned with [`Shrunk::budget_exhausted`] set.
+    pub max_calls: u64,
+    /// The canonical form whose byte length "smaller" measures and whose digest the memo
+    /// keys on; it also fixes the canonical member order of objects.
+    pub canonicalization: Canonicalization,
+}
+
+impl Default for Options {
+    /// 10 000 calls, canonical form v1.
+    fn default() -> Options {
+        Options {
+            max_calls: 10_000,
+            canonicalization: Canonicalization::V1,
+        }
+    }
+}
+
+/// The result of [`shrink`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shrunk {
+    /// The smallest failing value found.
+    pub value: Value,
+    /// Every accepted step, in order: [`apply_path`] on the input gives [`Shrunk::value`].
+    pub path: Vec<Step>,
+    /// How many times the closure was called (the input itself is never asked).
+    pub oracle_calls: u64,
+    /// Whether the call budget ran out before a round accepted nothing.
+    pub budget_exhausted: bool,
+}
+
+/// Why [`shrink`] cannot start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShrinkError {
+    /// The input value has no canonical form (a duplicate key after NFC, too deep).
+    #[error("the input has no canonical form")]
+    Canonical(#[source] ValueError),
+}
+
+/// Shrinks `value`, which must fail, with `still_fails` as the oracle.
+///
+/// `still_fails` returns `true` when a candidate shows the same failure. The input is taken to
+/// fail and is never passed to it. Deterministic: the same input and a deterministic closure
+/// give the same result, path and call count.
+pub fn shrink<F>(value: &Value, still_fails: F, options: &Options) -> Result<Shrunk, ShrinkError>
+where
+    F: FnMut(&Value) -> bool,
+{
+    let bytes = value_bytes(value, options.canonicalization).map_err(ShrinkError::Canonical)?;
+    let mut engine = engine::Engine::new(
+        value.clone(),
+        bytes,
+        still_fails,
+        options.canonicalization,
+        options.max_calls,
+    );
+    engine.run();
+    Ok(Shrunk {
+        value: engine.current,
+        path: engine.path,
+        oracle_calls: engine.calls,
+        budget_exhausted: engine.exhausted,
+    })
+}

@@ -1,0 +1,87 @@
+//! Every shrinking-challenge problem reaches its known minimum from five seeded, large,
+//! noisy, domain-valid starting inputs.
+
+#[path = "support/challenges.rs"]
+mod support;
+
+use freezegate_canon::{Value, to_canonical_bytes};
+use freezegate_shrink::{Options, apply_path, shrink};
+
+const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+fn check(name: &str) {
+    let challenge = support::all().into_iter().find(|c| c.name == name).unwrap();
+    for seed in SEEDS {
+        let input = (challenge.generate)(&mut support::Rng::new(seed));
+        assert!(
+            (challenge.fails)(&input),
+            "{name} seed {seed}: the input must fail"
+        );
+        let input_size = to_canonical_bytes(&input).unwrap().len();
+        let options = Options {
+            max_calls: 50_000,
+            ..Options::default()
+        };
+        let shrunk = shrink(&input, challenge.fails, &options).unwrap();
+        let bytes = to_canonical_bytes(&shrunk.value).unwrap();
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(
+            !shrunk.budget_exhausted,
+            "{name} seed {seed}: budget ran out at {text}"
+        );
+        assert!(
+            (challenge.fails)(&shrunk.value),
+            "{name} seed {seed}: {text} must fail"
+        );
+        assert_eq!(
+            bytes.len(),
+            challenge.min_size,
+            "{name} seed {seed}: reached {text} ({} calls) from {input_size} bytes, known minimum {}",
+            shrunk.oracle_calls,
+            challenge.known_min
+        );
+        assert_eq!(apply_path(&input, &shrunk.path).unwrap(), shrunk.value);
+    }
+}
+
+macro_rules! challenge_tests {
+    ($($name:ident),* $(,)?) => {$(
+        #[test]
+        fn $name() {
+            check(stringify!($name));
+        }
+    )*};
+}
+
+challenge_tests!(
+    reverse,
+    lengthlist,
+    largeunionlist,
+    bound5,
+    difference_zero,
+    difference_small,
+    difference_one,
+    distinct,
+    nestedlists,
+    deletion,
+    calculator,
+    coupling,
+);
+
+#[test]
+fn one_element_that_matters_among_a_thousand_costs_under_200_calls() {
+    let mut rng = support::Rng::new(7);
+    let mut items: Vec<Value> = (0..1000).map(|_| Value::int(rng.range(0, 9_999))).collect();
+    items[613] = Value::int(123_456_789);
+    let input = Value::Array(items);
+    let fails = |v: &Value| match v {
+        Value::Array(items) => items.iter().any(|x| match x {
+            Value::Int(n) => n.to_i64().is_none_or(|n| n >= 10_000),
+            _ => false,
+        }),
+        _ => false,
+    };
+    let shrunk = shrink(&input, fails, &Options::default()).unwrap();
+    assert_eq!(to_canonical_bytes(&shrunk.value).unwrap(), b"[10000]");
+    assert!(shrunk.oracle_calls < 200, "{} calls", shrunk.oracle_calls);
+}
