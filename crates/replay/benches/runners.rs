@@ -1,0 +1,151 @@
+//! Runner overhead against its floors: `cargo bench -p freezegate-replay --bench runners`.
+//!
+//! 1. The process runner against a plain loop of `std::process::Command` spawning the same
+//!    `sh -c CMD` with stdin piped (the candidate written, stdin closed, the child waited
+//!    for), with the same number of threads, measured in the same run, rounds interleaved.
+//!    Target: at most 1.3x the floor for an oracle that exits at once.
+//! 2. Worker mode against process mode for one trivial Python oracle. Target: at least 20x
+//!    the throughput.
+//!
+//! Prints a table; the median of the rounds is reported.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use freezegate_replay::{
+    Oracle, ProcessOracle, ReplayOptions, ReplayPlan, RunContext, WorkerOracle, replay,
+};
+
+const CANDIDATE: &[u8] = br#"{"role":"","user_id":0}"#;
+
+type BenchResult = Result<(), Box<dyn std::error::Error>>;
+
+/// `runs` spawns of `sh -c cmd` on `jobs` threads, the floor the runner is held to.
+fn floor(cmd: &str, dir: &Path, runs: usize, jobs: usize) -> Duration {
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for t in 0..jobs {
+            s.spawn(move || {
+                for _ in (t..runs).step_by(jobs) {
+                    let child = Command::new("sh")
+                        .arg("-c")
+                        .arg(cmd)
+                        .current_dir(dir)
+                        .stdin(Stdio::piped())
+                        .spawn();
+                    let Ok(mut child) = child else { continue };
+                    if let Some(mut stdin) = child.stdin.take() {
+                        let _ = stdin.write_all(CANDIDATE);
+                        let _ = stdin.write_all(b"\n");
+                    }
+                    let _ = child.wait();
+                }
+            });
+        }
+    });
+    start.elapsed()
+}
+
+/// The same runs through [`replay`] on a [`ProcessOracle`].
+fn runner(
+    oracle: &ProcessOracle,
+    runs: usize,
+    jobs: usize,
+) -> Result<Duration, Box<dyn std::error::Error>> {
+    let plan = ReplayPlan::new(runs, 1)?;
+    let options = ReplayOptions {
+        jobs,
+        timeout: Duration::from_secs(10),
+        property_id: String::new(),
+    };
+    let start = Instant::now();
+    let report = replay(oracle, CANDIDATE, &plan, &options);
+    let elapsed = start.elapsed();
+    if report.labels().iter().any(|l| l.is_infra()) {
+        return Err("a benchmark run broke".into());
+    }
+    Ok(elapsed)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn per_run_us(d: Duration, runs: usize) -> f64 {
+    d.as_secs_f64() * 1e6 / runs as f64
+}
+
+const PY_ORACLE: &str = r#"
+import os, sys
+if os.environ.get("FREEZEGATE_WORKER") == "1":
+    for line in sys.stdin:
+        sys.stdout.write("pass\n")
+        sys.stdout.flush()
+else:
+    sys.stdin.read()
+"#;
+
+fn main() -> BenchResult {
+    // `cargo bench` passes `--bench`; a filter or `--test` from `cargo test --benches` means
+    // a quick smoke run.
+    let quick = std::env::args().any(|a| a == "--test");
+    let dir = tempfile::tempdir()?;
+    let rounds = if quick { 1 } else { 7 };
+    let runs = if quick { 20 } else { 400 };
+
+    println!("## process runner overhead (per run, median of {rounds} rounds of {runs} runs)");
+    println!();
+    println!("| oracle | jobs | floor µs/run | runner µs/run | ratio |");
+    println!("|---|---|---|---|---|");
+    for cmd in ["exit 0", "cat >/dev/null"] {
+        let oracle = ProcessOracle::new(cmd, dir.path())?;
+        for jobs in [1, 2] {
+            let (mut f, mut r) = (Vec::new(), Vec::new());
+            // Warm up both paths once.
+            floor(cmd, dir.path(), 10, jobs);
+            runner(&oracle, 10, jobs)?;
+            for _ in 0..rounds {
+                f.push(per_run_us(floor(cmd, dir.path(), runs, jobs), runs));
+                r.push(per_run_us(runner(&oracle, runs, jobs)?, runs));
+            }
+            let (f, r) = (median(f), median(r));
+            println!("| `{cmd}` | {jobs} | {f:.0} | {r:.0} | {:.2}x |", r / f);
+        }
+    }
+
+    std::fs::write(dir.path().join("oracle.py"), PY_ORACLE)?;
+    let cmd = "exec python3 oracle.py";
+    let process = ProcessOracle::new(cmd, dir.path())?;
+    let worker = WorkerOracle::new(cmd, dir.path())?;
+    let ctx = RunContext::new(1);
+    let process_calls = if quick { 5 } else { 60 };
+    let worker_calls = if quick { 100 } else { 20_000 };
+    // Start the worker before timing: throughput, not start-up, is compared.
+    worker.run(CANDIDATE, &ctx);
+    let (mut p, mut w) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.min(3) {
+        let start = Instant::now();
+        for _ in 0..process_calls {
+            process.run(CANDIDATE, &ctx);
+        }
+        p.push(process_calls as f64 / start.elapsed().as_secs_f64());
+        let start = Instant::now();
+        for _ in 0..worker_calls {
+            worker.run(CANDIDATE, &ctx);
+        }
+        w.push(worker_calls as f64 / start.elapsed().as_secs_f64());
+    }
+    let (p, w) = (median(p), median(w));
+    println!();
+    println!("## worker mode against process mode (trivial Python oracle, 1 job)");
+    println!();
+    println!("| mode | calls/s |");
+    println!("|---|---|");
+    println!("| process (`python3` per call) | {p:.0} |");
+    println!("| worker (one `python3`) | {w:.0} |");
+    println!("| ratio | {:.0}x |", w / p);
+    Ok(())
+}
