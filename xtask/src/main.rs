@@ -6,6 +6,8 @@
 
 mod canon;
 mod exit;
+mod freeze;
+mod ledger;
 mod replay;
 
 use std::path::PathBuf;
@@ -39,6 +41,10 @@ pub enum Format {
 enum Command {
     /// Canonical bytes of one JSON document (stdin by default), without a newline.
     Canon(canon::Args),
+    /// Replays a pinned fixture now and writes (or renews) its freeze row, or refuses.
+    Freeze(freeze::Args),
+    /// Checks, lists or lifts the rows of freeze/ledger.json.
+    Ledger(ledger::Args),
     /// Replays a fixture N times on an oracle: the labels, the verdict, the detection power.
     Replay(replay::Args),
 }
@@ -65,6 +71,8 @@ fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         Command::Canon(args) => canon::run(args),
+        Command::Freeze(args) => freeze::run(args),
+        Command::Ledger(args) => ledger::run(args),
         Command::Replay(args) => replay::run(args),
     };
     exit::finish(outcome)

@@ -4,13 +4,18 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use freezegate_canon::{Canonicalization, Digest, FixtureId, PropertyId, Value};
+use freezegate_canon::{
+    Canonicalization, Digest, FixtureId, Int, PropertyId, Value, to_pretty_string,
+};
 use freezegate_replay::Label;
 
 use crate::policy::Policy;
 use crate::row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
 use crate::signers::AllowedSigners;
 use crate::stamp::Timestamp;
+
+/// The `schema` value of the JSON report of `ledger check`.
+pub const CHECK_SCHEMA: &str = "freezegate-ledger-check-v1";
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -145,6 +150,38 @@ impl Report {
         self.problems
             .iter()
             .filter(|p| p.severity == Severity::Warning)
+    }
+
+    /// The report as one JSON document (`freezegate-ledger-check-v1`): `ok` (under
+    /// `strict`), then every problem with `severity`, `rule`, `row`, `fixture_id`, `field`
+    /// and `message` (absent values are `null`).
+    pub fn to_json(&self, strict: bool) -> String {
+        let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
+        let problems = self
+            .problems
+            .iter()
+            .map(|p| {
+                Value::Object(vec![
+                    (
+                        "severity".to_owned(),
+                        Value::String(p.severity.as_str().to_owned()),
+                    ),
+                    ("rule".to_owned(), Value::String(p.rule.as_str().to_owned())),
+                    (
+                        "row".to_owned(),
+                        p.row.map_or(Value::Null, |r| Value::Int(Int::from(r))),
+                    ),
+                    ("fixture_id".to_owned(), opt(&p.fixture_id)),
+                    ("field".to_owned(), opt(&p.field)),
+                    ("message".to_owned(), Value::String(p.message.clone())),
+                ])
+            })
+            .collect();
+        to_pretty_string(&Value::Object(vec![
+            ("schema".to_owned(), Value::String(CHECK_SCHEMA.to_owned())),
+            ("ok".to_owned(), Value::Bool(!self.fails(strict))),
+            ("problems".to_owned(), Value::Array(problems)),
+        ]))
     }
 
     /// Whether the ledger fails: any error, or with `strict` also an expired row.

@@ -44,6 +44,9 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// Writing the ledger file failed.
+    #[error(transparent)]
+    Write(#[from] freezegate_canon::Error),
     /// Reading, writing, locking or renaming a file failed.
     #[error("{}", path.display())]
     Io {

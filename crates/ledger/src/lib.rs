@@ -52,6 +52,7 @@
 
 mod check;
 mod error;
+mod freeze;
 mod ledger;
 mod list;
 mod policy;
@@ -61,8 +62,11 @@ mod signers;
 mod stamp;
 mod store;
 
-pub use check::{Checks, FixtureFile, FixtureLookup, Problem, Report, Rule, Severity};
+pub use check::{
+    CHECK_SCHEMA, Checks, FixtureFile, FixtureLookup, Problem, Report, Rule, Severity,
+};
 pub use error::Error;
+pub use freeze::{FreezeRequest, Refusal, freeze_row, precheck};
 pub use ledger::{Diff, Ledger, check};
 pub use list::{LIST_SCHEMA, expiry_text, list_json, list_text};
 pub use policy::Policy;
@@ -70,6 +74,4 @@ pub use row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
 pub use schema::{json_schema, json_schema_text};
 pub use signers::AllowedSigners;
 pub use stamp::Timestamp;
-pub use store::{
-    LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, lock_path, read, read_bytes, update, write_atomic,
-};
+pub use store::{LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, lock_path, read, read_bytes, update};

@@ -1,10 +1,11 @@
 //! Reading and writing `freeze/ledger.json`: a missing file is an empty ledger; writes are
 //! atomic and serialised by a lock on a separate file.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::fs::{self, OpenOptions};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+
+use freezegate_canon::fixture::write_atomic;
 
 use crate::error::Error;
 use crate::ledger::Ledger;
@@ -73,6 +74,7 @@ pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T
     let out = change(&mut ledger);
     let text = ledger.render();
     if before.as_deref() != Some(text.as_bytes()) {
+        // Temporary file in the same directory, fsync, rename, fsync of the directory.
         write_atomic(path, text.as_bytes())?;
     }
     // Dropping the file releases the lock; unlock first to say so explicitly.
@@ -80,6 +82,7 @@ pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T
     Ok(out)
 }
 
+/// The start of the names `write_atomic` gives its temporaries (`.ledger.json.<pid>-<n>.tmp`).
 fn temporary_prefix(path: &Path) -> String {
     let name = path
         .file_name()
@@ -102,32 +105,4 @@ fn remove_stale_temporaries(path: &Path) {
             let _ = fs::remove_file(entry.path());
         }
     }
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
-/// rename over `path`, fsync of the directory.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = parent_dir(path);
-    let tmp = dir.join(format!(
-        "{}{}-{}.tmp",
-        temporary_prefix(path),
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let written = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut file| {
-            file.write_all(bytes)?;
-            file.sync_all()
-        });
-    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path)) {
-        let _ = fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io(dir, e))
 }

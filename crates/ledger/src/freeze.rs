@@ -1,0 +1,245 @@
+//! The rules of the only ledger writer, `freeze`: which replays, env classes, owners and
+//! expiries may produce a row (SPEC §7, §8). The caller replays; this module decides.
+
+use std::fmt;
+
+use freezegate_canon::fixture::Meta;
+use freezegate_replay::{Label, Verdict, verdict};
+
+use crate::policy::Policy;
+use crate::row::{EnvClass, Row, Seed};
+use crate::signers::AllowedSigners;
+use crate::stamp::Timestamp;
+
+/// Everything a freeze row is made of, apart from the replays.
+#[derive(Debug, Clone)]
+pub struct FreezeRequest {
+    /// The pinned fixture's meta file: property, fixture and origin digests, canonical form.
+    pub meta: Meta,
+    /// The seed the replays run with.
+    pub seed: u64,
+    /// The env class of this runner (`ENV_CLASS`).
+    pub env_class: EnvClass,
+    /// This runner's id (`RUNNER_ID`).
+    pub runner_id: String,
+    /// The human who vouches for the row.
+    pub owner: String,
+    /// The named cause of non-determinism.
+    pub reason: String,
+    /// The candidate under test.
+    pub patch_id: String,
+    /// How long the row lives, in days.
+    pub expires_in_days: u32,
+    /// The time of the freeze.
+    pub now: Timestamp,
+}
+
+/// Why `freeze` writes nothing. Each names the rule that refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// Every replay failed: a regression.
+    Regression {
+        /// The replay count.
+        n: usize,
+    },
+    /// Every replay passed: nothing to freeze.
+    NotReproduced {
+        /// The replay count.
+        n: usize,
+    },
+    /// A replay timed out or broke: the infra queue's business.
+    Infra {
+        /// Replays that timed out.
+        timeouts: usize,
+        /// Replays that broke the harness.
+        harness_errors: usize,
+    },
+    /// The label list does not have the policy's length.
+    Malformed {
+        /// Labels received.
+        got: usize,
+        /// The replay count.
+        n: usize,
+    },
+    /// The env class may not freeze.
+    EnvClass {
+        /// This runner's class.
+        class: EnvClass,
+        /// The classes the policy allows, as text.
+        allowed: String,
+    },
+    /// The owner is not an allowed signer.
+    Owner {
+        /// The owner given.
+        owner: String,
+    },
+    /// The expiry is zero days or over the policy limit.
+    Expiry {
+        /// Days asked for.
+        days: u32,
+        /// The policy limit.
+        max: u32,
+    },
+    /// An empty reason, runner id or patch id.
+    Empty {
+        /// Which field.
+        field: &'static str,
+    },
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("freeze write refused: ")?;
+        match self {
+            Refusal::Regression { n } => {
+                write!(f, "all {n} replays failed — this is a regression, fix it")
+            }
+            Refusal::NotReproduced { n } => write!(
+                f,
+                "all {n} replays passed — the failure did not reproduce, there is nothing to freeze"
+            ),
+            Refusal::Infra {
+                timeouts,
+                harness_errors,
+            } => {
+                let mut parts = Vec::new();
+                if *timeouts > 0 {
+                    parts.push(format!(
+                        "{} timed out",
+                        plural(*timeouts, "replay", "replays")
+                    ));
+                }
+                if *harness_errors > 0 {
+                    parts.push(format!(
+                        "{} broke the harness",
+                        plural(*harness_errors, "replay", "replays")
+                    ));
+                }
+                write!(f, "{} — infra queue, not the ledger", parts.join(" and "))
+            }
+            Refusal::Malformed { got, n } => {
+                write!(f, "{got} labels for a replay count of {n}")
+            }
+            Refusal::EnvClass { class, allowed } => write!(
+                f,
+                "env class {class} may not freeze (policy allows: {allowed}; set ENV_CLASS and RUNNER_ID on a runner that may)"
+            ),
+            Refusal::Owner { owner } => write!(
+                f,
+                "owner {owner:?} is not exactly one principal of freeze/allowed_signers"
+            ),
+            Refusal::Expiry { days: 0, .. } => {
+                f.write_str("an expiry of 0 days ends before it starts")
+            }
+            Refusal::Expiry { days, max } => write!(
+                f,
+                "an expiry of {days} days is over the policy limit of {max} days"
+            ),
+            Refusal::Empty { field: "reason" } => {
+                f.write_str("the reason is empty: name the cause of non-determinism")
+            }
+            Refusal::Empty { field } => write!(f, "{field} is empty"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The checks that need no replay: env class, owner, expiry, non-empty fields. `freeze`
+/// runs them first so that a refused request costs no oracle runs.
+pub fn precheck(
+    request: &FreezeRequest,
+    policy: &Policy,
+    signers: &AllowedSigners,
+) -> Result<(), Refusal> {
+    if !policy.freeze_env_classes.contains(&request.env_class) {
+        return Err(Refusal::EnvClass {
+            class: request.env_class,
+            allowed: policy.classes_text(),
+        });
+    }
+    if !signers.allows(&request.owner) {
+        return Err(Refusal::Owner {
+            owner: request.owner.clone(),
+        });
+    }
+    if request.expires_in_days == 0 || request.expires_in_days > policy.max_freeze_days {
+        return Err(Refusal::Expiry {
+            days: request.expires_in_days,
+            max: policy.max_freeze_days,
+        });
+    }
+    for (field, value) in [
+        ("reason", &request.reason),
+        ("runner_id", &request.runner_id),
+        ("patch_id", &request.patch_id),
+    ] {
+        if value.trim().is_empty() {
+            return Err(Refusal::Empty { field });
+        }
+    }
+    Ok(())
+}
+
+/// The row `freeze` writes for `labels` (the replays just run, in run-index order), or the
+/// rule that refuses it. The verdict must be `freeze_eligible` under the policy's N.
+pub fn freeze_row(
+    request: &FreezeRequest,
+    labels: &[Label],
+    policy: &Policy,
+    signers: &AllowedSigners,
+) -> Result<Row, Refusal> {
+    precheck(request, policy, signers)?;
+    let n = policy.replays;
+    let count = |l: Label| labels.iter().filter(|&&x| x == l).count();
+    match verdict(labels, n) {
+        Verdict::FreezeEligible => {}
+        Verdict::BlockPatch => return Err(Refusal::Regression { n }),
+        Verdict::NotReproduced => return Err(Refusal::NotReproduced { n }),
+        Verdict::InfraQueue => {
+            return Err(Refusal::Infra {
+                timeouts: count(Label::Timeout),
+                harness_errors: count(Label::HarnessError),
+            });
+        }
+        Verdict::RejectMalformed => {
+            return Err(Refusal::Malformed {
+                got: labels.len(),
+                n,
+            });
+        }
+    }
+    let expires_at = request
+        .now
+        .plus_days(i64::from(request.expires_in_days))
+        .ok_or(Refusal::Expiry {
+            days: request.expires_in_days,
+            max: policy.max_freeze_days,
+        })?;
+    let meta = &request.meta;
+    Ok(Row {
+        property_id: meta.property_id.clone(),
+        fixture_id: meta.fixture_id,
+        fixture_digest: meta.fixture_digest,
+        origin_digest: meta.origin_digest,
+        canonicalization: meta.canonicalization,
+        seed: Seed::from(request.seed),
+        env_class: request.env_class,
+        runner_id: request.runner_id.clone(),
+        replays: labels.to_vec(),
+        patch_id: request.patch_id.clone(),
+        owner: request.owner.clone(),
+        reason: request.reason.clone(),
+        created_at: request.now,
+        expires_at,
+    })
+}

@@ -1,0 +1,238 @@
+//! `xtask freeze --property ID --fixture ID --owner WHO --reason TEXT --expires-in DAYS
+//! [--patch-id P] [--oracle CMD] [--replays N] [--seed S] [--timeout-ms T] [--now RFC3339]`:
+//! replays the pinned fixture now and writes (or renews) its ledger row, or refuses.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+use freezegate_canon::fixture::{meta_path, read_fixture, read_meta};
+use freezegate_canon::{FixtureId, PropertyId};
+use freezegate_ledger::{
+    EnvClass, FreezeRequest, LEDGER_PATH, Policy, freeze_row, precheck, update,
+};
+use freezegate_replay::{ProcessOracle, ReplayOptions, ReplayPlan, replay};
+
+use crate::exit::{BLOCKED, Failure, OK, Outcome};
+use crate::ledger::{now_or_clock, policy, signers};
+
+/// Arguments of `xtask freeze`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The property id.
+    #[arg(long, value_name = "ID")]
+    property: String,
+    /// The pinned fixture's id (16 hex); its meta file must exist.
+    #[arg(long, value_name = "ID")]
+    fixture: String,
+    /// The human who vouches for the row: a principal of freeze/allowed_signers.
+    #[arg(long, value_name = "WHO")]
+    owner: String,
+    /// The named cause of non-determinism.
+    #[arg(long, value_name = "TEXT")]
+    reason: String,
+    /// Days until the row expires (at most the policy's max_freeze_days).
+    #[arg(long, value_name = "DAYS")]
+    expires_in: u32,
+    /// The candidate under test [default: the full SHA of HEAD].
+    #[arg(long, value_name = "P")]
+    patch_id: Option<String>,
+    /// The property's oracle command (until freezegate.toml names it).
+    #[arg(long, value_name = "CMD")]
+    oracle: Option<String>,
+    /// The replay count N [default: REPLAYS, else 7] (until freezegate.toml sets it).
+    #[arg(long, value_name = "N")]
+    replays: Option<usize>,
+    /// The seed [default: PROP_SEED, else the seed in the fixture's meta file].
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// The deadline of each run, in milliseconds.
+    #[arg(long, value_name = "T", default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// The time of the freeze (RFC 3339) [default: the clock].
+    #[arg(long, value_name = "RFC3339")]
+    now: Option<String>,
+}
+
+/// What a freeze replays with: oracle, N, seed, deadline, and the policy it is judged by.
+struct FreezeSettings {
+    oracle: String,
+    policy: Policy,
+    seed: u64,
+    timeout: Duration,
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn env_number<T: std::str::FromStr>(name: &str) -> Result<Option<T>, Failure>
+where
+    T::Err: std::fmt::Display,
+{
+    env_var(name)
+        .map(|v| {
+            v.parse::<T>()
+                .map_err(|e| Failure::usage(anyhow!("invalid {name}={v:?}: {e}")))
+        })
+        .transpose()
+}
+
+/// The settings of this freeze.
+///
+/// Seam for `freezegate.toml` (gate issue): once that file exists, the oracle, seed and
+/// replay count come from it alone and no flag or variable may override them (SPEC §7).
+/// Until then they come from the flags, `REPLAYS` and `PROP_SEED`, and the seed defaults to
+/// the one the fixture was pinned with.
+fn settings(args: &Args, meta_seed: u64) -> Result<FreezeSettings, Failure> {
+    let oracle = args.oracle.clone().ok_or_else(|| {
+        Failure::usage(anyhow!(
+            "no oracle for property {}: pass --oracle CMD (freezegate.toml does not name one yet)",
+            args.property
+        ))
+    })?;
+    let replays = match args.replays {
+        Some(n) => n,
+        None => env_number("REPLAYS")?.unwrap_or(Policy::default().replays),
+    };
+    let seed = match args.seed {
+        Some(seed) => seed,
+        None => env_number("PROP_SEED")?.unwrap_or(meta_seed),
+    };
+    Ok(FreezeSettings {
+        oracle,
+        policy: Policy {
+            replays,
+            ..policy()
+        },
+        seed,
+        timeout: Duration::from_millis(args.timeout_ms),
+    })
+}
+
+/// `ENV_CLASS` (default `local`) and `RUNNER_ID` (default `local` for the local class,
+/// required for `remote`).
+fn runner() -> Result<(EnvClass, String), Failure> {
+    let class: EnvClass = env_var("ENV_CLASS")
+        .unwrap_or_else(|| "local".to_owned())
+        .parse()
+        .context("invalid ENV_CLASS")
+        .map_err(Failure::usage)?;
+    let runner_id = match (class, env_var("RUNNER_ID")) {
+        (_, Some(id)) => id,
+        (EnvClass::Local, None) => "local".to_owned(),
+        (EnvClass::Remote, None) => {
+            return Err(Failure::usage(anyhow!(
+                "ENV_CLASS=remote needs RUNNER_ID to name this runner"
+            )));
+        }
+    };
+    Ok((class, runner_id))
+}
+
+fn head_commit() -> Result<String, Failure> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .context("cannot run git to find HEAD; pass --patch-id")
+        .map_err(Failure::usage)?;
+    if !out.status.success() {
+        return Err(Failure::usage(anyhow!(
+            "git rev-parse HEAD failed ({}); pass --patch-id",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Runs `xtask freeze`.
+pub fn run(args: Args) -> Outcome {
+    let now = now_or_clock(args.now.as_deref())?;
+    let property: PropertyId = args
+        .property
+        .parse()
+        .with_context(|| format!("invalid --property {:?}", args.property))
+        .map_err(Failure::usage)?;
+    let fixture: FixtureId = args
+        .fixture
+        .parse()
+        .with_context(|| format!("invalid --fixture {:?}", args.fixture))
+        .map_err(Failure::usage)?;
+    let root = Path::new(".");
+    let meta_file = meta_path(root, &property, fixture);
+    if !meta_file.exists() {
+        return Err(Failure::usage(anyhow!(
+            "{} does not exist: pin the fixture with `cargo xtask classify` first; a freeze needs its meta file",
+            meta_file.display()
+        )));
+    }
+    let meta = read_meta(root, &property, fixture).map_err(Failure::usage)?;
+    let settings = settings(&args, meta.seed)?;
+    let (env_class, runner_id) = runner()?;
+    let patch_id = match &args.patch_id {
+        Some(p) => p.clone(),
+        None => head_commit()?,
+    };
+    let signers = signers()?;
+    let request = FreezeRequest {
+        meta,
+        seed: settings.seed,
+        env_class,
+        runner_id,
+        owner: args.owner.clone(),
+        reason: args.reason.clone(),
+        patch_id,
+        expires_in_days: args.expires_in,
+        now,
+    };
+    // Refuse what no replay can change before running the oracle.
+    if let Err(refusal) = precheck(&request, &settings.policy, &signers) {
+        eprintln!("{refusal}");
+        return Ok(BLOCKED);
+    }
+    let (canonical, _) = read_fixture(root, &property, fixture).map_err(Failure::usage)?;
+    let dir = std::env::current_dir()
+        .context("cannot read the current directory")
+        .map_err(Failure::usage)?;
+    let oracle = ProcessOracle::new(settings.oracle.as_str(), dir).map_err(Failure::usage)?;
+    let plan = ReplayPlan::new(settings.policy.replays, settings.seed).map_err(Failure::usage)?;
+    if let Err(e) = freezegate_replay::become_child_subreaper() {
+        eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
+    }
+    let options = ReplayOptions {
+        timeout: settings.timeout,
+        property_id: property.to_string(),
+        ..ReplayOptions::default()
+    };
+    let report = replay(&oracle, canonical.bytes(), &plan, &options);
+    let labels = report.labels();
+    let names: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
+    eprintln!("replays: {}", names.join(" "));
+    let row = match freeze_row(&request, &labels, &settings.policy, &signers) {
+        Ok(row) => row,
+        Err(refusal) => {
+            eprintln!("{refusal}");
+            return Ok(BLOCKED);
+        }
+    };
+    let summary = format!(
+        "{} {} seed {} {} until {}",
+        row.property_id, row.fixture_id, row.seed, row.env_class, row.expires_at
+    );
+    let renewed =
+        update(Path::new(LEDGER_PATH), |ledger| ledger.upsert(row)).map_err(|e| Failure {
+            code: if e.syntax().is_some() {
+                crate::exit::USAGE
+            } else {
+                BLOCKED
+            },
+            error: anyhow!(e).context("cannot update the ledger"),
+        })?;
+    let verb = if renewed.is_some() {
+        "renewed"
+    } else {
+        "froze"
+    };
+    println!("{verb} {summary} in {LEDGER_PATH}; commit it signed");
+    Ok(OK)
+}

@@ -1,0 +1,325 @@
+//! `xtask freeze` end to end: real oracle processes replay a pinned fixture, then the row is
+//! written (or renewed), or refused with the ledger left byte-identical.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use freezegate_canon::fixture::{Meta, pin};
+use freezegate_canon::{Canonicalization, FixtureId, canonicalize};
+use freezegate_ledger::{EnvClass, read};
+use freezegate_replay::Label;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const PROPERTY: &str = "tax.cached_total_equals_fresh_sum";
+const NOW: &str = "2026-09-17T12:00:00Z";
+const SIGNERS: &str = "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAlice\n";
+/// Fails on odd replays: a real flicker.
+const FLICKER: &str = "[ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]";
+/// A ledger with one unrelated row, so refusals can be checked byte for byte.
+const OTHER_ROW_LEDGER: &str = r#"{
+  "schema": "freezegate-ledger-v1",
+  "rows": [
+    {
+      "property_id": "cart.discount_never_negative",
+      "fixture_id": "aaaaaaaaaaaaaaaa",
+      "fixture_digest": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+      "origin_digest": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+      "canonicalization": "freezegate-canon-v1",
+      "seed": 1,
+      "env_class": "remote",
+      "runner_id": "ci-runner-1",
+      "replays": [
+        "assert_pass",
+        "assert_fail"
+      ],
+      "patch_id": "abc",
+      "owner": "alice@example.com",
+      "reason": "clock skew",
+      "created_at": "2026-09-16T00:00:00Z",
+      "expires_at": "2026-09-20T00:00:00Z"
+    }
+  ]
+}
+"#;
+
+/// A repository with a pinned fixture, signers and a one-row ledger; returns the fixture id.
+fn repo() -> Result<(tempfile::TempDir, FixtureId), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let root = dir.path();
+    let fixture = canonicalize(br#"{"items":[3,4],"total":7}"#, Canonicalization::V1)?;
+    let origin = canonicalize(br#"{"items":[3,4,0,0],"total":7}"#, Canonicalization::V1)?;
+    let meta = Meta {
+        property_id: PROPERTY.parse()?,
+        fixture_id: fixture.fixture_id(),
+        fixture_digest: fixture.digest(),
+        origin_id: origin.fixture_id(),
+        origin_digest: origin.digest(),
+        canonicalization: Canonicalization::V1,
+        seed: 4242,
+        pinned_at: "2026-09-14T08:00:00Z".to_owned(),
+        patch_id: "feedface".to_owned(),
+        oracle_calls: 5,
+        shrink_path: Vec::new(),
+    };
+    pin(root, &meta, &fixture, &origin)?;
+    std::fs::create_dir_all(root.join("freeze"))?;
+    std::fs::write(root.join("freeze/allowed_signers"), SIGNERS)?;
+    std::fs::write(root.join("freeze/ledger.json"), OTHER_ROW_LEDGER)?;
+    Ok((dir, fixture.fixture_id()))
+}
+
+/// Runs `xtask freeze` on a remote runner with the usual flags plus `extra`.
+fn freeze(dir: &Path, fixture: FixtureId, oracle: &str, extra: &[&str]) -> std::io::Result<Output> {
+    freeze_env(dir, fixture, oracle, extra, &[])
+}
+
+/// [`freeze`] with environment variables set after the defaults.
+fn freeze_env(
+    dir: &Path,
+    fixture: FixtureId,
+    oracle: &str,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::io::Result<Output> {
+    let fixture = fixture.to_string();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    cmd.arg("-C").arg(dir).args([
+        "freeze",
+        "--property",
+        PROPERTY,
+        "--fixture",
+        fixture.as_str(),
+        "--oracle",
+        oracle,
+        "--now",
+        NOW,
+        "--patch-id",
+        "0123456789abcdef0123456789abcdef01234567",
+    ]);
+    let mut defaults = vec![
+        ("--owner", "alice@example.com"),
+        ("--reason", "thread scheduling in the cache warm-up"),
+        ("--expires-in", "7"),
+    ];
+    defaults.retain(|(flag, _)| !extra.contains(flag));
+    for (flag, value) in defaults {
+        cmd.args([flag, value]);
+    }
+    cmd.args(extra)
+        .env("ENV_CLASS", "remote")
+        .env("RUNNER_ID", "ci-runner-7")
+        .env_remove("PROP_SEED")
+        .env_remove("REPLAYS");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_flickering_fixture_gets_a_row_and_a_second_freeze_renews_it() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let out = freeze(dir.path(), fixture, FLICKER, &[])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("froze "));
+    let ledger = read(&dir.path().join("freeze/ledger.json"))?;
+    assert_eq!(ledger.rows().len(), 2);
+    let row = ledger
+        .rows()
+        .iter()
+        .find(|r| r.fixture_id == fixture)
+        .ok_or("no row for the fixture")?;
+    let expected: Vec<Label> = (0..7)
+        .map(|i| {
+            if i % 2 == 0 {
+                Label::AssertPass
+            } else {
+                Label::AssertFail
+            }
+        })
+        .collect();
+    assert_eq!(row.replays, expected, "labels in run-index order");
+    assert_eq!(row.env_class, EnvClass::Remote);
+    assert_eq!(row.runner_id, "ci-runner-7");
+    assert_eq!(row.seed.to_string(), "4242", "the seed of the meta file");
+    assert_eq!(row.created_at.to_string(), NOW);
+    assert_eq!(row.expires_at.to_string(), "2026-09-24T12:00:00Z");
+    // Freezing the same key again renews the row instead of adding one.
+    let out = freeze(
+        dir.path(),
+        fixture,
+        FLICKER,
+        &["--reason", "renewed: still flickers", "--expires-in", "14"],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("renewed "));
+    let ledger = read(&dir.path().join("freeze/ledger.json"))?;
+    assert_eq!(ledger.rows().len(), 2);
+    let row = ledger
+        .rows()
+        .iter()
+        .find(|r| r.fixture_id == fixture)
+        .ok_or("no row")?;
+    assert_eq!(row.reason, "renewed: still flickers");
+    assert_eq!(row.expires_at.to_string(), "2026-10-01T12:00:00Z");
+    Ok(())
+}
+
+/// Each refusal exits 1, names its rule, and leaves the ledger byte-identical.
+#[test]
+fn every_refusal_names_its_rule_and_writes_nothing() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let ledger_path = dir.path().join("freeze/ledger.json");
+    let cases: [(&str, &[&str], &[(&str, &str)], &str); 7] = [
+        (
+            "exit 1",
+            &[],
+            &[],
+            "all 7 replays failed — this is a regression, fix it",
+        ),
+        ("exit 0", &[], &[], "all 7 replays passed"),
+        (
+            "if [ \"$FREEZEGATE_REPLAY\" = 1 ]; then sleep 5; fi; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]",
+            &["--replays", "3", "--timeout-ms", "300"],
+            &[],
+            "1 replay timed out — infra queue",
+        ),
+        (
+            "if [ \"$FREEZEGATE_REPLAY\" = 2 ]; then exit 7; fi; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]",
+            &["--replays", "4"],
+            &[],
+            "1 replay broke the harness — infra queue",
+        ),
+        (
+            FLICKER,
+            &[],
+            &[("ENV_CLASS", "local")],
+            "env class local may not freeze",
+        ),
+        (
+            FLICKER,
+            &["--owner", "eve@example.com"],
+            &[],
+            "owner \"eve@example.com\" is not exactly one principal of freeze/allowed_signers",
+        ),
+        (
+            FLICKER,
+            &["--expires-in", "30"],
+            &[],
+            "an expiry of 30 days is over the policy limit of 14 days",
+        ),
+    ];
+    for (oracle, extra, env, message) in cases {
+        let before = std::fs::read(&ledger_path)?;
+        let out = freeze_env(dir.path(), fixture, oracle, extra, env)?;
+        assert_eq!(out.status.code(), Some(1), "{oracle}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains("freeze write refused: ") && err.contains(message),
+            "{oracle} {extra:?}: {err}"
+        );
+        assert_eq!(std::fs::read(&ledger_path)?, before, "{message}");
+    }
+    Ok(())
+}
+
+#[test]
+fn without_a_meta_file_freeze_exits_3_and_says_to_classify() -> TestResult {
+    let (dir, fixture) = repo()?;
+    std::fs::remove_file(
+        dir.path()
+            .join(format!("fixtures/{PROPERTY}/{fixture}.meta.json")),
+    )?;
+    let out = freeze(dir.path(), fixture, FLICKER, &[])?;
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("classify"), "{}", stderr(&out));
+    Ok(())
+}
+
+#[test]
+fn a_remote_runner_must_name_itself() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let fixture = fixture.to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir.path())
+        .args([
+            "freeze",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &fixture,
+            "--oracle",
+            FLICKER,
+            "--owner",
+            "alice@example.com",
+            "--reason",
+            "r",
+            "--expires-in",
+            "7",
+            "--patch-id",
+            "abc",
+        ])
+        .env("ENV_CLASS", "remote")
+        .env_remove("RUNNER_ID")
+        .output()?;
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("RUNNER_ID"), "{}", stderr(&out));
+    Ok(())
+}
+
+#[test]
+fn patch_id_defaults_to_head() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir.path())
+            .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+            .args(args)
+            .output()
+    };
+    git(&["init", "-q"])?;
+    git(&["commit", "-q", "--allow-empty", "-m", "base"])?;
+    let head = String::from_utf8(git(&["rev-parse", "HEAD"])?.stdout)?;
+    let fixture_text = fixture.to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir.path())
+        .args([
+            "freeze",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &fixture_text,
+            "--oracle",
+            FLICKER,
+            "--owner",
+            "alice@example.com",
+            "--reason",
+            "r",
+            "--expires-in",
+            "7",
+            "--now",
+            NOW,
+        ])
+        .env("ENV_CLASS", "remote")
+        .env("RUNNER_ID", "ci-runner-7")
+        .env_remove("REPLAYS")
+        .env_remove("PROP_SEED")
+        .output()?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ledger = read(&dir.path().join("freeze/ledger.json"))?;
+    let row = ledger
+        .rows()
+        .iter()
+        .find(|r| r.fixture_id == fixture)
+        .ok_or("no row")?;
+    assert_eq!(row.patch_id, head.trim());
+    Ok(())
+}

@@ -1,0 +1,293 @@
+//! `xtask ledger check|list|lift` end to end: the real binary on a repository in a temp dir.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use freezegate_canon::fixture::{Meta, pin};
+use freezegate_canon::{Canonicalization, Value, canonicalize, parse};
+use freezegate_ledger::{EnvClass, Ledger, Row, Seed, Timestamp, read};
+use freezegate_replay::Label;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const PROPERTY: &str = "tax.cached_total_equals_fresh_sum";
+const NOW: &str = "2026-09-17T12:00:00Z";
+const SIGNERS: &str = "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAlice\n";
+
+fn xtask(dir: &Path, args: &[&str]) -> std::io::Result<Output> {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn ts(text: &str) -> Timestamp {
+    text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// Pins fixture `{"n": n}` of PROPERTY under `root` and returns its row (remote, active at NOW).
+fn pinned_row(root: &Path, n: u64) -> Result<Row, Box<dyn std::error::Error>> {
+    let fixture = canonicalize(format!("{{\"n\":{n}}}").as_bytes(), Canonicalization::V1)?;
+    let origin = canonicalize(
+        format!("{{\"n\":{n},\"pad\":[1,2,3]}}").as_bytes(),
+        Canonicalization::V1,
+    )?;
+    let meta = Meta {
+        property_id: PROPERTY.parse()?,
+        fixture_id: fixture.fixture_id(),
+        fixture_digest: fixture.digest(),
+        origin_id: origin.fixture_id(),
+        origin_digest: origin.digest(),
+        canonicalization: Canonicalization::V1,
+        seed: 20_260_917,
+        pinned_at: "2026-09-14T08:00:00Z".to_owned(),
+        patch_id: "feedface".to_owned(),
+        oracle_calls: 5,
+        shrink_path: Vec::new(),
+    };
+    pin(root, &meta, &fixture, &origin)?;
+    Ok(Row {
+        property_id: meta.property_id,
+        fixture_id: meta.fixture_id,
+        fixture_digest: meta.fixture_digest,
+        origin_digest: meta.origin_digest,
+        canonicalization: Canonicalization::V1,
+        seed: Seed::from(20_260_917_u64),
+        env_class: EnvClass::Remote,
+        runner_id: "ci-runner-7".to_owned(),
+        replays: [Label::AssertPass, Label::AssertFail]
+            .into_iter()
+            .cycle()
+            .take(7)
+            .collect(),
+        patch_id: "0123456789abcdef".to_owned(),
+        owner: "alice@example.com".to_owned(),
+        reason: "thread scheduling in the cache warm-up".to_owned(),
+        created_at: ts("2026-09-15T09:30:00Z"),
+        expires_at: ts("2026-09-25T09:30:00Z"),
+    })
+}
+
+/// A repository with signers and a ledger of `rows`.
+fn repo(
+    rows: impl FnOnce(&Path) -> Vec<Row>,
+) -> Result<tempfile::TempDir, Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    std::fs::create_dir_all(dir.path().join("freeze"))?;
+    std::fs::write(dir.path().join("freeze/allowed_signers"), SIGNERS)?;
+    let rows = rows(dir.path());
+    if !rows.is_empty() {
+        std::fs::write(
+            dir.path().join("freeze/ledger.json"),
+            Ledger::from_rows(rows).render(),
+        )?;
+    }
+    Ok(dir)
+}
+
+#[test]
+fn check_passes_a_missing_and_a_valid_ledger() -> TestResult {
+    let empty = repo(|_| Vec::new())?;
+    let out = xtask(empty.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let full = repo(|root| (0..3).map(|n| pinned_row(root, n).unwrap()).collect())?;
+    // -C after the subcommand works too.
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["ledger", "check", "--now", NOW, "-C"])
+        .arg(full.path())
+        .output()?;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("valid: 0 errors, 0 warnings"),
+        "{}",
+        stdout(&out)
+    );
+    Ok(())
+}
+
+#[test]
+fn check_reports_every_problem_and_exits_1() -> TestResult {
+    let dir = repo(|root| {
+        let mut bad_owner = pinned_row(root, 0).unwrap();
+        bad_owner.owner = "eve@example.com".to_owned();
+        let mut no_fixture = pinned_row(root, 1).unwrap();
+        std::fs::remove_file(root.join(format!(
+            "fixtures/{PROPERTY}/{}.json",
+            no_fixture.fixture_id
+        )))
+        .unwrap();
+        no_fixture.env_class = EnvClass::Local;
+        vec![bad_owner, no_fixture]
+    })?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("owner: \"eve@example.com\" is not exactly one principal"),
+        "{text}"
+    );
+    assert!(
+        text.contains("env_class: env class local may not freeze"),
+        "{text}"
+    );
+    assert!(
+        text.contains("fixture_digest: the fixture file does not exist"),
+        "{text}"
+    );
+    assert!(text.contains("invalid: 3 errors, 0 warnings"), "{text}");
+    let out = xtask(
+        dir.path(),
+        &["ledger", "check", "--now", NOW, "--format", "json"],
+    )?;
+    assert_eq!(out.status.code(), Some(1));
+    let doc = parse(&out.stdout)?;
+    assert_eq!(doc.get("ok"), Some(&Value::Bool(false)));
+    let Some(Value::Array(problems)) = doc.get("problems") else {
+        return Err("no problems array".into());
+    };
+    let rules: Vec<&Value> = problems.iter().filter_map(|p| p.get("rule")).collect();
+    assert_eq!(rules.len(), 3);
+    assert!(rules.contains(&&Value::String("owner".to_owned())));
+    Ok(())
+}
+
+#[test]
+fn a_name_keyed_row_never_validates() -> TestResult {
+    let dir = repo(|_| Vec::new())?;
+    std::fs::write(
+        dir.path().join("freeze/ledger.json"),
+        "{\"schema\": \"freezegate-ledger-v1\", \"rows\": [{\"nodeid\": \"tests/test_tax.py::test_total\"}]}\n",
+    )?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("rows must be keyed by a fixture digest, not a test name"),
+        "{}",
+        stdout(&out)
+    );
+    Ok(())
+}
+
+#[test]
+fn empty_truncated_or_non_json_ledgers_exit_3_with_line_and_column() -> TestResult {
+    let dir = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
+    let path = dir.path().join("freeze/ledger.json");
+    let full = std::fs::read_to_string(&path)?;
+    for (text, place) in [
+        ("", "line 1, column 1"),
+        (&full[..40], "line 3, column 3"),
+        ("{\"schema\": nope}", "line 1, column 12"),
+    ] {
+        std::fs::write(&path, text)?;
+        let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+        assert_eq!(out.status.code(), Some(3), "{text:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("freeze/ledger.json") && err.contains(place),
+            "{text:?}: {err}"
+        );
+        let out = xtask(dir.path(), &["ledger", "list", "--now", NOW])?;
+        assert_eq!(out.status.code(), Some(3), "{text:?}");
+    }
+    Ok(())
+}
+
+#[test]
+fn expired_rows_warn_unless_strict() -> TestResult {
+    let dir = repo(|root| {
+        let mut r = pinned_row(root, 0).unwrap();
+        r.created_at = ts("2026-09-01T00:00:00Z");
+        r.expires_at = ts("2026-09-10T00:00:00Z");
+        vec![r]
+    })?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stdout(&out).contains("warning: row 0"), "{}", stdout(&out));
+    let out = xtask(dir.path(), &["ledger", "check", "--strict", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(1));
+    Ok(())
+}
+
+#[test]
+fn list_prints_a_table_and_json() -> TestResult {
+    let dir = repo(|root| {
+        let mut soon = pinned_row(root, 0).unwrap();
+        soon.expires_at = ts("2026-09-18T00:00:00Z");
+        vec![soon, pinned_row(root, 1).unwrap()]
+    })?;
+    let out = xtask(dir.path(), &["ledger", "list", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 3, "{text}");
+    assert!(text.starts_with("PROPERTY "), "{text}");
+    assert!(
+        text.contains("(in 12 hours)") && text.contains("(in 7 days)"),
+        "{text}"
+    );
+    let out = xtask(
+        dir.path(),
+        &["ledger", "list", "--expiring", "1", "--now", NOW],
+    )?;
+    assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+    let out = xtask(
+        dir.path(),
+        &["ledger", "list", "--format", "json", "--now", NOW],
+    )?;
+    let doc = parse(&out.stdout)?;
+    assert_eq!(doc.get("now"), Some(&Value::String(NOW.to_owned())));
+    assert!(matches!(doc.get("rows"), Some(Value::Array(rows)) if rows.len() == 2));
+    Ok(())
+}
+
+#[test]
+fn lift_removes_the_fixtures_rows_only() -> TestResult {
+    let mut keep = None;
+    let mut gone = None;
+    let dir = repo(|root| {
+        let a = pinned_row(root, 0).unwrap();
+        let mut a_local = a.clone();
+        a_local.env_class = EnvClass::Local;
+        let b = pinned_row(root, 1).unwrap();
+        gone = Some(a.fixture_id);
+        keep = Some(b.clone());
+        vec![a, a_local, b]
+    })?;
+    let gone = gone.ok_or("no fixture")?.to_string();
+    let args = [
+        "ledger",
+        "lift",
+        "--property",
+        PROPERTY,
+        "--fixture",
+        gone.as_str(),
+    ];
+    let out = xtask(dir.path(), &args)?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("lifted 2 row(s)"), "{}", stdout(&out));
+    let ledger = read(&dir.path().join("freeze/ledger.json"))?;
+    assert_eq!(ledger.rows(), [keep.ok_or("no row")?]);
+    // Lifting again finds nothing and leaves the file byte-identical.
+    let before = std::fs::read(dir.path().join("freeze/ledger.json"))?;
+    let out = xtask(dir.path(), &args)?;
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        std::fs::read(dir.path().join("freeze/ledger.json"))?,
+        before
+    );
+    Ok(())
+}
