@@ -5,9 +5,12 @@
 //! own module and is a thin shell over one crate's API.
 
 mod canon;
+mod classify;
 mod exit;
 mod freeze;
+mod gate;
 mod ledger;
+mod properties;
 mod replay;
 
 use std::path::PathBuf;
@@ -41,6 +44,16 @@ pub enum Format {
 enum Command {
     /// Canonical bytes of one JSON document (stdin by default), without a newline.
     Canon(canon::Args),
+    /// Shrinks, canonicalises, pins and replays one failing input, then acts by status.
+    Classify(classify::Args),
+    /// The CI gate: validate, replay every pinned fixture, run the campaigns, decide.
+    Gate(gate::Args),
+    /// Runs one registered Rust property on stdin (the oracle protocol; used by the gate).
+    #[command(name = "__freezegate-property", hide = true)]
+    Property {
+        /// The property id.
+        id: String,
+    },
     /// Replays a pinned fixture now and writes (or renews) its freeze row, or refuses.
     Freeze(freeze::Args),
     /// Checks, lists or lifts the rows of freeze/ledger.json.
@@ -71,6 +84,9 @@ fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         Command::Canon(args) => canon::run(args),
+        Command::Classify(args) => classify::run(args),
+        Command::Gate(args) => gate::run(args),
+        Command::Property { id } => Ok(properties::serve(&id)),
         Command::Freeze(args) => freeze::run(args),
         Command::Ledger(args) => ledger::run(args),
         Command::Replay(args) => replay::run(args),

@@ -3,4 +3,11 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod classify;
+pub mod config;
+pub mod oracles;
 pub mod patch;
+pub mod render;
+pub mod report;
+pub mod run;
+pub mod rust_prop;

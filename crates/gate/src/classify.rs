@@ -1,0 +1,327 @@
+//! The classify loop on one failing input (SPEC §8 "classify"): first run, shrink,
+//! canonicalise, replay the minimal input, act by status.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use freezegate_canon::fixture::{self, Meta};
+use freezegate_canon::{Canonical, Canonicalization, PropertyId, Value};
+use freezegate_replay::{Label, RunContext, SeedStatus, Verdict, verdict};
+use serde::Serialize;
+
+use crate::oracles::{Job, PropertyOracles, labels, replay_contexts, run_parallel};
+
+/// What classify did with an input (SPEC §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// The input passes: nothing to do.
+    NoFailure,
+    /// The minimal input fails every replay: pinned as a regression.
+    PinFixture,
+    /// The minimal input flickers: pinned; a human may freeze it from a remote runner.
+    FreezeAfterPin,
+    /// The minimal input does not reproduce but the origin does (the shrink over-shrank on a
+    /// flaky oracle): the origin is pinned as the fixture.
+    PinOrigin,
+    /// Neither the minimal input nor the origin reproduces: dropped.
+    DropNonreproducible,
+    /// A run timed out or broke: the runner owners' queue; nothing pinned.
+    InfraQueue,
+}
+
+impl Action {
+    /// The action's name (`pin_fixture`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::NoFailure => "no_failure",
+            Action::PinFixture => "pin_fixture",
+            Action::FreezeAfterPin => "freeze_after_pin",
+            Action::PinOrigin => "pin_origin",
+            Action::DropNonreproducible => "drop_nonreproducible",
+            Action::InfraQueue => "infra_queue",
+        }
+    }
+
+    /// Whether a fixture was pinned.
+    pub fn pins(self) -> bool {
+        matches!(
+            self,
+            Action::PinFixture | Action::FreezeAfterPin | Action::PinOrigin
+        )
+    }
+
+    /// The exit code of `xtask classify` for this action (SPEC §8).
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Action::NoFailure | Action::DropNonreproducible => 0,
+            Action::PinFixture | Action::FreezeAfterPin | Action::PinOrigin => 1,
+            Action::InfraQueue => 2,
+        }
+    }
+}
+
+/// The record of one classify run: the meta fields (when something was shrunk), the status,
+/// the action and the labels of the replays that decided it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// The property.
+    pub property_id: PropertyId,
+    /// The meta of the (pinned or would-be) fixture; `None` when nothing was shrunk.
+    pub meta: Option<Meta>,
+    /// The seed-level status of the deciding replays, when they have one.
+    pub status: Option<SeedStatus>,
+    /// What was done.
+    pub action: Action,
+    /// The deciding labels: the first run's for `no_failure`/`infra_queue` before shrinking,
+    /// else the replays of the minimal input (of the origin for `pin_origin`).
+    pub labels: Vec<Label>,
+    /// The minimal input, canonical, when shrinking ran.
+    pub minimal: Option<Canonical>,
+    /// Whether the minimal fixture is trivial (`{}`, `[]`, `""`, `0`, `null`): the oracle may
+    /// be too weak.
+    pub trivial: bool,
+    /// Whether the shrinker's budget ran out.
+    pub budget_exhausted: bool,
+    /// One line on why, for infra items and drops.
+    pub message: Option<String>,
+    /// Whether the fixture was already pinned (its files are then left as they are).
+    pub already_pinned: bool,
+}
+
+impl Record {
+    /// The record as a JSON object: the meta fields in meta order, then `status`, `action`,
+    /// `labels`, `trivial`, `budget_exhausted` and `message`.
+    pub fn to_value(&self) -> Value {
+        let mut members = match &self.meta {
+            Some(meta) => match meta.to_value() {
+                Value::Object(m) => m.into_iter().filter(|(k, _)| k != "schema").collect(),
+                _ => Vec::new(),
+            },
+            None => vec![(
+                "property_id".to_owned(),
+                Value::String(self.property_id.to_string()),
+            )],
+        };
+        let opt = |s: Option<&str>| s.map_or(Value::Null, |s| Value::String(s.to_owned()));
+        members.push(("status".into(), opt(self.status.map(SeedStatus::as_str))));
+        members.push(("action".into(), Value::String(self.action.as_str().into())));
+        members.push((
+            "labels".into(),
+            Value::Array(
+                self.labels
+                    .iter()
+                    .map(|l| Value::String(l.as_str().into()))
+                    .collect(),
+            ),
+        ));
+        members.push(("trivial".into(), Value::Bool(self.trivial)));
+        members.push((
+            "budget_exhausted".into(),
+            Value::Bool(self.budget_exhausted),
+        ));
+        members.push(("message".into(), opt(self.message.as_deref())));
+        members.push(("already_pinned".into(), Value::Bool(self.already_pinned)));
+        Value::Object(members)
+    }
+}
+
+/// Everything classify needs besides the input.
+pub struct Plan<'a> {
+    /// Repository root (fixtures go under `root/fixtures`).
+    pub root: &'a Path,
+    /// The property.
+    pub property: &'a PropertyId,
+    /// Its oracles.
+    pub oracles: &'a PropertyOracles,
+    /// Canonical form of its fixtures.
+    pub canonicalization: Canonicalization,
+    /// Seed of every run.
+    pub seed: u64,
+    /// Replay count.
+    pub replays: usize,
+    /// Per-run deadline.
+    pub timeout_ms: u64,
+    /// Parallel replays.
+    pub jobs: usize,
+    /// Shrinker budget (oracle calls).
+    pub max_calls: u64,
+    /// `pinned_at` of a pinned fixture (UTC `YYYY-MM-DDTHH:MM:SSZ`).
+    pub pinned_at: String,
+    /// `patch_id` of a pinned fixture.
+    pub patch_id: String,
+    /// Whether to write the fixture files (the gate and `classify` do).
+    pub pin: bool,
+}
+
+/// Why classify could not run.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClassifyError {
+    /// The input has no canonical form.
+    #[error("the input has no canonical form")]
+    Canonical(#[source] freezegate_canon::ValueError),
+    /// The shrinker refused the input.
+    #[error("shrinking failed")]
+    Shrink(#[source] freezegate_shrink::ShrinkError),
+    /// Writing the fixture files failed.
+    #[error("pinning the fixture failed")]
+    Pin(#[source] freezegate_canon::Error),
+}
+
+const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
+
+/// Runs the classify loop on `input` (SPEC §8).
+pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError> {
+    let form = plan.canonicalization;
+    let origin =
+        freezegate_canon::canonicalize_value(input, form).map_err(ClassifyError::Canonical)?;
+    let timeout = Duration::from_millis(plan.timeout_ms);
+    let ctx = RunContext::new(plan.seed)
+        .with_property(plan.property.as_str())
+        .with_timeout(timeout);
+    let first = plan.oracles.fresh.run(origin.bytes(), &ctx);
+    let mut record = Record {
+        property_id: plan.property.clone(),
+        meta: None,
+        status: None,
+        action: Action::NoFailure,
+        labels: vec![first.label],
+        minimal: None,
+        trivial: false,
+        budget_exhausted: false,
+        message: None,
+        already_pinned: false,
+    };
+    match first.label {
+        Label::AssertPass => return Ok(record),
+        Label::Timeout | Label::HarnessError => {
+            record.action = Action::InfraQueue;
+            record.message = Some(format!(
+                "the first run was labelled {} ({}): a timeout or harness error is never shrunk",
+                first.label, first.exit
+            ));
+            return Ok(record);
+        }
+        Label::AssertFail => {}
+    }
+    let signature = first.signature.clone();
+    let fast = Arc::clone(&plan.oracles.fast);
+    let still_fails = |candidate: &Value| -> bool {
+        let Ok(bytes) = freezegate_canon::value_bytes(candidate, form) else {
+            return false;
+        };
+        let out = fast.run(&bytes, &ctx);
+        out.label == Label::AssertFail
+            && (signature.is_none() || out.signature.as_deref() == signature.as_deref())
+    };
+    let options = freezegate_shrink::Options {
+        max_calls: plan.max_calls,
+        canonicalization: form,
+    };
+    let shrunk =
+        freezegate_shrink::shrink(input, still_fails, &options).map_err(ClassifyError::Shrink)?;
+    // The first check counts as an oracle call.
+    let oracle_calls = shrunk.oracle_calls + 1;
+    record.budget_exhausted = shrunk.budget_exhausted;
+    let minimal = freezegate_canon::canonicalize_value(&shrunk.value, form)
+        .map_err(ClassifyError::Canonical)?;
+    record.trivial = TRIVIAL.contains(&minimal.bytes());
+
+    let replay = |candidate: &Canonical| -> (Vec<Label>, Verdict) {
+        let shared = Arc::new(candidate.bytes().to_vec());
+        let jobs = replay_contexts(
+            plan.seed,
+            plan.property.as_str(),
+            plan.timeout_ms,
+            plan.replays,
+        )
+        .into_iter()
+        .map(|ctx| Job {
+            oracle: Arc::clone(&plan.oracles.fresh),
+            candidate: Arc::clone(&shared),
+            ctx,
+        })
+        .collect();
+        let outcomes = run_parallel(jobs, plan.jobs, &|_| {});
+        let labels = labels(&outcomes);
+        let v = verdict(&labels, plan.replays);
+        (labels, v)
+    };
+    let (min_labels, min_verdict) = replay(&minimal);
+    let mut fixture = minimal.clone();
+    let mut path = freezegate_shrink::path_to_value(&shrunk.path);
+    record.labels = min_labels;
+    record.status = min_verdict.status();
+    record.action = match min_verdict {
+        Verdict::BlockPatch => Action::PinFixture,
+        Verdict::FreezeEligible => Action::FreezeAfterPin,
+        Verdict::InfraQueue | Verdict::RejectMalformed => {
+            record.message = Some(
+                "a replay of the minimal input timed out or broke: infra queue, nothing pinned"
+                    .into(),
+            );
+            Action::InfraQueue
+        }
+        Verdict::NotReproduced => {
+            let (origin_labels, origin_verdict) = replay(&origin);
+            match origin_verdict {
+                Verdict::BlockPatch | Verdict::FreezeEligible => {
+                    record.labels = origin_labels;
+                    record.status = origin_verdict.status();
+                    record.message = Some(
+                        "the minimal input does not reproduce but the origin does: the shrink over-shrank on a flaky oracle, so the origin is pinned"
+                            .into(),
+                    );
+                    fixture = origin.clone();
+                    path = Value::Array(Vec::new());
+                    Action::PinOrigin
+                }
+                Verdict::InfraQueue | Verdict::RejectMalformed => {
+                    record.labels = origin_labels;
+                    record.status = None;
+                    record.message = Some(
+                        "a replay of the origin timed out or broke: infra queue, nothing pinned"
+                            .into(),
+                    );
+                    Action::InfraQueue
+                }
+                Verdict::NotReproduced => {
+                    record.message = Some(
+                        "neither the minimal input nor the origin failed again: not reproduced, dropped"
+                            .into(),
+                    );
+                    Action::DropNonreproducible
+                }
+            }
+        }
+    };
+    let shrink_path = match path {
+        Value::Array(steps) => steps,
+        other => vec![other],
+    };
+    let meta = Meta {
+        property_id: plan.property.clone(),
+        fixture_id: fixture.fixture_id(),
+        fixture_digest: fixture.digest(),
+        origin_id: origin.fixture_id(),
+        origin_digest: origin.digest(),
+        canonicalization: form,
+        seed: plan.seed,
+        pinned_at: plan.pinned_at.clone(),
+        patch_id: plan.patch_id.clone(),
+        oracle_calls,
+        shrink_path,
+    };
+    // An already pinned fixture is never rewritten: its files are protected, and its meta
+    // records when and where it was first pinned.
+    let existing = fixture::fixture_path(plan.root, plan.property, fixture.fixture_id()).exists();
+    record.already_pinned = existing;
+    if plan.pin && record.action.pins() && !existing {
+        fixture::pin(plan.root, &meta, &fixture, &origin).map_err(ClassifyError::Pin)?;
+    }
+    record.meta = Some(meta);
+    record.minimal = Some(minimal);
+    Ok(record)
+}

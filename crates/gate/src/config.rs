@@ -1,0 +1,714 @@
+//! `freezegate.toml`: the properties and the policy (SPEC §9), and the overrides of one run.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use freezegate_canon::{Canonicalization, PropertyId};
+use serde::Deserialize;
+
+pub use freezegate_ledger::EnvClass;
+
+/// The configuration file's name at the repository root.
+pub const CONFIG_FILE: &str = "freezegate.toml";
+
+/// Paths protected whatever the file says (SPEC §9), as globs.
+pub const DEFAULT_PROTECTED: &[&str] = &[
+    "freezegate.toml",
+    "freeze/**",
+    ".ci/**",
+    ".github/workflows/**",
+    ".cargo/**",
+    "rust-toolchain.toml",
+    "xtask/**",
+];
+
+/// Default policy seed (SPEC §8).
+pub const DEFAULT_SEED: u64 = 20_260_917;
+/// Default replay count.
+pub const DEFAULT_REPLAYS: usize = 7;
+/// Default per-run deadline in milliseconds.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// Default freeze lifetime limit in days.
+pub const DEFAULT_MAX_FREEZE_DAYS: u32 = 14;
+/// Default minimum campaign size.
+pub const DEFAULT_MIN_CASES: u32 = 50;
+
+/// An error in `freezegate.toml`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// TOML syntax or schema error (unknown key, wrong type, missing key).
+    #[error("{}: line {line}, column {column}: {message}", path.display())]
+    Syntax {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong, naming the key.
+        message: String,
+    },
+    /// A rule of SPEC §9 is broken.
+    #[error("{}: {key}: {message}", path.display())]
+    Rule {
+        /// The file.
+        path: PathBuf,
+        /// The key, e.g. `property[2].replays`.
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The `[policy]` table.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    /// Seed given to generators and to every replay.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Replay count N.
+    #[serde(default = "default_replays")]
+    pub replays: usize,
+    /// Per-run deadline in milliseconds.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+    /// Parallel runs; `None` means the number of cores.
+    #[serde(default)]
+    pub jobs: Option<usize>,
+    /// Env classes allowed to freeze.
+    #[serde(default = "default_freeze_env_classes")]
+    pub freeze_env_classes: Vec<String>,
+    /// Longest freeze, in days.
+    #[serde(default = "default_max_freeze_days")]
+    pub max_freeze_days: u32,
+    /// Smallest allowed campaign size.
+    #[serde(default = "default_min_cases")]
+    pub min_cases: u32,
+    /// Extra protected globs (the defaults always apply).
+    #[serde(default)]
+    pub protected: Vec<String>,
+    /// Globs of the files that hold property code (checked for gaming moves).
+    #[serde(default)]
+    pub property_paths: Vec<String>,
+}
+
+fn default_seed() -> u64 {
+    DEFAULT_SEED
+}
+fn default_replays() -> usize {
+    DEFAULT_REPLAYS
+}
+fn default_timeout_ms() -> u64 {
+    DEFAULT_TIMEOUT_MS
+}
+fn default_freeze_env_classes() -> Vec<String> {
+    vec!["remote".to_owned()]
+}
+fn default_max_freeze_days() -> u32 {
+    DEFAULT_MAX_FREEZE_DAYS
+}
+fn default_min_cases() -> u32 {
+    DEFAULT_MIN_CASES
+}
+
+impl Default for Policy {
+    fn default() -> Policy {
+        Policy {
+            seed: DEFAULT_SEED,
+            replays: DEFAULT_REPLAYS,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            jobs: None,
+            freeze_env_classes: default_freeze_env_classes(),
+            max_freeze_days: DEFAULT_MAX_FREEZE_DAYS,
+            min_cases: DEFAULT_MIN_CASES,
+            protected: Vec::new(),
+            property_paths: Vec::new(),
+        }
+    }
+}
+
+impl Policy {
+    /// Every protected glob: the defaults of SPEC §9, then the file's own.
+    pub fn protected_globs(&self) -> Vec<String> {
+        DEFAULT_PROTECTED
+            .iter()
+            .map(|s| (*s).to_owned())
+            .chain(self.protected.iter().cloned())
+            .collect()
+    }
+}
+
+/// One `[[property]]`, as written.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PropertyConfig {
+    /// The property id.
+    pub id: String,
+    /// Oracle command (`sh -c`, repository root); absent for a Rust property registered in code.
+    #[serde(default)]
+    pub oracle: Option<String>,
+    /// Generator command for campaigns (prints one JSON input per line).
+    #[serde(default)]
+    pub generate: Option<String>,
+    /// Campaign size; the policy's `min_cases` when absent.
+    #[serde(default)]
+    pub cases: Option<u32>,
+    /// Per-run deadline; the policy's when absent.
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
+    /// Replay count; may raise the policy's, never lower it.
+    #[serde(default)]
+    pub replays: Option<usize>,
+    /// The oracle also speaks the worker protocol (used for campaigns and shrinking).
+    #[serde(default)]
+    pub worker: bool,
+    /// `freezegate-canon-v1` (default) or `freezegate-canon-v1-ordered`.
+    #[serde(default)]
+    pub canonicalization: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    policy: Policy,
+    #[serde(default)]
+    property: Vec<PropertyConfig>,
+}
+
+/// A property with every default resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Property {
+    /// The property id.
+    pub id: PropertyId,
+    /// Oracle command; `None` for a Rust property registered in code.
+    pub oracle: Option<String>,
+    /// Generator command, if any.
+    pub generate: Option<String>,
+    /// Campaign size.
+    pub cases: u32,
+    /// Per-run deadline in milliseconds.
+    pub timeout_ms: u64,
+    /// Replay count.
+    pub replays: usize,
+    /// The oracle speaks the worker protocol.
+    pub worker: bool,
+    /// Canonical form of the property's fixtures.
+    pub canonicalization: Canonicalization,
+}
+
+/// `freezegate.toml`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Where it was read from (for messages).
+    pub path: PathBuf,
+    /// The policy.
+    pub policy: Policy,
+    /// The properties, in file order.
+    pub properties: Vec<Property>,
+}
+
+impl Config {
+    /// Reads and validates `freezegate.toml` in `root`.
+    pub fn load(root: &Path) -> Result<Config, ConfigError> {
+        let path = root.join(CONFIG_FILE);
+        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Config::parse(&text, &path)
+    }
+
+    /// Parses and validates configuration text; `path` names it in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let (line, column) = e
+                .span()
+                .map(|span| line_column(text, span.start))
+                .unwrap_or((1, 1));
+            ConfigError::Syntax {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: e.message().trim().to_owned(),
+            }
+        })?;
+        let rule = |key: String, message: String| ConfigError::Rule {
+            path: path.to_path_buf(),
+            key,
+            message,
+        };
+        let policy = raw.policy;
+        if policy.replays == 0 {
+            return Err(rule("policy.replays".into(), "must be at least 1".into()));
+        }
+        if policy.timeout_ms == 0 {
+            return Err(rule(
+                "policy.timeout_ms".into(),
+                "must be at least 1".into(),
+            ));
+        }
+        if policy.jobs == Some(0) {
+            return Err(rule("policy.jobs".into(), "must be at least 1".into()));
+        }
+        if policy.max_freeze_days == 0 {
+            return Err(rule(
+                "policy.max_freeze_days".into(),
+                "must be at least 1".into(),
+            ));
+        }
+        for class in &policy.freeze_env_classes {
+            if class != "local" && class != "remote" {
+                return Err(rule(
+                    "policy.freeze_env_classes".into(),
+                    format!("unknown env class {class:?}: expected \"local\" or \"remote\""),
+                ));
+            }
+        }
+        let mut seen = BTreeSet::new();
+        let mut properties = Vec::with_capacity(raw.property.len());
+        for (i, p) in raw.property.into_iter().enumerate() {
+            let key = |field: &str| format!("property[{i}].{field}");
+            let id: PropertyId =
+                p.id.parse()
+                    .map_err(|e: freezegate_canon::Error| rule(key("id"), e.to_string()))?;
+            if !seen.insert(id.clone()) {
+                return Err(rule(key("id"), format!("property {id} is listed twice")));
+            }
+            for (field, cmd) in [("oracle", &p.oracle), ("generate", &p.generate)] {
+                if cmd.as_deref().is_some_and(|c| c.trim().is_empty()) {
+                    return Err(rule(key(field), "the command is empty".into()));
+                }
+            }
+            let replays = p.replays.unwrap_or(policy.replays);
+            if replays < policy.replays {
+                return Err(rule(
+                    key("replays"),
+                    format!(
+                        "{replays} is fewer than the policy's {}: a property may raise its replay count, never lower it",
+                        policy.replays
+                    ),
+                ));
+            }
+            let cases = p.cases.unwrap_or(policy.min_cases);
+            if cases < policy.min_cases {
+                return Err(rule(
+                    key("cases"),
+                    format!(
+                        "{cases} is below the policy's min_cases {}",
+                        policy.min_cases
+                    ),
+                ));
+            }
+            let timeout_ms = p.timeout_ms.unwrap_or(policy.timeout_ms);
+            if timeout_ms == 0 {
+                return Err(rule(key("timeout_ms"), "must be at least 1".into()));
+            }
+            let canonicalization = match &p.canonicalization {
+                None => Canonicalization::V1,
+                Some(name) => name.parse().map_err(|e: freezegate_canon::Error| {
+                    rule(key("canonicalization"), e.to_string())
+                })?,
+            };
+            properties.push(Property {
+                id,
+                oracle: p.oracle,
+                generate: p.generate,
+                cases,
+                timeout_ms,
+                replays,
+                worker: p.worker,
+                canonicalization,
+            });
+        }
+        Ok(Config {
+            path: path.to_path_buf(),
+            policy,
+            properties,
+        })
+    }
+
+    /// The property with this id.
+    pub fn property(&self, id: &str) -> Option<&Property> {
+        self.properties.iter().find(|p| p.id.as_str() == id)
+    }
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = 1 + before.matches('\n').count();
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, 1 + before[start..].chars().count())
+}
+
+/// Where an override of the file's policy came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// An environment variable (`PROP_SEED`, `REPLAYS`, `ENV_CLASS`, `RUNNER_ID`).
+    Env,
+    /// A command-line flag.
+    Flag,
+}
+
+/// One setting of a run that differs from the signed file.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Override {
+    /// The setting, e.g. `seed` or `replays`.
+    pub key: String,
+    /// What the file (or the default) says.
+    pub file: String,
+    /// What the run uses.
+    pub run: String,
+    /// Where the run's value came from.
+    pub source: Source,
+    /// Whether it weakens the policy (other seed, fewer replays, longer deadline).
+    pub weakens: bool,
+}
+
+impl fmt::Display for Override {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let from = match self.source {
+            Source::Env => "environment",
+            Source::Flag => "flag",
+        };
+        write!(
+            f,
+            "{} = {} (file: {}; {from}{})",
+            self.key,
+            self.run,
+            self.file,
+            if self.weakens {
+                "; weakens the policy"
+            } else {
+                ""
+            }
+        )
+    }
+}
+
+/// Values a run may set over the file: from the environment and from flags (flags win).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunOverrides {
+    /// `PROP_SEED`.
+    pub env_seed: Option<String>,
+    /// `REPLAYS`.
+    pub env_replays: Option<String>,
+    /// `ENV_CLASS`.
+    pub env_class: Option<String>,
+    /// `RUNNER_ID`.
+    pub env_runner_id: Option<String>,
+    /// `--seed`.
+    pub flag_seed: Option<u64>,
+    /// `--replays`.
+    pub flag_replays: Option<usize>,
+    /// `--timeout-ms`.
+    pub flag_timeout_ms: Option<u64>,
+    /// `--jobs`.
+    pub flag_jobs: Option<usize>,
+}
+
+impl RunOverrides {
+    /// Reads `PROP_SEED`, `REPLAYS`, `ENV_CLASS` and `RUNNER_ID` from an environment lookup
+    /// (the gate's caller passes `std::env::var`; tests pass a map).
+    pub fn from_env(lookup: impl Fn(&str) -> Option<String>) -> RunOverrides {
+        let get = |k: &str| lookup(k).filter(|v| !v.is_empty());
+        RunOverrides {
+            env_seed: get("PROP_SEED"),
+            env_replays: get("REPLAYS"),
+            env_class: get("ENV_CLASS"),
+            env_runner_id: get("RUNNER_ID"),
+            ..RunOverrides::default()
+        }
+    }
+}
+
+/// The effective settings of one run: the file's policy with the run's overrides applied.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The configuration as read.
+    pub config: Config,
+    /// Seed in force.
+    pub seed: u64,
+    /// Policy replay count in force (properties may raise it).
+    pub replays: usize,
+    /// Flag override of every deadline, if any.
+    pub timeout_ms: Option<u64>,
+    /// Parallel runs.
+    pub jobs: usize,
+    /// This runner's env class.
+    pub env_class: EnvClass,
+    /// This runner's id.
+    pub runner_id: String,
+    /// Every setting that differs from the file, in a fixed order.
+    pub overrides: Vec<Override>,
+}
+
+impl Settings {
+    /// Applies `overrides` to `config`; `cores` is the default for `jobs`.
+    ///
+    /// Fails (as a usage error) on a malformed environment value, or on `remote` without a
+    /// runner id.
+    pub fn resolve(
+        config: Config,
+        overrides: &RunOverrides,
+        cores: usize,
+    ) -> Result<Settings, String> {
+        let policy = &config.policy;
+        let mut list = Vec::new();
+        let env_seed = overrides
+            .env_seed
+            .as_deref()
+            .map(|s| {
+                s.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("PROP_SEED {s:?} is not a non-negative integer"))
+            })
+            .transpose()?;
+        let env_replays = overrides
+            .env_replays
+            .as_deref()
+            .map(|s| match s.trim().parse::<usize>() {
+                Ok(n) if n > 0 => Ok(n),
+                _ => Err(format!("REPLAYS {s:?} is not a positive integer")),
+            })
+            .transpose()?;
+        let (seed, seed_src) = pick(policy.seed, env_seed, overrides.flag_seed);
+        if let Some(source) = seed_src {
+            list.push(Override {
+                key: "seed".into(),
+                file: policy.seed.to_string(),
+                run: seed.to_string(),
+                source,
+                weakens: seed != policy.seed,
+            });
+        }
+        let (replays, rep_src) = pick(policy.replays, env_replays, overrides.flag_replays);
+        if replays == 0 {
+            return Err("--replays must be at least 1".into());
+        }
+        if let Some(source) = rep_src {
+            list.push(Override {
+                key: "replays".into(),
+                file: policy.replays.to_string(),
+                run: replays.to_string(),
+                source,
+                weakens: replays < policy.replays,
+            });
+        }
+        if let Some(t) = overrides.flag_timeout_ms {
+            if t == 0 {
+                return Err("--timeout-ms must be at least 1".into());
+            }
+            list.push(Override {
+                key: "timeout_ms".into(),
+                file: policy.timeout_ms.to_string(),
+                run: t.to_string(),
+                source: Source::Flag,
+                weakens: t > policy.timeout_ms,
+            });
+        }
+        let jobs = match overrides.flag_jobs {
+            Some(0) => return Err("--jobs must be at least 1".into()),
+            Some(j) => j,
+            None => policy.jobs.unwrap_or(cores.max(1)),
+        };
+        let env_class = match overrides.env_class.as_deref() {
+            None => EnvClass::Local,
+            Some(s) => s.parse().map_err(|_| {
+                format!("ENV_CLASS {s:?} is not an env class: expected \"local\" or \"remote\"")
+            })?,
+        };
+        let runner_id = match (&overrides.env_runner_id, env_class) {
+            (Some(id), _) => id.clone(),
+            (None, EnvClass::Local) => "local".to_owned(),
+            (None, EnvClass::Remote) => {
+                return Err("RUNNER_ID is required when ENV_CLASS is remote".into());
+            }
+        };
+        Ok(Settings {
+            seed,
+            replays,
+            timeout_ms: overrides.flag_timeout_ms,
+            jobs,
+            env_class,
+            runner_id,
+            overrides: list,
+            config,
+        })
+    }
+
+    /// The replay count for a property: the larger of its own and the run's.
+    pub fn replays_for(&self, property: &Property) -> usize {
+        if property.replays > self.config.policy.replays {
+            property.replays.max(self.replays)
+        } else {
+            self.replays
+        }
+    }
+
+    /// The deadline for a property: a flag override, else its own.
+    pub fn timeout_ms_for(&self, property: &Property) -> u64 {
+        self.timeout_ms.unwrap_or(property.timeout_ms)
+    }
+
+    /// Whether any override weakens the signed policy.
+    pub fn weakening_overrides(&self) -> impl Iterator<Item = &Override> {
+        self.overrides.iter().filter(|o| o.weakens)
+    }
+}
+
+fn pick<T: Copy>(file: T, env: Option<T>, flag: Option<T>) -> (T, Option<Source>) {
+    match (flag, env) {
+        (Some(v), _) => (v, Some(Source::Flag)),
+        (None, Some(v)) => (v, Some(Source::Env)),
+        (None, None) => (file, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("freezegate.toml"))
+    }
+
+    #[test]
+    fn defaults_follow_the_spec() {
+        let c = parse("[[property]]\nid = \"a.b\"\noracle = \"true\"\n").unwrap();
+        assert_eq!(c.policy.seed, 20_260_917);
+        assert_eq!(c.policy.replays, 7);
+        assert_eq!(c.policy.timeout_ms, 10_000);
+        assert_eq!(c.policy.freeze_env_classes, vec!["remote".to_owned()]);
+        assert_eq!(c.policy.max_freeze_days, 14);
+        assert_eq!(c.policy.min_cases, 50);
+        let p = &c.properties[0];
+        assert_eq!((p.cases, p.replays, p.timeout_ms), (50, 7, 10_000));
+        assert_eq!(p.canonicalization, Canonicalization::V1);
+        assert!(c.policy.protected_globs().contains(&"xtask/**".to_owned()));
+    }
+
+    #[test]
+    fn unknown_keys_name_line_and_key() {
+        let err = parse("[policy]\nseed = 1\nreplay = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("freezegate.toml: line 3, column 1:"),
+            "{err}"
+        );
+        assert!(err.contains("replay"), "{err}");
+    }
+
+    #[test]
+    fn a_property_may_raise_but_not_lower_replays() {
+        let ok = parse("[[property]]\nid = \"p\"\noracle = \"true\"\nreplays = 41\n").unwrap();
+        assert_eq!(ok.properties[0].replays, 41);
+        let err = parse("[[property]]\nid = \"p\"\noracle = \"true\"\nreplays = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("property[0].replays"), "{err}");
+    }
+
+    #[test]
+    fn rule_errors_name_the_key() {
+        for (text, key) in [
+            ("[[property]]\nid = \"../x\"\n", "property[0].id"),
+            ("[[property]]\nid = \"p\"\ncases = 3\n", "property[0].cases"),
+            (
+                "[[property]]\nid = \"p\"\n[[property]]\nid = \"p\"\n",
+                "property[1].id",
+            ),
+            (
+                "[[property]]\nid = \"p\"\noracle = \" \"\n",
+                "property[0].oracle",
+            ),
+            (
+                "[[property]]\nid = \"p\"\ncanonicalization = \"v2\"\n",
+                "property[0].canonicalization",
+            ),
+            (
+                "[policy]\nfreeze_env_classes = [\"laptop\"]\n",
+                "policy.freeze_env_classes",
+            ),
+            ("[policy]\nreplays = 0\n", "policy.replays"),
+        ] {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(err.contains(key), "{text:?}: {err}");
+        }
+    }
+
+    fn settings(overrides: RunOverrides) -> Result<Settings, String> {
+        let c = parse("[policy]\nseed = 5\nreplays = 7\ntimeout_ms = 100\n").unwrap();
+        Settings::resolve(c, &overrides, 2)
+    }
+
+    #[test]
+    fn flags_beat_the_environment_and_every_override_is_listed() {
+        let s = settings(RunOverrides {
+            env_seed: Some("9".into()),
+            env_replays: Some("9".into()),
+            flag_replays: Some(3),
+            flag_timeout_ms: Some(50),
+            ..RunOverrides::default()
+        })
+        .unwrap();
+        assert_eq!(
+            (s.seed, s.replays, s.timeout_ms, s.jobs),
+            (9, 3, Some(50), 2)
+        );
+        let shown: Vec<String> = s.overrides.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "seed = 9 (file: 5; environment; weakens the policy)",
+                "replays = 3 (file: 7; flag; weakens the policy)",
+                "timeout_ms = 50 (file: 100; flag)",
+            ]
+        );
+        assert_eq!(s.weakening_overrides().count(), 2);
+    }
+
+    #[test]
+    fn remote_needs_a_runner_id_and_bad_values_are_refused() {
+        assert!(
+            settings(RunOverrides {
+                env_class: Some("remote".into()),
+                ..RunOverrides::default()
+            })
+            .unwrap_err()
+            .contains("RUNNER_ID")
+        );
+        assert!(
+            settings(RunOverrides {
+                env_replays: Some("zero".into()),
+                ..RunOverrides::default()
+            })
+            .is_err()
+        );
+        let s = settings(RunOverrides {
+            env_class: Some("remote".into()),
+            env_runner_id: Some("ci-7".into()),
+            ..RunOverrides::default()
+        })
+        .unwrap();
+        assert_eq!(
+            (s.env_class, s.runner_id.as_str()),
+            (EnvClass::Remote, "ci-7")
+        );
+        assert!(s.overrides.is_empty());
+    }
+}

@@ -1,0 +1,158 @@
+//! Building the oracles of a property and running many runs of them in parallel.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use freezegate_replay::{Label, Oracle, ProcessOracle, RunContext, RunOutcome, WorkerOracle};
+
+use crate::config::Property;
+use crate::rust_prop::oracle_command;
+
+/// How a property's oracle is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OracleSource {
+    /// An external command from `freezegate.toml`.
+    Command(String),
+    /// A Rust property registered in code, run by re-executing this binary.
+    Rust {
+        /// The binary to re-execute (the xtask's own, `std::env::current_exe`).
+        exe: PathBuf,
+    },
+}
+
+/// The oracles of one property: a fresh process per run for replays, and the fastest
+/// runner for campaigns and shrinking (a worker where the property speaks the protocol).
+#[derive(Clone)]
+pub struct PropertyOracles {
+    /// One fresh process per run: replays always use this (SPEC §4).
+    pub fresh: Arc<dyn Oracle>,
+    /// Campaign and shrink runs: a worker when the property has `worker = true` (or is a
+    /// Rust property), else the same as `fresh`.
+    pub fast: Arc<dyn Oracle>,
+    /// The shell command behind both.
+    pub command: String,
+}
+
+impl std::fmt::Debug for PropertyOracles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PropertyOracles")
+            .field("command", &self.command)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a property has no oracle.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OracleError {
+    /// No `oracle` in the file and no Rust property of that id.
+    #[error(
+        "property {0} has no oracle: give it an `oracle` command in freezegate.toml or register it as a Rust property"
+    )]
+    Missing(String),
+    /// The command is unusable.
+    #[error("property {id}: {message}")]
+    Invalid {
+        /// The property.
+        id: String,
+        /// Why.
+        message: String,
+    },
+}
+
+impl PropertyOracles {
+    /// The oracles of `property`, run in `root`.
+    pub fn new(
+        property: &Property,
+        source: &OracleSource,
+        root: &Path,
+    ) -> Result<PropertyOracles, OracleError> {
+        let (command, worker) = match source {
+            OracleSource::Command(cmd) => (cmd.clone(), property.worker),
+            OracleSource::Rust { exe } => (oracle_command(exe, property.id.as_str()), true),
+        };
+        let invalid = |e: &dyn std::fmt::Display| OracleError::Invalid {
+            id: property.id.to_string(),
+            message: e.to_string(),
+        };
+        let fresh: Arc<dyn Oracle> =
+            Arc::new(ProcessOracle::new(command.clone(), root).map_err(|e| invalid(&e))?);
+        let fast: Arc<dyn Oracle> = if worker {
+            Arc::new(WorkerOracle::new(command.clone(), root).map_err(|e| invalid(&e))?)
+        } else {
+            Arc::clone(&fresh)
+        };
+        Ok(PropertyOracles {
+            fresh,
+            fast,
+            command,
+        })
+    }
+}
+
+/// One run to do: which oracle, which candidate, which context.
+pub struct Job {
+    /// The oracle.
+    pub oracle: Arc<dyn Oracle>,
+    /// The candidate's canonical bytes.
+    pub candidate: Arc<Vec<u8>>,
+    /// Seed, property, replay index, deadline.
+    pub ctx: RunContext,
+}
+
+/// Runs `jobs` on `threads` threads and returns their outcomes in job order, whatever the
+/// completion order. `tick` is called after each finished run with the count done so far.
+pub fn run_parallel(
+    jobs: Vec<Job>,
+    threads: usize,
+    tick: &(dyn Fn(usize) + Sync),
+) -> Vec<RunOutcome> {
+    let total = jobs.len();
+    let slots: Vec<Mutex<Option<RunOutcome>>> = (0..total).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let threads = threads.clamp(1, total.max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(job) = jobs.get(i) else { break };
+                    let outcome = job.oracle.run(&job.candidate, &job.ctx);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(outcome);
+                    }
+                    tick(done.fetch_add(1, Ordering::Relaxed) + 1);
+                }
+            });
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner().ok().flatten().unwrap_or_else(|| {
+                RunOutcome::not_run("the run's thread panicked before it recorded an outcome")
+            })
+        })
+        .collect()
+}
+
+/// The contexts of the `n` replays of one candidate: replay indices `0..n`.
+pub fn replay_contexts(seed: u64, property: &str, timeout_ms: u64, n: usize) -> Vec<RunContext> {
+    (0..n)
+        .map(|i| {
+            RunContext::new(seed)
+                .with_property(property)
+                .with_replay(u32::try_from(i).unwrap_or(u32::MAX))
+                .with_timeout(Duration::from_millis(timeout_ms))
+        })
+        .collect()
+}
+
+/// The labels of a list of outcomes.
+pub fn labels(outcomes: &[RunOutcome]) -> Vec<Label> {
+    outcomes.iter().map(|o| o.label).collect()
+}

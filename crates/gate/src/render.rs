@@ -1,0 +1,560 @@
+//! Renderers of the gate's [`Report`]: text for people, JSON for machines, JUnit XML and
+//! GitHub workflow annotations for CI dashboards.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+
+use crate::report::{
+    CampaignResult, CampaignStatus, FixtureResult, FixtureStatus, Outcome, Report, SettingsView,
+};
+
+/// Text styling: ANSI colour on a terminal, plain elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// Whether to emit ANSI colour codes.
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    fn status(self, status: FixtureStatus) -> String {
+        let code = match status {
+            FixtureStatus::Pass => "32",
+            FixtureStatus::Regression | FixtureStatus::Flicker => "1;31",
+            FixtureStatus::Frozen => "36",
+            FixtureStatus::Infra => "33",
+        };
+        self.paint(code, status.as_str())
+    }
+}
+
+fn labels_text(labels: &[freezegate_replay::Label]) -> String {
+    labels
+        .iter()
+        .map(|l| match l {
+            freezegate_replay::Label::AssertPass => 'P',
+            freezegate_replay::Label::AssertFail => 'F',
+            freezegate_replay::Label::Timeout => 'T',
+            freezegate_replay::Label::HarnessError => 'E',
+        })
+        .collect()
+}
+
+/// The settings block: printed first, so a reviewer sees the run's policy next to the patch.
+pub fn settings_text(s: &SettingsView) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "freezegate gate");
+    let _ = writeln!(
+        out,
+        "  seed {} · replays {} · jobs {} · env {} (runner {}) · now {}",
+        s.seed, s.replays, s.jobs, s.env_class, s.runner_id, s.now
+    );
+    let _ = writeln!(
+        out,
+        "  ledger: {} active {}, {} expired",
+        s.ledger_active,
+        if s.ledger_active == 1 { "row" } else { "rows" },
+        s.ledger_expired
+    );
+    if s.overrides.is_empty() {
+        let _ = writeln!(out, "  overrides: none");
+    } else {
+        let _ = writeln!(out, "  overrides:");
+        for o in &s.overrides {
+            let _ = writeln!(out, "    {o}");
+        }
+    }
+    if !s.properties.is_empty() {
+        let width = s.properties.iter().map(|p| p.id.len()).max().unwrap_or(0);
+        let _ = writeln!(out, "  properties:");
+        for p in &s.properties {
+            let _ = writeln!(
+                out,
+                "    {:width$}  {:7}  cases {:>5}  timeout {:>6} ms  replays {}",
+                p.id, p.oracle, p.cases, p.timeout_ms, p.replays
+            );
+        }
+    }
+    out
+}
+
+fn fixture_line(f: &FixtureResult, style: Style) -> String {
+    let mut line = format!(
+        "  {:10} {}/{}  {}",
+        style.status(f.status),
+        f.property_id,
+        f.fixture_id,
+        labels_text(&f.labels)
+    );
+    if let Some(freeze) = &f.freeze {
+        let _ = write!(
+            line,
+            "  frozen by {} until {} ({})",
+            freeze.owner, freeze.expires_at, freeze.reason
+        );
+    }
+    if let Some(sig) = &f.signature {
+        let _ = write!(line, "  failure: {sig}");
+    }
+    if let Some(note) = &f.note {
+        let _ = write!(line, "\n             {note}");
+    }
+    line
+}
+
+fn campaign_line(c: &CampaignResult, style: Style) -> String {
+    let status = match c.status {
+        CampaignStatus::Pass => style.paint("32", "pass"),
+        CampaignStatus::Failure if c.blocks() => style.paint("1;31", "failure"),
+        CampaignStatus::Failure if c.already_pinned => style.paint("33", "known"),
+        CampaignStatus::Failure => style.paint("33", "dropped"),
+        CampaignStatus::Infra => style.paint("33", "infra"),
+        CampaignStatus::NoGenerator => "no generator".to_owned(),
+    };
+    let mut line = format!(
+        "  {:10} {}  {}/{} cases",
+        status, c.property_id, c.cases_run, c.cases
+    );
+    if let (Some(action), Some(id)) = (&c.action, &c.fixture_id) {
+        let _ = write!(line, "  → {action} {id} {}", labels_text(&c.labels));
+        if let Some(min) = &c.minimal {
+            let shown: String = min.chars().take(80).collect();
+            let more = if min.chars().count() > 80 { "…" } else { "" };
+            let _ = write!(line, "  minimal {shown}{more}");
+        }
+    }
+    if let Some(note) = &c.note {
+        let _ = write!(line, "\n             {note}");
+    }
+    line
+}
+
+/// The body of the text report (everything after the settings block), ending with the
+/// summary line.
+pub fn body_text(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    if !report.findings.is_empty() {
+        let _ = writeln!(out, "findings:");
+        for f in &report.findings {
+            let level = if f.blocking {
+                style.paint("1;31", "error")
+            } else {
+                style.paint("33", "warning")
+            };
+            let place = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("{file}:{line}: "),
+                (Some(file), None) => format!("{file}: "),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "  {level} [{}] {place}{}", f.rule, f.message);
+        }
+    }
+    if !report.fixtures.is_empty() {
+        let passing = report
+            .fixtures
+            .iter()
+            .filter(|f| f.status == FixtureStatus::Pass && f.note.is_none())
+            .count();
+        let _ = writeln!(
+            out,
+            "fixtures ({} replayed, {passing} passing):",
+            report.fixtures.len()
+        );
+        for f in report
+            .fixtures
+            .iter()
+            .filter(|f| f.status != FixtureStatus::Pass || f.note.is_some())
+        {
+            let _ = writeln!(out, "{}", fixture_line(f, style));
+        }
+    }
+    if !report.campaigns.is_empty() {
+        let _ = writeln!(out, "campaigns:");
+        for c in &report.campaigns {
+            let _ = writeln!(out, "{}", campaign_line(c, style));
+        }
+    }
+    if !report.expired_rows.is_empty() {
+        let _ = writeln!(out, "expired freeze rows (they excuse nothing):");
+        for r in &report.expired_rows {
+            let _ = writeln!(
+                out,
+                "  {}/{} ({}) owner {} expired {}",
+                r.property_id, r.fixture_id, r.env_class, r.owner, r.expires_at
+            );
+        }
+    }
+    let line = report.summary_line();
+    let painted = match report.decision.outcome {
+        Outcome::Pass => style.paint("1;32", &line),
+        Outcome::Blocked => style.paint("1;31", &line),
+        Outcome::Infra => style.paint("1;33", &line),
+    };
+    let _ = writeln!(out, "{painted}");
+    out
+}
+
+/// The JSON report: the [`Report`] as pretty JSON plus a newline (schema:
+/// `docs/gate-report.schema.json`).
+pub fn json(report: &Report) -> String {
+    let mut text = serde_json::to_string_pretty(report).unwrap_or_else(|e| {
+        format!(
+            "{{\"format\":\"{}\",\"error\":{:?}}}",
+            report.format,
+            e.to_string()
+        )
+    });
+    text.push('\n');
+    text
+}
+
+fn ms(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+/// JUnit XML: one test case per fixture and per campaign (and per blocking finding);
+/// frozen fixtures are skipped with the freeze's reason; infra items are errors.
+pub fn junit(report: &Report) -> String {
+    let mut junit = quick_junit::Report::new("freezegate");
+    junit.set_time(ms(report.summary.duration_ms));
+
+    let mut fixtures = TestSuite::new("fixtures");
+    for f in &report.fixtures {
+        let labels = labels_text(&f.labels);
+        let status = match f.status {
+            FixtureStatus::Pass => TestCaseStatus::success(),
+            FixtureStatus::Regression | FixtureStatus::Flicker => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                s.set_type(f.status.as_str());
+                s.set_message(format!(
+                    "{}: {} ({labels})",
+                    f.status.as_str(),
+                    f.verdict.as_str()
+                ));
+                if let Some(d) = f.note.as_ref().or(f.signature.as_ref()) {
+                    s.set_description(d.clone());
+                }
+                s
+            }
+            FixtureStatus::Frozen => {
+                let mut s = TestCaseStatus::skipped();
+                if let Some(freeze) = &f.freeze {
+                    s.set_message(format!(
+                        "frozen (no vote) by {} until {}: {}",
+                        freeze.owner, freeze.expires_at, freeze.reason
+                    ));
+                }
+                s
+            }
+            FixtureStatus::Infra => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                s.set_type("infra");
+                s.set_message(format!("infra queue ({labels})"));
+                if let Some(note) = &f.note {
+                    s.set_description(note.clone());
+                }
+                s
+            }
+        };
+        let mut case = TestCase::new(f.fixture_id.clone(), status);
+        case.set_classname(f.property_id.clone());
+        case.set_time(ms(f.duration_ms));
+        fixtures.add_test_case(case);
+    }
+    junit.add_test_suite(fixtures);
+
+    let mut campaigns = TestSuite::new("campaigns");
+    for c in &report.campaigns {
+        let status = match c.status {
+            CampaignStatus::Pass => TestCaseStatus::success(),
+            CampaignStatus::NoGenerator => {
+                let mut s = TestCaseStatus::skipped();
+                s.set_message("no generator: fixtures only");
+                s
+            }
+            CampaignStatus::Failure if !c.blocks() => {
+                let mut s = TestCaseStatus::skipped();
+                s.set_message(c.note.clone().unwrap_or_else(|| {
+                    if c.already_pinned {
+                        "the failure is an already pinned fixture".into()
+                    } else {
+                        "not reproduced".into()
+                    }
+                }));
+                s
+            }
+            CampaignStatus::Failure => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                s.set_type("new_failure");
+                s.set_message(format!(
+                    "{} {}",
+                    c.action.as_deref().unwrap_or("failure"),
+                    c.fixture_id.as_deref().unwrap_or("")
+                ));
+                if let Some(min) = &c.minimal {
+                    s.set_description(format!("minimal failing input: {min}"));
+                }
+                s
+            }
+            CampaignStatus::Infra => {
+                let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                s.set_type("infra");
+                s.set_message(c.note.clone().unwrap_or_else(|| "infra queue".into()));
+                s
+            }
+        };
+        let mut case = TestCase::new(c.property_id.clone(), status);
+        case.set_classname("campaign");
+        case.set_time(ms(c.duration_ms));
+        campaigns.add_test_case(case);
+    }
+    junit.add_test_suite(campaigns);
+
+    let blocking: Vec<_> = report.findings.iter().filter(|f| f.blocking).collect();
+    if !blocking.is_empty() {
+        let mut suite = TestSuite::new("findings");
+        for (i, f) in blocking.iter().enumerate() {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_type(f.rule.clone());
+            s.set_message(f.message.clone());
+            let mut case = TestCase::new(format!("{} #{i}", f.rule), s);
+            case.set_classname(f.file.clone().unwrap_or_else(|| "gate".into()));
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- junit serialisation failed: {e} -->\n"))
+}
+
+/// Escapes a value for a workflow command's message (`%`, CR, LF).
+fn gh_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property (also `:` and `,`).
+fn gh_prop(s: &str) -> String {
+    gh_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// GitHub workflow commands: `::error` for what blocks, `::warning` for frozen fixtures,
+/// infra items, expired rows and warnings, ending with a `::notice` of the summary line.
+pub fn github(report: &Report) -> String {
+    let mut out = String::new();
+    let mut emit = |level: &str, file: Option<&str>, title: &str, message: &str| {
+        let mut props = Vec::new();
+        if let Some(file) = file {
+            props.push(format!("file={}", gh_prop(file)));
+        }
+        props.push(format!("title={}", gh_prop(title)));
+        let _ = writeln!(out, "::{level} {}::{}", props.join(","), gh_data(message));
+    };
+    for f in &report.findings {
+        let level = if f.blocking { "error" } else { "warning" };
+        emit(
+            level,
+            f.file.as_deref(),
+            &format!("freezegate {}", f.rule),
+            &f.message,
+        );
+    }
+    for f in &report.fixtures {
+        let labels = labels_text(&f.labels);
+        match f.status {
+            FixtureStatus::Pass => {}
+            FixtureStatus::Regression | FixtureStatus::Flicker => emit(
+                "error",
+                Some(&f.path),
+                &format!("freezegate {}", f.status.as_str()),
+                &format!(
+                    "{} fixture {}: {} ({labels}){}",
+                    f.property_id,
+                    f.fixture_id,
+                    f.verdict.as_str(),
+                    f.note
+                        .as_ref()
+                        .map(|n| format!(" — {n}"))
+                        .unwrap_or_default()
+                ),
+            ),
+            FixtureStatus::Frozen => emit(
+                "warning",
+                Some(&f.path),
+                "freezegate frozen (no vote)",
+                &format!(
+                    "{} fixture {} flickers ({labels}); frozen by {} until {}",
+                    f.property_id,
+                    f.fixture_id,
+                    f.freeze.as_ref().map_or("?", |r| r.owner.as_str()),
+                    f.freeze.as_ref().map_or("?", |r| r.expires_at.as_str())
+                ),
+            ),
+            FixtureStatus::Infra => emit(
+                "warning",
+                Some(&f.path),
+                "freezegate infra",
+                &format!(
+                    "{} fixture {}: infra queue ({labels}){}",
+                    f.property_id,
+                    f.fixture_id,
+                    f.note
+                        .as_ref()
+                        .map(|n| format!(" — {n}"))
+                        .unwrap_or_default()
+                ),
+            ),
+        }
+    }
+    for c in &report.campaigns {
+        let file = c
+            .fixture_id
+            .as_ref()
+            .map(|id| format!("fixtures/{}/{id}.json", c.property_id));
+        if c.blocks() {
+            emit(
+                "error",
+                file.as_deref(),
+                "freezegate new failure",
+                &format!(
+                    "{}: {} {} — minimal input {}",
+                    c.property_id,
+                    c.action.as_deref().unwrap_or("failure"),
+                    c.fixture_id.as_deref().unwrap_or(""),
+                    c.minimal.as_deref().unwrap_or("?")
+                ),
+            );
+        } else if c.status == CampaignStatus::Infra {
+            emit(
+                "warning",
+                None,
+                "freezegate infra",
+                &format!(
+                    "{} campaign: {}",
+                    c.property_id,
+                    c.note.as_deref().unwrap_or("infra queue")
+                ),
+            );
+        }
+    }
+    for r in &report.expired_rows {
+        emit(
+            "warning",
+            Some("freeze/ledger.json"),
+            "freezegate expired freeze",
+            &format!(
+                "{}/{} ({}) owned by {} expired {}: it excuses nothing",
+                r.property_id, r.fixture_id, r.env_class, r.owner, r.expires_at
+            ),
+        );
+    }
+    emit("notice", None, "freezegate", &report.summary_line());
+    out
+}
+
+/// The markdown summary written to `$GITHUB_STEP_SUMMARY`.
+pub fn github_step_summary(report: &Report) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## freezegate\n\n**{}**\n", report.summary_line());
+    let rows: Vec<&FixtureResult> = report
+        .fixtures
+        .iter()
+        .filter(|f| f.status != FixtureStatus::Pass || f.note.is_some())
+        .collect();
+    if !rows.is_empty() {
+        let _ = writeln!(out, "| status | property | fixture | replays | note |");
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for f in rows {
+            let note = match (&f.freeze, &f.note) {
+                (_, Some(n)) => n.clone(),
+                (Some(r), None) => format!("frozen by {} until {}", r.owner, r.expires_at),
+                (None, None) => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | `{}` | `{}` | {} |",
+                f.status.as_str(),
+                f.property_id,
+                f.fixture_id,
+                labels_text(&f.labels),
+                note.replace('|', "\\|")
+            );
+        }
+        let _ = writeln!(out);
+    }
+    for c in report.campaigns.iter().filter(|c| c.blocks()) {
+        let _ = writeln!(
+            out,
+            "- new failure of `{}`: {} `{}`, minimal input `{}`",
+            c.property_id,
+            c.action.as_deref().unwrap_or("failure"),
+            c.fixture_id.as_deref().unwrap_or(""),
+            c.minimal.as_deref().unwrap_or("?")
+        );
+    }
+    for f in report.findings.iter().filter(|f| f.blocking) {
+        let _ = writeln!(out, "- {}: {}", f.rule, f.message);
+    }
+    out
+}
+
+/// Infra items as JSON lines (one object per line), for the runner owners' queue:
+/// `{"kind","property_id","fixture_id","runner_id","labels","note"}`.
+pub fn infra_lines(report: &Report, runner_id: &str) -> String {
+    let mut out = String::new();
+    let line = |kind: &str,
+                property: &str,
+                fixture: Option<&str>,
+                labels: &[freezegate_replay::Label],
+                note: Option<&str>| {
+        serde_json::json!({
+            "kind": kind,
+            "property_id": property,
+            "fixture_id": fixture,
+            "runner_id": runner_id,
+            "labels": labels,
+            "note": note,
+        })
+        .to_string()
+    };
+    for f in report
+        .fixtures
+        .iter()
+        .filter(|f| f.status == FixtureStatus::Infra)
+    {
+        out.push_str(&line(
+            "fixture",
+            &f.property_id,
+            Some(&f.fixture_id),
+            &f.labels,
+            f.note.as_deref(),
+        ));
+        out.push('\n');
+    }
+    for c in report
+        .campaigns
+        .iter()
+        .filter(|c| c.status == CampaignStatus::Infra)
+    {
+        out.push_str(&line(
+            "campaign",
+            &c.property_id,
+            c.fixture_id.as_deref(),
+            &c.labels,
+            c.note.as_deref(),
+        ));
+        out.push('\n');
+    }
+    out
+}

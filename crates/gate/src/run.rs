@@ -1,0 +1,903 @@
+//! The gate itself (SPEC §9 steps 1 and 3-5): validate, replay every pinned fixture, run
+//! the campaigns, decide.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use freezegate_canon::fixture::{self, FIXTURES_DIR};
+use freezegate_canon::{FixtureId, PropertyId, Value};
+use freezegate_ledger::{
+    AllowedSigners, Checks, EnvClass, FixtureFile, Ledger, Seed, Severity, Timestamp,
+};
+use freezegate_replay::{Label, RunContext, Verdict, verdict};
+
+use crate::classify::{self, Action, Plan};
+use crate::config::{Property, Settings};
+use crate::oracles::{Job, OracleSource, PropertyOracles, labels, replay_contexts, run_parallel};
+use crate::report::{
+    CampaignResult, CampaignStatus, Decision, Finding, FindingKind, FixtureResult, FixtureStatus,
+    FreezeInfo, Outcome, PropertySettings, REPORT_FORMAT, Report, SettingsView, Summary,
+};
+use crate::rust_prop::Registry;
+
+/// The ledger's path relative to the root.
+pub const LEDGER_FILE: &str = "freeze/ledger.json";
+/// The allowed signers' path relative to the root.
+pub const SIGNERS_FILE: &str = "freeze/allowed_signers";
+
+/// Default shrinker budget of the gate and `classify`, in oracle calls.
+pub const DEFAULT_MAX_SHRINK_CALLS: u64 = 5_000;
+
+/// What the gate reports while it works (for progress bars and narration).
+pub trait Progress: Sync {
+    /// A phase starts, with the number of runs it will make (0 when unknown).
+    fn phase(&self, name: &str, total: usize);
+    /// `done` runs of the current phase have finished.
+    fn tick(&self, done: usize);
+}
+
+/// A [`Progress`] that reports nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Quiet;
+
+impl Progress for Quiet {
+    fn phase(&self, _: &str, _: usize) {}
+    fn tick(&self, _: usize) {}
+}
+
+/// Everything a gate run needs besides the settings.
+pub struct Context<'a> {
+    /// The repository root.
+    pub root: PathBuf,
+    /// The clock reading to judge freeze rows against.
+    pub now: Timestamp,
+    /// Rust properties registered in code.
+    pub registry: &'a Registry,
+    /// The binary that serves the Rust properties' hidden subcommand (the xtask itself).
+    pub exe: Option<PathBuf>,
+    /// `patch_id` of fixtures the campaigns pin (default: the full SHA of HEAD).
+    pub patch_id: String,
+    /// Shrinker budget.
+    pub max_shrink_calls: u64,
+    /// Progress sink.
+    pub progress: &'a dyn Progress,
+}
+
+/// A problem that stops the gate before it can decide (exit 3).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GateError {
+    /// The ledger is empty, truncated or not JSON.
+    #[error("{path}: the ledger is not valid JSON")]
+    LedgerSyntax {
+        /// The ledger's path.
+        path: String,
+        /// Line and column.
+        #[source]
+        source: freezegate_canon::ParseError,
+    },
+    /// A file could not be read.
+    #[error("cannot read {path}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A property cannot be run.
+    #[error(transparent)]
+    Oracle(#[from] crate::oracles::OracleError),
+    /// `allowed_signers` does not parse.
+    #[error("{path}: invalid allowed signers file")]
+    Signers {
+        /// The file.
+        path: String,
+        /// Why.
+        #[source]
+        source: freezegate_ledger::Error,
+    },
+    /// A Rust property's inputs could not be generated.
+    #[error(transparent)]
+    Generate(#[from] crate::rust_prop::RegistryError),
+}
+
+/// The full SHA of `HEAD` in `root`, or `"unknown"` outside a git repository.
+pub fn head_commit(root: &Path) -> String {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// The oracle source of a property: its command, or the registered Rust property.
+pub fn oracle_source(
+    property: &Property,
+    registry: &Registry,
+    exe: Option<&Path>,
+) -> Result<OracleSource, crate::oracles::OracleError> {
+    match (&property.oracle, exe) {
+        (Some(cmd), _) => Ok(OracleSource::Command(cmd.clone())),
+        (None, Some(exe)) if registry.contains(property.id.as_str()) => Ok(OracleSource::Rust {
+            exe: exe.to_path_buf(),
+        }),
+        _ => Err(crate::oracles::OracleError::Missing(
+            property.id.to_string(),
+        )),
+    }
+}
+
+/// The ledger, its rows' validation and the signers, read once.
+pub struct LedgerState {
+    /// The rows that parse (all rows when the ledger is valid).
+    pub ledger: Ledger,
+    /// Validation findings.
+    pub findings: Vec<Finding>,
+}
+
+/// Reads and validates the ledger against the policy, the signers and the fixtures on disk.
+pub fn load_ledger(
+    root: &Path,
+    settings: &Settings,
+    now: Timestamp,
+) -> Result<LedgerState, GateError> {
+    let signers_path = root.join(SIGNERS_FILE);
+    let signers = match std::fs::read_to_string(&signers_path) {
+        Ok(text) => AllowedSigners::parse(&text).map_err(|source| GateError::Signers {
+            path: SIGNERS_FILE.into(),
+            source,
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => AllowedSigners::default(),
+        Err(source) => {
+            return Err(GateError::Io {
+                path: SIGNERS_FILE.into(),
+                source,
+            });
+        }
+    };
+    let policy = ledger_policy(settings);
+    let ledger_path = root.join(LEDGER_FILE);
+    let bytes = match std::fs::read(&ledger_path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(LedgerState {
+                ledger: Ledger::new(),
+                findings: Vec::new(),
+            });
+        }
+        Err(source) => {
+            return Err(GateError::Io {
+                path: LEDGER_FILE.into(),
+                source,
+            });
+        }
+    };
+    let lookup = |property: &PropertyId, id: FixtureId| match std::fs::read(fixture::fixture_path(
+        root, property, id,
+    )) {
+        Ok(bytes) => FixtureFile::Found(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FixtureFile::Missing,
+        Err(e) => FixtureFile::Unreadable(e.to_string()),
+    };
+    let checks = Checks {
+        policy: &policy,
+        now,
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let report =
+        freezegate_ledger::check(&bytes, &checks).map_err(|source| GateError::LedgerSyntax {
+            path: LEDGER_FILE.into(),
+            source,
+        })?;
+    let findings = report
+        .problems
+        .iter()
+        .map(|p| Finding {
+            kind: FindingKind::Ledger,
+            blocking: p.severity == Severity::Error,
+            file: Some(LEDGER_FILE.into()),
+            line: None,
+            rule: format!("ledger.{}", p.rule.as_str()),
+            message: p.to_string(),
+        })
+        .collect();
+    // Rows that do not validate excuse nothing: lookups use only a ledger that parses.
+    let ledger = Ledger::from_slice(&bytes).unwrap_or_default();
+    Ok(LedgerState { ledger, findings })
+}
+
+/// The ledger crate's policy from the gate's settings.
+pub fn ledger_policy(settings: &Settings) -> freezegate_ledger::Policy {
+    let policy = &settings.config.policy;
+    freezegate_ledger::Policy {
+        replays: policy.replays,
+        freeze_env_classes: policy
+            .freeze_env_classes
+            .iter()
+            .filter_map(|c| c.parse::<EnvClass>().ok())
+            .collect(),
+        max_freeze_days: policy.max_freeze_days,
+    }
+}
+
+/// One pinned fixture found on disk.
+struct Pinned {
+    property: usize,
+    id: FixtureId,
+    path: String,
+    bytes: Arc<Vec<u8>>,
+}
+
+/// Lists the fixture files of a property folder (not metas, not origins), sorted by id.
+fn pinned_fixtures(root: &Path, property: &PropertyId) -> Vec<(FixtureId, PathBuf)> {
+    let dir = fixture::property_dir(root, property);
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(FixtureId, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".json")?;
+            if stem.ends_with(".meta") {
+                return None;
+            }
+            let id: FixtureId = stem.parse().ok()?;
+            Some((id, e.path()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn rel(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs the gate: validation, replays of every pinned fixture, campaigns, decision.
+pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> {
+    let started = Instant::now();
+    let root = ctx.root.as_path();
+    let config = &settings.config;
+    let seed = settings.seed;
+
+    // Step 1: the ledger and every fixture file.
+    let ledger = load_ledger(root, settings, ctx.now)?;
+    let mut findings = ledger.findings;
+    for error in fixture::verify(root) {
+        let (file, message) = match &error {
+            freezegate_canon::Error::Integrity { path, problem } => {
+                (Some(rel(root, path)), problem.clone())
+            }
+            other => (None, error_chain(other)),
+        };
+        findings.push(Finding {
+            kind: FindingKind::Integrity,
+            blocking: true,
+            file,
+            line: None,
+            rule: "integrity.fixture".into(),
+            message,
+        });
+    }
+    let known: BTreeSet<&str> = config.properties.iter().map(|p| p.id.as_str()).collect();
+    if let Ok(entries) = std::fs::read_dir(root.join(FIXTURES_DIR)) {
+        let mut orphans: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| !known.contains(name.as_str()))
+            .collect();
+        orphans.sort();
+        for name in orphans {
+            findings.push(Finding {
+                kind: FindingKind::Integrity,
+                blocking: true,
+                file: Some(format!("{FIXTURES_DIR}/{name}")),
+                line: None,
+                rule: "integrity.orphan".into(),
+                message: format!(
+                    "fixtures of {name:?}, a property freezegate.toml does not list: its fixtures would never be replayed"
+                ),
+            });
+        }
+    }
+
+    // The oracles of every property.
+    let mut oracles = Vec::with_capacity(config.properties.len());
+    for property in &config.properties {
+        let source = oracle_source(property, ctx.registry, ctx.exe.as_deref())?;
+        oracles.push(PropertyOracles::new(property, &source, root)?);
+    }
+
+    // Step 3: replay every pinned fixture N times, all in one pool.
+    let mut pinned = Vec::new();
+    for (i, property) in config.properties.iter().enumerate() {
+        for (id, path) in pinned_fixtures(root, &property.id) {
+            let Ok(bytes) = std::fs::read(&path) else {
+                continue;
+            };
+            let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes).to_vec();
+            pinned.push(Pinned {
+                property: i,
+                id,
+                path: rel(root, &path),
+                bytes: Arc::new(body),
+            });
+        }
+    }
+    let mut jobs = Vec::new();
+    let mut spans = Vec::with_capacity(pinned.len());
+    for p in &pinned {
+        let property = &config.properties[p.property];
+        let n = settings.replays_for(property);
+        spans.push((jobs.len(), n));
+        for ctx_run in replay_contexts(
+            seed,
+            property.id.as_str(),
+            settings.timeout_ms_for(property),
+            n,
+        ) {
+            jobs.push(Job {
+                oracle: Arc::clone(&oracles[p.property].fresh),
+                candidate: Arc::clone(&p.bytes),
+                ctx: ctx_run,
+            });
+        }
+    }
+    ctx.progress.phase("replaying pinned fixtures", jobs.len());
+    let outcomes = run_parallel(jobs, settings.jobs, &|done| ctx.progress.tick(done));
+    let seed_key = Seed::from(seed);
+    let mut fixtures = Vec::with_capacity(pinned.len());
+    for (p, (start, n)) in pinned.iter().zip(spans) {
+        let property = &config.properties[p.property];
+        let runs = &outcomes[start..start + n];
+        let labels = labels(runs);
+        let v = verdict(&labels, n);
+        let digest = freezegate_canon::Digest::of(&p.bytes);
+        let row = ledger.ledger.active_row(
+            &property.id,
+            &digest,
+            &seed_key,
+            settings.env_class,
+            ctx.now,
+        );
+        let freeze = row.map(freeze_info);
+        let signature = runs
+            .iter()
+            .find(|o| o.label == Label::AssertFail)
+            .and_then(|o| o.signature.clone());
+        let infra_note = runs
+            .iter()
+            .find(|o| o.label.is_infra())
+            .map(|o| match &o.message {
+                Some(m) => format!("{}: {m}", o.label),
+                None => format!("{}: {}", o.label, o.exit),
+            });
+        let (status, note) = match (v, &freeze) {
+            (Verdict::BlockPatch, None) => (FixtureStatus::Regression, None),
+            (Verdict::BlockPatch, Some(_)) => (
+                FixtureStatus::Regression,
+                Some(
+                    "frozen, but every replay failed: a freeze excuses flicker, not a regression"
+                        .to_owned(),
+                ),
+            ),
+            (Verdict::FreezeEligible, None) => (FixtureStatus::Flicker, None),
+            (Verdict::FreezeEligible, Some(_)) => (FixtureStatus::Frozen, None),
+            (Verdict::NotReproduced, None) => (FixtureStatus::Pass, None),
+            (Verdict::NotReproduced, Some(_)) => (
+                FixtureStatus::Pass,
+                Some("frozen, but every replay passed: the freeze can be lifted".to_owned()),
+            ),
+            (Verdict::InfraQueue | Verdict::RejectMalformed, _) => {
+                (FixtureStatus::Infra, infra_note)
+            }
+        };
+        fixtures.push(FixtureResult {
+            property_id: property.id.to_string(),
+            fixture_id: p.id.to_string(),
+            path: p.path.clone(),
+            labels,
+            verdict: v,
+            status,
+            freeze,
+            note,
+            signature,
+            duration_ms: millis(runs.iter().map(|o| o.duration).sum()),
+        });
+    }
+
+    // Step 4: campaigns.
+    let pinned_ids: BTreeMap<&str, BTreeSet<String>> =
+        fixtures.iter().fold(BTreeMap::new(), |mut m, f| {
+            m.entry(f.property_id.as_str())
+                .or_default()
+                .insert(f.fixture_id.clone());
+            m
+        });
+    let mut campaigns = Vec::with_capacity(config.properties.len());
+    for (i, property) in config.properties.iter().enumerate() {
+        let already = pinned_ids.get(property.id.as_str());
+        campaigns.push(campaign(settings, ctx, property, &oracles[i], already)?);
+    }
+
+    // Step 5: expired rows, decision.
+    let expired_rows = ledger
+        .ledger
+        .rows()
+        .iter()
+        .filter(|r| r.is_expired(ctx.now))
+        .map(freeze_info)
+        .collect::<Vec<_>>();
+    findings.sort();
+    let mut report = Report {
+        format: REPORT_FORMAT,
+        settings: settings_view(settings, ctx, &ledger.ledger),
+        fixtures,
+        campaigns,
+        findings,
+        expired_rows,
+        decision: Decision {
+            outcome: Outcome::Pass,
+            exit_code: 0,
+        },
+        summary: Summary {
+            duration_ms: millis(started.elapsed()),
+            ..Summary::default()
+        },
+    };
+    report.decide();
+    Ok(report)
+}
+
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+fn freeze_info(row: &freezegate_ledger::Row) -> FreezeInfo {
+    FreezeInfo {
+        property_id: row.property_id.to_string(),
+        fixture_id: row.fixture_id.to_string(),
+        env_class: row.env_class.as_str().to_owned(),
+        owner: row.owner.clone(),
+        reason: row.reason.clone(),
+        expires_at: row.expires_at.to_string(),
+    }
+}
+
+/// The settings block of a run.
+pub fn settings_view(settings: &Settings, ctx: &Context<'_>, ledger: &Ledger) -> SettingsView {
+    let config = &settings.config;
+    let active = ledger
+        .rows()
+        .iter()
+        .filter(|r| r.is_active(ctx.now))
+        .count();
+    let expired = ledger
+        .rows()
+        .iter()
+        .filter(|r| r.is_expired(ctx.now))
+        .count();
+    SettingsView {
+        seed: settings.seed,
+        replays: settings.replays,
+        jobs: settings.jobs,
+        env_class: settings.env_class.as_str().to_owned(),
+        runner_id: settings.runner_id.clone(),
+        now: ctx.now.to_string(),
+        properties: config
+            .properties
+            .iter()
+            .map(|p| PropertySettings {
+                id: p.id.to_string(),
+                oracle: match (&p.oracle, p.worker) {
+                    (None, _) => "rust",
+                    (Some(_), true) => "worker",
+                    (Some(_), false) => "command",
+                }
+                .to_owned(),
+                cases: if p.generate.is_some() || p.oracle.is_none() {
+                    p.cases
+                } else {
+                    0
+                },
+                timeout_ms: settings.timeout_ms_for(p),
+                replays: settings.replays_for(p),
+            })
+            .collect(),
+        overrides: settings.overrides.iter().map(ToString::to_string).collect(),
+        ledger_active: active,
+        ledger_expired: expired,
+    }
+}
+
+/// The inputs of a property's campaign: from its generator command, or from its Rust
+/// strategy. `Ok(None)` when it has neither.
+fn campaign_inputs(
+    settings: &Settings,
+    ctx: &Context<'_>,
+    property: &Property,
+) -> Result<Option<Result<Vec<Value>, String>>, GateError> {
+    if let Some(cmd) = &property.generate {
+        return Ok(Some(run_generator(cmd, &ctx.root, settings.seed, property)));
+    }
+    if property.oracle.is_none() && ctx.registry.contains(property.id.as_str()) {
+        let inputs = ctx
+            .registry
+            .generate(property.id.as_str(), settings.seed, property.cases)?;
+        return Ok(Some(Ok(inputs)));
+    }
+    Ok(None)
+}
+
+/// Runs a generator command (`PROP_SEED`, `PROP_CASES`, `PROPERTY_ID`; one JSON input per
+/// line on stdout) under a deadline.
+fn run_generator(
+    cmd: &str,
+    root: &Path,
+    seed: u64,
+    property: &Property,
+) -> Result<Vec<Value>, String> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(root)
+        .env("PROP_SEED", seed.to_string())
+        .env("PROP_CASES", property.cases.to_string())
+        .env("PROPERTY_ID", property.id.as_str())
+        .env_remove("FREEZEGATE_REPLAY")
+        .env_remove("FREEZEGATE_WORKER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("generator did not start: {e}"))?;
+    let pgid = child.id();
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(s) = stdout.as_mut() {
+            let _ = s.read_to_end(&mut out);
+        }
+        out
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        if let Some(s) = stderr.as_mut() {
+            let _ = s.take(64 * 1024).read_to_end(&mut out);
+            let _ = std::io::copy(s, &mut std::io::sink());
+        }
+        out
+    });
+    // A generator gets a generous deadline: the per-run one for every 10 cases, at least 60 s.
+    let deadline = Duration::from_millis(
+        property
+            .timeout_ms
+            .saturating_mul(u64::from(property.cases / 10 + 1))
+            .max(60_000),
+    );
+    let start = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() >= deadline => {
+                if let Some(pid) = i32::try_from(pgid)
+                    .ok()
+                    .and_then(rustix::process::Pid::from_raw)
+                {
+                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+                }
+                let _ = child.wait();
+                break None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("generator could not be waited for: {e}")),
+        }
+    };
+    let out = reader.join().unwrap_or_default();
+    let err = err_reader.join().unwrap_or_default();
+    let Some(status) = status else {
+        return Err(format!(
+            "generator timed out after {} ms",
+            deadline.as_millis()
+        ));
+    };
+    if !status.success() {
+        let tail = String::from_utf8_lossy(&err);
+        let last = tail.lines().last().unwrap_or("").trim();
+        return Err(format!("generator failed ({status}): {last}"));
+    }
+    let mut inputs = Vec::new();
+    for (n, line) in out.split(|&b| b == b'\n').enumerate() {
+        if line.trim_ascii().is_empty() {
+            continue;
+        }
+        match freezegate_canon::parse(line) {
+            Ok(v) => inputs.push(v),
+            Err(e) => return Err(format!("generator output line {}: {e}", n + 1)),
+        }
+    }
+    Ok(inputs)
+}
+
+fn campaign(
+    settings: &Settings,
+    ctx: &Context<'_>,
+    property: &Property,
+    oracles: &PropertyOracles,
+    already: Option<&BTreeSet<String>>,
+) -> Result<CampaignResult, GateError> {
+    let started = Instant::now();
+    let mut result = CampaignResult {
+        property_id: property.id.to_string(),
+        cases: property.cases,
+        cases_run: 0,
+        status: CampaignStatus::NoGenerator,
+        failing_case: None,
+        action: None,
+        fixture_id: None,
+        minimal: None,
+        labels: Vec::new(),
+        already_pinned: false,
+        trivial: false,
+        oracle_calls: 0,
+        note: None,
+        duration_ms: 0,
+    };
+    let inputs = match campaign_inputs(settings, ctx, property)? {
+        None => return Ok(result),
+        Some(Err(message)) => {
+            result.status = CampaignStatus::Infra;
+            result.note = Some(message);
+            result.cases = 0;
+            result.duration_ms = millis(started.elapsed());
+            return Ok(result);
+        }
+        Some(Ok(inputs)) => inputs,
+    };
+    result.cases = u32::try_from(inputs.len()).unwrap_or(u32::MAX);
+    let form = property.canonicalization;
+    let timeout = Duration::from_millis(settings.timeout_ms_for(property));
+    let run_ctx = RunContext::new(settings.seed)
+        .with_property(property.id.as_str())
+        .with_timeout(timeout);
+    ctx.progress
+        .phase(&format!("campaign {}", property.id), inputs.len());
+    // Cases run in chunks of `jobs`; the first failing case in index order is the one shrunk,
+    // whatever the completion order.
+    let mut first_infra: Option<String> = None;
+    let mut failing: Option<usize> = None;
+    let chunk = settings.jobs.max(1) * 4;
+    let mut done = 0usize;
+    for (c, slice) in inputs.chunks(chunk).enumerate() {
+        let mut jobs = Vec::with_capacity(slice.len());
+        for input in slice {
+            let bytes = match freezegate_canon::value_bytes(input, form) {
+                Ok(b) => b,
+                Err(e) => {
+                    result.status = CampaignStatus::Infra;
+                    result.note = Some(format!("a generated input has no canonical form: {e}"));
+                    result.duration_ms = millis(started.elapsed());
+                    return Ok(result);
+                }
+            };
+            jobs.push(Job {
+                oracle: Arc::clone(&oracles.fast),
+                candidate: Arc::new(bytes),
+                ctx: run_ctx.clone(),
+            });
+        }
+        let base = done;
+        let outcomes = run_parallel(jobs, settings.jobs, &|d| ctx.progress.tick(base + d));
+        done += slice.len();
+        for (k, o) in outcomes.iter().enumerate() {
+            match o.label {
+                Label::AssertFail if failing.is_none() => failing = Some(c * chunk + k),
+                Label::Timeout | Label::HarnessError if first_infra.is_none() => {
+                    first_infra = Some(format!(
+                        "case {} was labelled {} ({})",
+                        c * chunk + k,
+                        o.label,
+                        o.message.clone().unwrap_or_else(|| o.exit.to_string())
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if failing.is_some() {
+            break;
+        }
+    }
+    result.cases_run = u32::try_from(done).unwrap_or(u32::MAX);
+    let Some(index) = failing else {
+        result.status = if first_infra.is_some() {
+            CampaignStatus::Infra
+        } else {
+            CampaignStatus::Pass
+        };
+        result.note = first_infra;
+        result.duration_ms = millis(started.elapsed());
+        return Ok(result);
+    };
+    result.failing_case = u32::try_from(index).ok();
+    ctx.progress
+        .phase(&format!("shrinking a failure of {}", property.id), 0);
+    let plan = Plan {
+        root: &ctx.root,
+        property: &property.id,
+        oracles,
+        canonicalization: form,
+        seed: settings.seed,
+        replays: settings.replays_for(property),
+        timeout_ms: settings.timeout_ms_for(property),
+        jobs: settings.jobs,
+        max_calls: ctx.max_shrink_calls,
+        pinned_at: ctx.now.to_string(),
+        patch_id: ctx.patch_id.clone(),
+        pin: true,
+    };
+    let record = match classify::classify(&plan, &inputs[index]) {
+        Ok(record) => record,
+        Err(e) => {
+            result.status = CampaignStatus::Infra;
+            result.note = Some(error_chain(&e));
+            result.duration_ms = millis(started.elapsed());
+            return Ok(result);
+        }
+    };
+    result.status = match record.action {
+        Action::InfraQueue => CampaignStatus::Infra,
+        Action::NoFailure => CampaignStatus::Pass,
+        _ => CampaignStatus::Failure,
+    };
+    result.action = Some(record.action.as_str().to_owned());
+    result.labels = record.labels.clone();
+    result.trivial = record.trivial;
+    result.note = record.message.clone();
+    if let Some(meta) = &record.meta {
+        let id = meta.fixture_id.to_string();
+        result.already_pinned =
+            record.already_pinned || already.is_some_and(|ids| ids.contains(&id));
+        result.fixture_id = Some(id);
+        result.oracle_calls = meta.oracle_calls;
+    }
+    result.minimal = record.minimal.as_ref().map(|c| c.as_str().to_owned());
+    if record.action.pins() && result.note.is_none() {
+        result.note = Some(if result.already_pinned {
+            "the same minimal input is already pinned: fix the property's code".to_owned()
+        } else {
+            "new fixture pinned in the working tree: commit it with the patch, then make the property pass".to_owned()
+        });
+    }
+    if record.trivial {
+        let warning = "the minimal failing input is trivial: the oracle may be too weak";
+        result.note = Some(match result.note.take() {
+            Some(n) => format!("{n}; {warning}"),
+            None => warning.to_owned(),
+        });
+    }
+    result.duration_ms = millis(started.elapsed());
+    Ok(result)
+}
+
+/// The current time (UTC, whole seconds): the one place the gate reads the clock.
+pub fn clock_now() -> Timestamp {
+    let now = time::OffsetDateTime::now_utc();
+    Timestamp::from_datetime(now.replace_nanosecond(0).unwrap_or(now))
+}
+
+/// Runs the gate and, with `base`, the patch checks of SPEC §9 step 2 on `base..HEAD`:
+/// signatures on protected paths, gaming moves, and overrides that weaken the signed policy.
+pub fn run_with_base(
+    settings: &Settings,
+    ctx: &Context<'_>,
+    base: Option<&str>,
+) -> Result<Report, RunError> {
+    let mut patch_findings = Vec::new();
+    if let Some(base) = base {
+        let report =
+            crate::patch::check_patch(&ctx.root, base, &crate::patch::PatchOptions::default())
+                .map_err(RunError::Patch)?;
+        for v in &report.violations {
+            patch_findings.push(Finding {
+                kind: FindingKind::Patch,
+                blocking: true,
+                file: Some(v.path.clone()),
+                line: None,
+                rule: "patch.unsigned_protected_change".into(),
+                message: format!(
+                    "commit {} changes protected {} ({:?}, protected by {}) without a signature by a key in freeze/allowed_signers at {base} ({:?})",
+                    short(&v.commit),
+                    v.path,
+                    v.change,
+                    v.protected_by,
+                    v.signature
+                ),
+            });
+        }
+        for f in &report.findings {
+            patch_findings.push(Finding {
+                kind: FindingKind::Patch,
+                blocking: f.blocking,
+                file: Some(f.file.clone()),
+                line: Some(u64::from(f.line)),
+                rule: format!("gaming.{}", f.rule),
+                message: format!("commit {}: {}", short(&f.commit), f.explanation),
+            });
+        }
+        for w in &report.warnings {
+            patch_findings.push(Finding {
+                kind: FindingKind::Patch,
+                blocking: false,
+                file: None,
+                line: None,
+                rule: "patch.warning".into(),
+                message: match &w.commit {
+                    Some(c) => format!("commit {}: {}", short(c), w.message),
+                    None => w.message.clone(),
+                },
+            });
+        }
+        for o in settings.weakening_overrides() {
+            patch_findings.push(Finding {
+                kind: FindingKind::Patch,
+                blocking: true,
+                file: None,
+                line: None,
+                rule: "patch.weakening_override".into(),
+                message: format!("the run overrides the signed policy and weakens it: {o}"),
+            });
+        }
+    }
+    let mut report = run(settings, ctx).map_err(RunError::Gate)?;
+    report.findings.extend(patch_findings);
+    report.findings.sort();
+    report.decide();
+    Ok(report)
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// Why a gate run could not decide (exit 3).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The gate's own steps.
+    #[error(transparent)]
+    Gate(#[from] GateError),
+    /// The patch could not be judged (git missing, REV unknown, REV's policy unreadable).
+    #[error("the patch checks could not run")]
+    Patch(#[source] crate::patch::PatchError),
+}

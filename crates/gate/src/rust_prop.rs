@@ -1,0 +1,398 @@
+//! Properties written in Rust and registered in code.
+//!
+//! A Rust project registers its properties in its own xtask: an id, a proptest [`Strategy`]
+//! for inputs whose type is serde-serializable, and the check. The gate generates campaign
+//! inputs with proptest, seeded from the policy seed and the property id (the same seed gives
+//! the same inputs on every machine), turns them into [`Value`]s, and from then on treats the
+//! property like any external oracle: every run re-executes the xtask's own binary
+//! (`std::env::current_exe`, never `cargo`) with the hidden subcommand
+//! [`PROPERTY_SUBCOMMAND`], the candidate on stdin. So every replay is a fresh process the
+//! gate can kill at its deadline, and the process-level nondeterminism of the code under test
+//! can show.
+//!
+//! The hidden subcommand speaks the oracle protocol of SPEC §4, worker mode included
+//! (`FREEZEGATE_WORKER=1`), through [`Registry::serve`]. A candidate that does not deserialize
+//! into the input type exits 125 ("cannot test this input"): it is not a failure, so the
+//! shrinker never turns a failing input into one of another shape.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+use std::io::{BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use freezegate_canon::{PropertyId, Value};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sha2::{Digest as _, Sha256};
+
+/// The hidden xtask subcommand that runs one registered Rust property on stdin.
+pub const PROPERTY_SUBCOMMAND: &str = "__freezegate-property";
+
+/// Exit code of the hidden subcommand for an input the property's type cannot hold.
+pub const EXIT_CANNOT_TEST: u8 = 125;
+
+/// What one check of a Rust property gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Check {
+    /// The property held.
+    Pass,
+    /// The property failed, with its message (the failure signature).
+    Fail(String),
+    /// The input does not fit the property's input type.
+    CannotTest(String),
+}
+
+type GenerateFn = dyn Fn(&mut TestRunner, u32) -> Result<Vec<Value>, String>;
+type CheckFn = dyn Fn(&Value) -> Check;
+
+struct Registered {
+    generate: Box<GenerateFn>,
+    check: Box<CheckFn>,
+}
+
+/// The Rust properties of a repository, by id.
+///
+/// # Example
+///
+/// ```
+/// use freezegate_gate::rust_prop::{Check, Registry};
+/// use proptest::prelude::*;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut registry = Registry::new();
+/// registry.property(
+///     "math.double_is_even",
+///     (0u32..1000).boxed(),
+///     |n: &u32| if (n * 2) % 2 == 0 { Ok(()) } else { Err("odd".to_owned()) },
+/// )?;
+/// let inputs = registry.generate("math.double_is_even", 20260917, 3)?;
+/// assert_eq!(inputs.len(), 3);
+/// // The same seed gives the same inputs.
+/// assert_eq!(inputs, registry.generate("math.double_is_even", 20260917, 3)?);
+/// assert_eq!(registry.check("math.double_is_even", &inputs[0]), Some(Check::Pass));
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Default)]
+pub struct Registry {
+    properties: BTreeMap<String, Registered>,
+}
+
+impl Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("properties", &self.properties.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// A registration that cannot be accepted.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// The id is not a valid property id.
+    #[error(transparent)]
+    Id(#[from] freezegate_canon::Error),
+    /// The id is registered twice.
+    #[error("Rust property {0} is registered twice")]
+    Duplicate(String),
+    /// No property has this id.
+    #[error("no Rust property {0} is registered")]
+    Unknown(String),
+    /// Generation failed (a strategy rejected too many inputs, or an input has no JSON form).
+    #[error("generating inputs for {id} failed: {message}")]
+    Generate {
+        /// The property.
+        id: String,
+        /// Why.
+        message: String,
+    },
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panicked".to_owned()
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+
+    /// Registers a property: inputs of type `T` drawn from `strategy`, and a check that
+    /// returns `Err(message)` when the property fails. A panic in the check is a failure too,
+    /// with the panic message as its signature.
+    pub fn property<T, S, F>(
+        &mut self,
+        id: &str,
+        strategy: S,
+        check: F,
+    ) -> Result<&mut Registry, RegistryError>
+    where
+        T: Serialize + DeserializeOwned + Debug + 'static,
+        S: Strategy<Value = T> + 'static,
+        F: Fn(&T) -> Result<(), String> + 'static,
+    {
+        let id: PropertyId = id.parse()?;
+        if self.properties.contains_key(id.as_str()) {
+            return Err(RegistryError::Duplicate(id.to_string()));
+        }
+        let generate = move |runner: &mut TestRunner, cases: u32| {
+            let mut out = Vec::with_capacity(cases as usize);
+            for _ in 0..cases {
+                let tree = strategy.new_tree(runner).map_err(|e| e.to_string())?;
+                out.push(freezegate_canon::to_value(&tree.current()).map_err(|e| e.to_string())?);
+            }
+            Ok(out)
+        };
+        let check = move |value: &Value| match freezegate_canon::from_value::<T>(value) {
+            Err(e) => Check::CannotTest(e.to_string()),
+            Ok(input) => match catch_unwind(AssertUnwindSafe(|| check(&input))) {
+                Ok(Ok(())) => Check::Pass,
+                Ok(Err(message)) => Check::Fail(message),
+                Err(payload) => Check::Fail(format!("panicked: {}", panic_message(&*payload))),
+            },
+        };
+        self.properties.insert(
+            id.to_string(),
+            Registered {
+                generate: Box::new(generate),
+                check: Box::new(check),
+            },
+        );
+        Ok(self)
+    }
+
+    /// Whether a property with this id is registered.
+    pub fn contains(&self, id: &str) -> bool {
+        self.properties.contains_key(id)
+    }
+
+    /// The registered ids, sorted.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.properties.keys().map(String::as_str)
+    }
+
+    /// `cases` inputs of property `id`, drawn deterministically from `seed` and the id.
+    pub fn generate(&self, id: &str, seed: u64, cases: u32) -> Result<Vec<Value>, RegistryError> {
+        let registered = self
+            .properties
+            .get(id)
+            .ok_or_else(|| RegistryError::Unknown(id.to_owned()))?;
+        let mut hasher = Sha256::new();
+        hasher.update(b"freezegate-rust-property-v1\0");
+        hasher.update(seed.to_le_bytes());
+        hasher.update(id.as_bytes());
+        let rng_seed: [u8; 32] = hasher.finalize().into();
+        let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed);
+        let config = ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        };
+        let mut runner = TestRunner::new_with_rng(config, rng);
+        (registered.generate)(&mut runner, cases).map_err(|message| RegistryError::Generate {
+            id: id.to_owned(),
+            message,
+        })
+    }
+
+    /// Checks property `id` on one input in this process (`None` for an unknown id).
+    pub fn check(&self, id: &str, input: &Value) -> Option<Check> {
+        self.properties.get(id).map(|r| (r.check)(input))
+    }
+
+    /// Serves the hidden subcommand for property `id`: the oracle protocol of SPEC §4 on
+    /// `input`/`output`. Returns the process exit code.
+    ///
+    /// One-shot mode reads one candidate and exits `0` (pass), `1` (fail, with a last
+    /// stdout line `failure: <message>`) or `125` (the input does not fit the type, or is
+    /// not JSON). Worker mode reads one candidate per line and answers `pass`,
+    /// `fail <message>` or `error <message>` per line until end of input.
+    pub fn serve(
+        &self,
+        id: &str,
+        worker: bool,
+        input: &mut dyn BufRead,
+        output: &mut dyn Write,
+    ) -> u8 {
+        let Some(registered) = self.properties.get(id) else {
+            let _ = writeln!(output, "error: no Rust property {id} is registered");
+            return 3;
+        };
+        let one_line = |s: &str| s.replace(['\n', '\r'], " ");
+        if worker {
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match input.read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => return 0,
+                    Ok(_) => {}
+                }
+                let answer = match freezegate_canon::parse(line.trim_ascii()) {
+                    Err(e) => format!("error input is not JSON: {}", one_line(&e.to_string())),
+                    Ok(value) => match (registered.check)(&value) {
+                        Check::Pass => "pass".to_owned(),
+                        Check::Fail(m) => format!("fail {}", one_line(&m)),
+                        Check::CannotTest(m) => format!("error {}", one_line(&m)),
+                    },
+                };
+                if writeln!(output, "{answer}")
+                    .and_then(|()| output.flush())
+                    .is_err()
+                {
+                    return 0;
+                }
+            }
+        }
+        let mut text = Vec::new();
+        if input.read_to_end(&mut text).is_err() {
+            return EXIT_CANNOT_TEST;
+        }
+        let value = match freezegate_canon::parse(text.trim_ascii()) {
+            Ok(v) => v,
+            Err(e) => {
+                let _ = writeln!(output, "input is not JSON: {e}");
+                return EXIT_CANNOT_TEST;
+            }
+        };
+        match (registered.check)(&value) {
+            Check::Pass => 0,
+            Check::Fail(message) => {
+                let _ = writeln!(output, "failure: {}", one_line(&message));
+                1
+            }
+            Check::CannotTest(message) => {
+                let _ = writeln!(output, "cannot test this input: {}", one_line(&message));
+                EXIT_CANNOT_TEST
+            }
+        }
+    }
+}
+
+/// The oracle command that runs Rust property `id` through `exe` (the xtask binary),
+/// quoted for `sh -c`.
+pub fn oracle_command(exe: &std::path::Path, id: &str) -> String {
+    format!(
+        "{} {} {}",
+        shell_quote(&exe.to_string_lossy()),
+        PROPERTY_SUBCOMMAND,
+        shell_quote(id)
+    )
+}
+
+/// Quotes `s` as one word for `sh`.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@".contains(&b))
+    {
+        return s.to_owned();
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn registry() -> Registry {
+        let mut r = Registry::new();
+        r.property(
+            "list.short",
+            prop::collection::vec(0i64..100, 0..10),
+            |v: &Vec<i64>| {
+                if v.len() < 5 {
+                    Ok(())
+                } else {
+                    Err(format!("{} elements", v.len()))
+                }
+            },
+        )
+        .unwrap();
+        r.property("num.no_panic", 0u8..=255, |n: &u8| {
+            assert!(*n != 7, "seven");
+            Ok(())
+        })
+        .unwrap();
+        r
+    }
+
+    #[test]
+    fn generation_is_deterministic_per_seed_and_property() {
+        let r = registry();
+        let a = r.generate("list.short", 1, 20).unwrap();
+        assert_eq!(a, r.generate("list.short", 1, 20).unwrap());
+        assert_ne!(a, r.generate("list.short", 2, 20).unwrap());
+        assert!(a.iter().all(|v| matches!(v, Value::Array(_))));
+    }
+
+    #[test]
+    fn checks_map_failures_panics_and_wrong_shapes() {
+        let r = registry();
+        let v = |s: &str| freezegate_canon::parse_str(s).unwrap();
+        assert_eq!(r.check("list.short", &v("[1,2]")), Some(Check::Pass));
+        assert_eq!(
+            r.check("list.short", &v("[1,2,3,4,5]")),
+            Some(Check::Fail("5 elements".into()))
+        );
+        assert!(matches!(
+            r.check("list.short", &v("{}")),
+            Some(Check::CannotTest(_))
+        ));
+        let Some(Check::Fail(m)) = r.check("num.no_panic", &v("7")) else {
+            panic!("a panic is a failure")
+        };
+        assert!(m.contains("seven"), "{m}");
+        assert_eq!(r.check("nope", &v("1")), None);
+    }
+
+    #[test]
+    fn serve_speaks_the_oracle_protocol() {
+        let r = registry();
+        let run = |input: &str, worker: bool| {
+            let mut out = Vec::new();
+            let code = r.serve("list.short", worker, &mut input.as_bytes(), &mut out);
+            (code, String::from_utf8(out).unwrap())
+        };
+        assert_eq!(run("[1]\n", false), (0, String::new()));
+        assert_eq!(
+            run("[1,1,1,1,1]\n", false),
+            (1, "failure: 5 elements\n".into())
+        );
+        assert_eq!(run("\"x\"\n", false).0, EXIT_CANNOT_TEST);
+        let (code, out) = run("[1]\n[1,1,1,1,1]\n{}\nnot json\n", true);
+        assert_eq!(code, 0);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "pass");
+        assert_eq!(lines[1], "fail 5 elements");
+        assert!(lines[2].starts_with("error "), "{out}");
+        assert!(lines[3].starts_with("error input is not JSON"), "{out}");
+    }
+
+    #[test]
+    fn registration_refuses_bad_and_duplicate_ids() {
+        let mut r = registry();
+        assert!(r.property("../x", 0u8..1, |_: &u8| Ok(())).is_err());
+        assert!(matches!(
+            r.property("list.short", 0u8..1, |_: &u8| Ok(())),
+            Err(RegistryError::Duplicate(_))
+        ));
+    }
+
+    #[test]
+    fn shell_quoting_survives_sh() {
+        assert_eq!(shell_quote("a.b-c_d"), "a.b-c_d");
+        assert_eq!(shell_quote("it's"), "'it'\\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+}

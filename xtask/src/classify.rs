@@ -1,0 +1,113 @@
+//! `xtask classify --property ID --input FILE`: the classify loop on one failing input.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use freezegate_canon::to_pretty_string;
+use freezegate_gate::classify::{self, Plan};
+use freezegate_gate::oracles::PropertyOracles;
+use freezegate_gate::run;
+
+use crate::exit::{Failure, Outcome};
+use crate::gate::{RunFlags, now, settings};
+use crate::properties;
+
+/// Arguments of `xtask classify`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The property (listed in freezegate.toml).
+    #[arg(long)]
+    property: String,
+    /// The failing input (JSON); standard input when absent or `-`.
+    #[arg(long)]
+    input: Option<PathBuf>,
+    /// Shrinker budget in oracle calls.
+    #[arg(long, default_value_t = run::DEFAULT_MAX_SHRINK_CALLS)]
+    max_calls: u64,
+    #[command(flatten)]
+    run: RunFlags,
+}
+
+/// Runs `xtask classify`.
+pub fn run(args: Args) -> Outcome {
+    let settings = settings(&args.run)?;
+    let now = now(args.run.now.as_deref())?;
+    let root = std::env::current_dir()
+        .context("cannot read the current directory")
+        .map_err(Failure::usage)?;
+    let property = settings.config.property(&args.property).ok_or_else(|| {
+        Failure::usage(anyhow::anyhow!(
+            "property {:?} is not listed in freezegate.toml",
+            args.property
+        ))
+    })?;
+    let text = read_input(args.input.as_deref()).map_err(Failure::usage)?;
+    let input = freezegate_canon::parse(&text)
+        .with_context(|| {
+            format!(
+                "{} is not a JSON document with a canonical form",
+                args.input
+                    .as_deref()
+                    .map_or("<stdin>".into(), |p| p.display().to_string())
+            )
+        })
+        .map_err(Failure::usage)?;
+    let registry = properties::registry();
+    let exe = std::env::current_exe().ok();
+    let source = run::oracle_source(property, &registry, exe.as_deref()).map_err(Failure::usage)?;
+    let oracles = PropertyOracles::new(property, &source, &root).map_err(Failure::usage)?;
+    let patch_id = args
+        .run
+        .patch_id
+        .clone()
+        .unwrap_or_else(|| run::head_commit(&root));
+    let plan = Plan {
+        root: &root,
+        property: &property.id,
+        oracles: &oracles,
+        canonicalization: property.canonicalization,
+        seed: settings.seed,
+        replays: settings.replays_for(property),
+        timeout_ms: settings.timeout_ms_for(property),
+        jobs: settings.jobs,
+        max_calls: args.max_calls,
+        pinned_at: now.to_string(),
+        patch_id,
+        pin: true,
+    };
+    let record = classify::classify(&plan, &input).map_err(Failure::usage)?;
+    print!("{}", to_pretty_string(&record.to_value()));
+    if record.trivial {
+        eprintln!(
+            "warning: the minimal failing input is trivial ({}): the oracle may be too weak",
+            record.minimal.as_ref().map_or("", |c| c.as_str())
+        );
+    }
+    if let Some(message) = &record.message {
+        eprintln!("{}: {message}", record.action.as_str());
+    }
+    if let Some(meta) = record.meta.as_ref().filter(|_| record.action.pins()) {
+        eprintln!(
+            "pinned fixtures/{}/{}.json",
+            meta.property_id, meta.fixture_id
+        );
+    }
+    Ok(record.action.exit_code())
+}
+
+/// Reads FILE, or standard input for `None` or `-`.
+fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Vec<u8>> {
+    use std::io::Read;
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))
+        }
+        _ => {
+            let mut text = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut text)
+                .context("cannot read standard input")?;
+            Ok(text)
+        }
+    }
+}

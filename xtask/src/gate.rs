@@ -1,0 +1,240 @@
+//! `xtask gate`: the CI gate (SPEC §9).
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context;
+use freezegate_gate::config::{Config, RunOverrides, Settings};
+use freezegate_gate::render::{self, Style};
+use freezegate_gate::report::Report;
+use freezegate_gate::run::{self, Progress};
+
+use crate::exit::{Failure, Outcome, USAGE};
+use crate::properties;
+
+/// Report formats of `xtask gate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum GateFormat {
+    /// Text for people (settings, findings, summary line).
+    #[default]
+    Text,
+    /// The JSON report (`docs/gate-report.schema.json`).
+    Json,
+    /// JUnit XML for CI dashboards.
+    Junit,
+    /// GitHub workflow annotations, and a markdown summary to `$GITHUB_STEP_SUMMARY`.
+    Github,
+}
+
+/// Settings a run may override (flags beat `PROP_SEED`, `REPLAYS`; both beat the file).
+#[derive(Debug, clap::Args)]
+pub struct RunFlags {
+    /// Seed of generators and replays (else `PROP_SEED`, else the file's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Replay count (else `REPLAYS`, else the file's).
+    #[arg(long)]
+    pub replays: Option<usize>,
+    /// Per-run deadline in milliseconds for every property.
+    #[arg(long)]
+    pub timeout_ms: Option<u64>,
+    /// Parallel runs (else the file's `jobs`, else the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// The clock reading to judge freeze rows against, RFC 3339 (for tests).
+    #[arg(long)]
+    pub now: Option<String>,
+    /// `patch_id` of fixtures pinned by this run (default: the full SHA of HEAD).
+    #[arg(long)]
+    pub patch_id: Option<String>,
+}
+
+/// Arguments of `xtask gate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Judge every commit of REV..HEAD: signatures on protected paths, gaming moves.
+    #[arg(long, value_name = "REV")]
+    base: Option<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t)]
+    format: GateFormat,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Append infra items (timeouts, harness errors) as JSON lines to FILE, for the runner
+    /// owners' queue.
+    #[arg(long, value_name = "FILE")]
+    infra_out: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunFlags,
+}
+
+/// A progress bar on stderr, drawn only on a terminal.
+struct Bar {
+    phase: Mutex<(String, usize, Instant)>,
+}
+
+impl Progress for Bar {
+    fn phase(&self, name: &str, total: usize) {
+        if let Ok(mut p) = self.phase.lock() {
+            *p = (name.to_owned(), total, Instant::now());
+        }
+        eprint!("\r\x1b[2K{name}…");
+    }
+
+    fn tick(&self, done: usize) {
+        let Ok(p) = self.phase.lock() else { return };
+        let (name, total, _) = &*p;
+        if *total == 0 {
+            return;
+        }
+        let width = 30;
+        let filled = (done * width / total).min(width);
+        eprint!(
+            "\r\x1b[2K{name} [{}{}] {done}/{total}",
+            "#".repeat(filled),
+            "-".repeat(width - filled)
+        );
+        if done >= *total {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+/// Resolves the settings of a run from `freezegate.toml`, the environment and the flags.
+pub fn settings(flags: &RunFlags) -> Result<Settings, Failure> {
+    let root = std::env::current_dir()
+        .context("cannot read the current directory")
+        .map_err(Failure::usage)?;
+    let config = Config::load(&root).map_err(Failure::usage)?;
+    let mut overrides = RunOverrides::from_env(|k| std::env::var(k).ok());
+    overrides.flag_seed = flags.seed;
+    overrides.flag_replays = flags.replays;
+    overrides.flag_timeout_ms = flags.timeout_ms;
+    overrides.flag_jobs = flags.jobs;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    Settings::resolve(config, &overrides, cores).map_err(|e| Failure::usage(anyhow::anyhow!(e)))
+}
+
+/// Parses `--now` or reads the clock.
+pub fn now(flag: Option<&str>) -> Result<freezegate_ledger::Timestamp, Failure> {
+    match flag {
+        Some(text) => freezegate_ledger::Timestamp::parse_rfc3339(text)
+            .with_context(|| format!("--now {text:?}"))
+            .map_err(Failure::usage),
+        None => Ok(run::clock_now()),
+    }
+}
+
+fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
+    match path {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))
+            .map_err(Failure::usage),
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+                .context("cannot write standard output")
+                .map_err(Failure::usage)
+        }
+    }
+}
+
+/// Runs `xtask gate`.
+pub fn run(args: Args) -> Outcome {
+    let settings = settings(&args.run)?;
+    let now = now(args.run.now.as_deref())?;
+    let root = std::env::current_dir()
+        .context("cannot read the current directory")
+        .map_err(Failure::usage)?;
+    let registry = properties::registry();
+    let exe = std::env::current_exe().ok();
+    let machine = args.format != GateFormat::Text || args.out.is_some();
+    let color = !machine && std::io::stdout().is_terminal();
+    let style = Style { color };
+
+    // The settings come first: on stdout for people, on stderr for machine formats.
+    let patch_id = args
+        .run
+        .patch_id
+        .clone()
+        .unwrap_or_else(|| run::head_commit(&root));
+    let bar = Bar {
+        phase: Mutex::new((String::new(), 0, Instant::now())),
+    };
+    let quiet = run::Quiet;
+    let progress: &dyn Progress = if std::io::stderr().is_terminal() && !machine {
+        &bar
+    } else {
+        &quiet
+    };
+    let ctx = run::Context {
+        root: root.clone(),
+        now,
+        registry: &registry,
+        exe,
+        patch_id,
+        max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
+        progress,
+    };
+    let mut report: Report =
+        run::run_with_base(&settings, &ctx, args.base.as_deref()).map_err(Failure::usage)?;
+    report.decide();
+
+    let settings_block = render::settings_text(&report.settings);
+    let document = match args.format {
+        GateFormat::Text => {
+            let mut text = settings_block.clone();
+            text.push_str(&render::body_text(&report, style));
+            text
+        }
+        GateFormat::Json => render::json(&report),
+        GateFormat::Junit => render::junit(&report),
+        GateFormat::Github => render::github(&report),
+    };
+    if args.format != GateFormat::Text {
+        eprint!("{settings_block}");
+    }
+    write_out(args.out.as_ref(), &document)?;
+    if args.out.is_some() || args.format != GateFormat::Text {
+        eprintln!("{}", report.summary_line());
+    }
+    if args.format == GateFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
+    {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| {
+                format!(
+                    "cannot open $GITHUB_STEP_SUMMARY {}",
+                    PathBuf::from(&path).display()
+                )
+            })
+            .map_err(Failure::usage)?;
+        file.write_all(render::github_step_summary(&report).as_bytes())
+            .context("cannot write $GITHUB_STEP_SUMMARY")
+            .map_err(Failure::usage)?;
+    }
+    if let Some(path) = &args.infra_out {
+        let lines = render::infra_lines(&report, &settings.runner_id);
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot open {}", path.display()))
+            .map_err(Failure::usage)?;
+        file.write_all(lines.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))
+            .map_err(Failure::usage)?;
+    }
+    if report.decision.exit_code == USAGE {
+        return Ok(USAGE);
+    }
+    Ok(report.decision.exit_code)
+}
