@@ -160,7 +160,7 @@ fn timeouts_and_harness_errors_exit_2() -> TestResult {
             "--replays",
             "2",
             "--timeout-ms",
-            "300",
+            "1000",
             "--format",
             "json",
         ],

@@ -161,6 +161,14 @@ impl RunOutcome {
         self.message = Some(message.into());
         self
     }
+
+    /// Whether this run failed the way a shrinker keeping signatures wants (SPEC §4): an
+    /// `assert_fail`, and, when `signature` is given, with exactly that signature (so a
+    /// shrink cannot slip to another bug).
+    pub fn fails_like(&self, signature: Option<&str>) -> bool {
+        self.label == Label::AssertFail
+            && signature.is_none_or(|want| self.signature.as_deref() == Some(want))
+    }
 }
 
 /// Runs a property on one candidate: the interface the replayer, the shrinker and the gate
@@ -267,6 +275,21 @@ mod tests {
         assert_eq!(failure_signature(b"failure: a\nmore\n"), None);
         assert_eq!(failure_signature(b""), None);
         assert_eq!(failure_signature(b"failures: a"), None);
+    }
+
+    #[test]
+    fn fails_like_matches_label_and_signature() {
+        let d = Duration::ZERO;
+        let fail = RunOutcome::new(Label::AssertFail, d, Exit::Code(1)).with_signature("a");
+        assert!(fail.fails_like(None));
+        assert!(fail.fails_like(Some("a")));
+        assert!(!fail.fails_like(Some("b")));
+        let bare = RunOutcome::new(Label::AssertFail, d, Exit::Code(1));
+        assert!(bare.fails_like(None));
+        assert!(!bare.fails_like(Some("a")));
+        for label in [Label::AssertPass, Label::Timeout, Label::HarnessError] {
+            assert!(!RunOutcome::new(label, d, Exit::Code(0)).fails_like(None));
+        }
     }
 
     proptest! {

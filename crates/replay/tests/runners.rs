@@ -17,8 +17,10 @@ fn ctx() -> RunContext {
     RunContext::new(20260917).with_timeout(Duration::from_secs(10))
 }
 
+/// For runs meant to hit their deadline: long enough for `sh` to start and write its pgid
+/// file on a loaded machine.
 fn short() -> RunContext {
-    ctx().with_timeout(Duration::from_millis(300))
+    ctx().with_timeout(Duration::from_millis(700))
 }
 
 fn oracle(dir: &Path, cmd: &str) -> Result<ProcessOracle, Box<dyn std::error::Error>> {
@@ -198,25 +200,32 @@ fn replays_of_a_flicker_in_parallel_keep_run_index_order() -> TestResult {
 fn replay_verdicts_from_real_processes() -> TestResult {
     let dir = tempfile::tempdir()?;
     let plan = ReplayPlan::new(3, 1)?;
-    let options = ReplayOptions {
+    let options = |timeout_ms| ReplayOptions {
         jobs: 3,
-        timeout: Duration::from_millis(300),
+        timeout: Duration::from_millis(timeout_ms),
         property_id: "p".into(),
     };
     let cases = [
-        ("exit 1", Verdict::BlockPatch),
-        ("exit 0", Verdict::NotReproduced),
+        ("exit 1", 10_000, Verdict::BlockPatch),
+        ("exit 0", 10_000, Verdict::NotReproduced),
         (
             "[ $FREEZEGATE_REPLAY -ne 1 ] || exit 125",
+            10_000,
             Verdict::InfraQueue,
         ),
         (
             "[ $FREEZEGATE_REPLAY -ne 2 ] || exec sleep 30; exit 1",
+            700,
             Verdict::InfraQueue,
         ),
     ];
-    for (cmd, verdict) in cases {
-        let report = replay(&oracle(dir.path(), cmd)?, CANDIDATE, &plan, &options);
+    for (cmd, timeout_ms, verdict) in cases {
+        let report = replay(
+            &oracle(dir.path(), cmd)?,
+            CANDIDATE,
+            &plan,
+            &options(timeout_ms),
+        );
         assert_eq!((cmd, report.verdict), (cmd, verdict));
     }
     Ok(())

@@ -27,7 +27,7 @@ fn orphans_of_a_killed_group_are_reaped() -> TestResult {
     let dir = tempfile::tempdir()?;
     let script = r#"echo $$ > pgid; (trap "" TERM; sleep 30) & (trap "" TERM; sleep 30) & trap "" TERM; sleep 30"#;
     let oracle = ProcessOracle::new(script, dir.path())?.with_grace(Duration::from_millis(100));
-    let ctx = RunContext::new(1).with_timeout(Duration::from_millis(300));
+    let ctx = RunContext::new(1).with_timeout(Duration::from_millis(700));
     let out = oracle.run(b"[]", &ctx);
     assert_eq!(out.label, Label::Timeout);
     let pgid: u32 = std::fs::read_to_string(dir.path().join("pgid"))?
