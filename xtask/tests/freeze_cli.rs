@@ -170,12 +170,17 @@ fn a_flickering_fixture_gets_a_row_and_a_second_freeze_renews_it() -> TestResult
     Ok(())
 }
 
+/// One refusal case: oracle, extra flags, environment, expected message.
+type Case = (&'static str, &'static [&'static str], Env, &'static str);
+/// Environment variables set for one run.
+type Env = &'static [(&'static str, &'static str)];
+
 /// Each refusal exits 1, names its rule, and leaves the ledger byte-identical.
 #[test]
 fn every_refusal_names_its_rule_and_writes_nothing() -> TestResult {
     let (dir, fixture) = repo()?;
     let ledger_path = dir.path().join("freeze/ledger.json");
-    let cases: [(&str, &[&str], &[(&str, &str)], &str); 7] = [
+    let cases: [Case; 7] = [
         (
             "exit 1",
             &[],
