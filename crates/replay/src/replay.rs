@@ -373,6 +373,31 @@ mod tests {
         Ok(())
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        #[test]
+        fn labels_follow_run_indices_whatever_the_completion_order(
+            runs in proptest::collection::vec((proptest::bool::ANY, 0u64..3), 1..12),
+            jobs in 1usize..6,
+        ) {
+            let oracle = |_: &[u8], ctx: &RunContext| {
+                let (fails, delay) = runs[ctx.replay as usize];
+                std::thread::sleep(Duration::from_millis(delay));
+                let label = if fails { Label::AssertFail } else { Label::AssertPass };
+                RunOutcome::new(label, Duration::ZERO, Exit::Returned)
+            };
+            let plan = ReplayPlan::new(runs.len(), 3).map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            let options = ReplayOptions { jobs, ..ReplayOptions::default() };
+            let report = replay(&oracle, b"0", &plan, &options);
+            let expected: Vec<Label> = runs
+                .iter()
+                .map(|&(fails, _)| if fails { Label::AssertFail } else { Label::AssertPass })
+                .collect();
+            proptest::prop_assert_eq!(report.labels(), expected.clone());
+            proptest::prop_assert_eq!(report.verdict, crate::verdict(&expected, expected.len()));
+        }
+    }
+
     #[test]
     fn text_report() -> Result<(), PlanErrorOr> {
         insta::assert_snapshot!(fixed_report()?.to_text());
