@@ -1,1 +1,363 @@
 //! Patch integrity (SPEC §9 step 2): signed edits of protected paths and gaming-move detection.
+//!
+//! [`check_patch`] judges every commit of `REV..HEAD` on its own change (a merge: what differs
+//! from every parent), with the rules as they stand at REV:
+//!
+//! - a commit touching a protected path — `freezegate.toml`, `freeze/**`, an *existing* file under
+//!   `fixtures/`, the default globs [`DEFAULT_PROTECTED`] and the policy's `protected` globs —
+//!   needs a good SSH signature by a key of REV's `freeze/allowed_signers`, checked by git itself;
+//! - a commit's change to files matching `property_paths` is read for the gaming moves of the
+//!   [`RULES`] table; a finding blocks unless the commit carries such a signature.
+//!
+//! Only `git` is run (no git library, no cryptography of our own). Globs match the whole path
+//! from the repository root; `*` stays within one directory, `**` crosses directories.
+//!
+//! # Example
+//!
+//! ```
+//! use freezegate_gate::patch::{BasePolicy, FileKind, RULES};
+//!
+//! let policy = BasePolicy::parse("[policy]\nproperty_paths = [\"tests/**\"]\nmin_cases = 80\n", "main")?;
+//! assert_eq!(policy.min_cases, 80);
+//! assert_eq!(FileKind::of("tests/prop_tax.rs"), FileKind::Rust);
+//! assert!(RULES.iter().any(|rule| rule.id == "cases-lowered"));
+//! # Ok::<(), freezegate_gate::patch::PatchError>(())
+//! ```
+//!
+//! Judging a repository:
+//!
+//! ```no_run
+//! use freezegate_gate::patch::{PatchOptions, check_patch};
+//!
+//! let report = check_patch(std::path::Path::new("."), "origin/main", &PatchOptions::default())?;
+//! if report.blocking() {
+//!     for v in &report.violations {
+//!         eprintln!("{}: {} changed without an allowed signature", v.commit, v.path);
+//!     }
+//! }
+//! # Ok::<(), freezegate_gate::patch::PatchError>(())
+//! ```
+
+mod diff;
+mod error;
+mod git;
+mod policy;
+mod props;
+mod report;
+mod rules;
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::Path;
+
+pub use diff::ChangeKind;
+pub use error::PatchError;
+pub use policy::{
+    ALLOWED_SIGNERS, BasePolicy, CONFIG_FILE, DEFAULT_MIN_CASES, DEFAULT_PROTECTED,
+    EXISTING_FIXTURES,
+};
+pub use report::{
+    CommitReport, Finding, PatchReport, Signature, SignatureStatus, Violation, Warning, WarningKind,
+};
+pub use rules::{FileKind, Matcher, NumberPattern, RULES, Rule, Weaker};
+
+use diff::{FileChange, all_lines, line_changes, own_change};
+use git::Git;
+use policy::{PathRules, Protection, read_at};
+use rules::{PropertyFile, RuleSet};
+
+/// How to run the check.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PatchOptions {
+    /// The revision judged (default `HEAD`).
+    pub head: String,
+    /// The `git` program (default `git` from `PATH`).
+    pub git: OsString,
+    /// Extra environment for every git process, e.g. `GIT_CONFIG_GLOBAL` to isolate the check
+    /// from a machine's git configuration.
+    pub git_env: Vec<(OsString, OsString)>,
+    /// The policy at the base revision, when the caller has already read `freezegate.toml` at
+    /// REV; `None` reads it here. Never pass the working tree's policy.
+    pub policy: Option<BasePolicy>,
+}
+
+impl Default for PatchOptions {
+    fn default() -> Self {
+        PatchOptions {
+            head: "HEAD".to_string(),
+            git: OsString::from("git"),
+            git_env: Vec::new(),
+            policy: None,
+        }
+    }
+}
+
+/// Judges every commit of `base_rev..HEAD` in the repository at `repo_dir` (see the module docs).
+///
+/// An `Err` means the patch could not be judged (git missing, REV unknown, REV's policy
+/// unreadable): the gate must not treat it as a pass.
+pub fn check_patch(
+    repo_dir: &Path,
+    base_rev: &str,
+    options: &PatchOptions,
+) -> Result<PatchReport, PatchError> {
+    let git = Git::new(repo_dir, options.git.clone(), options.git_env.clone());
+    let base = git.resolve_commit(base_rev)?;
+    let head = git.resolve_commit(&options.head)?;
+    let policy = match &options.policy {
+        Some(p) => p.clone(),
+        None => BasePolicy::at(&git, &base, base_rev)?,
+    };
+    let paths = PathRules::new(&policy, base_rev)?;
+    let rules = RuleSet::new()?;
+
+    let allowed = read_at(&git, &base, ALLOWED_SIGNERS)?;
+    let mut signers_file =
+        tempfile::NamedTempFile::new().map_err(|source| PatchError::TempFile { source })?;
+    signers_file
+        .write_all(allowed.as_deref().unwrap_or_default())
+        .and_then(|()| signers_file.flush())
+        .map_err(|source| PatchError::TempFile { source })?;
+
+    let commits = git.commits(&base, &head)?;
+    let shas: Vec<String> = commits.iter().map(|(sha, _)| sha.clone()).collect();
+    let raw_signatures = git.signatures(&shas, signers_file.path())?;
+    let subjects = git.subjects(&shas)?;
+
+    let mut report = PatchReport {
+        base,
+        head,
+        allowed_signers_at_base: allowed.is_some(),
+        commits: Vec::new(),
+        violations: Vec::new(),
+        findings: Vec::new(),
+        warnings: Vec::new(),
+        ledger_diff: None,
+        settings_diff: None,
+    };
+    if allowed.is_none() {
+        report.warnings.push(Warning {
+            commit: None,
+            kind: WarningKind::NoAllowedSigners,
+            message: format!("no {ALLOWED_SIGNERS} at {base_rev}: no protected change can pass"),
+        });
+    }
+    if !paths.has_property_paths {
+        report.warnings.push(Warning {
+            commit: None,
+            kind: WarningKind::NoPropertyPaths,
+            message: format!("no policy.property_paths in {CONFIG_FILE} at {base_rev}: gaming moves are not looked for"),
+        });
+    }
+
+    let mut empty_tree: Option<String> = None;
+    for (((sha, parents), raw), subject) in commits.iter().zip(&raw_signatures).zip(subjects) {
+        let mut status = SignatureStatus::from_git(raw.code);
+        if allowed.is_none() && status == SignatureStatus::Allowed {
+            status = SignatureStatus::UnknownKey;
+        }
+        if status == SignatureStatus::Allowed && !is_ssh_signed(&git.commit_object(sha)?) {
+            status = SignatureStatus::NotSsh;
+        }
+        let nonempty = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        let signature = Signature {
+            status,
+            signer: nonempty(&raw.signer),
+            key: nonempty(&raw.key),
+        };
+
+        let tree = if parents.is_empty() {
+            match &empty_tree {
+                Some(t) => t.clone(),
+                None => {
+                    let t = git.empty_tree()?;
+                    empty_tree = Some(t.clone());
+                    t
+                }
+            }
+        } else {
+            String::new()
+        };
+        let own = own_change(&git, sha, parents, &tree)?;
+
+        let mut protected_paths = BTreeSet::new();
+        let mut property_names = BTreeSet::new();
+        let mut property_files = Vec::new();
+        let mut touches_other_code = false;
+        for change in &own {
+            for (path, protection) in protections(&paths, change) {
+                protected_paths.insert(path.clone());
+                if !status.is_allowed() {
+                    let protected_by = match protection {
+                        Protection::Always(g) | Protection::Existing(g) => g,
+                    };
+                    report.violations.push(Violation {
+                        commit: sha.clone(),
+                        path,
+                        change: change.kind,
+                        protected_by,
+                        signature: status,
+                    });
+                }
+            }
+            match property_file(&git, &paths, change)? {
+                Some(file) => {
+                    property_names.extend(file.old_path.iter().chain(&file.new_path).cloned());
+                    property_files.push(file);
+                }
+                None => {
+                    touches_other_code |= change.paths().iter().any(|p| is_checked_code(p));
+                }
+            }
+        }
+        for f in rules.apply(&property_files, paths.min_cases) {
+            report.findings.push(Finding {
+                commit: sha.clone(),
+                file: f.file,
+                line: f.line,
+                rule: f.rule.to_string(),
+                explanation: f.explanation,
+                blocking: !status.is_allowed(),
+            });
+        }
+        if !property_files.is_empty() && touches_other_code {
+            report.warnings.push(Warning {
+                commit: Some(sha.clone()),
+                kind: WarningKind::PropertyAndCode,
+                message: "changes property code and other code together: review the predicate diff on its own"
+                    .to_string(),
+            });
+        }
+        report.commits.push(CommitReport {
+            commit: sha.clone(),
+            parents: parents.clone(),
+            subject,
+            signature,
+            protected_paths: protected_paths.into_iter().collect(),
+            property_files: property_names.into_iter().collect(),
+        });
+    }
+    Ok(report)
+}
+
+/// The protected paths a change touches, each with why.
+fn protections(paths: &PathRules, change: &FileChange) -> Vec<(String, Protection)> {
+    let mut found: Vec<(String, Protection)> = Vec::new();
+    for old in &change.old {
+        if let Some(p) = paths.protection(&old.path, true) {
+            found.push((old.path.clone(), p));
+        }
+    }
+    if let Some(new) = &change.new {
+        let existed = matches!(change.kind, ChangeKind::Modified | ChangeKind::TypeChanged);
+        if let Some(p) = paths.protection(&new.path, existed)
+            && !found.iter().any(|(path, _)| *path == new.path)
+        {
+            found.push((new.path.clone(), p));
+        }
+    }
+    found
+}
+
+/// Code the properties may check: anything but fixtures, the freeze folder and prose.
+fn is_checked_code(path: &str) -> bool {
+    !(path.starts_with("fixtures/")
+        || path.starts_with("freeze/")
+        || path.ends_with(".md")
+        || path.ends_with(".txt"))
+}
+
+/// The property-file view of a change, when either side matches `property_paths`.
+fn property_file(
+    git: &Git,
+    paths: &PathRules,
+    change: &FileChange,
+) -> Result<Option<PropertyFile>, PatchError> {
+    let old_side = change.old.iter().find(|s| paths.is_property_path(&s.path));
+    let new_side = change
+        .new
+        .as_ref()
+        .filter(|s| paths.is_property_path(&s.path));
+    if old_side.is_none() && new_side.is_none() {
+        return Ok(None);
+    }
+    let text = |oid: &str| -> Result<String, PatchError> {
+        Ok(String::from_utf8_lossy(&git.blob(oid)?).into_owned())
+    };
+    let old_text = match old_side {
+        Some(s) if s.is_text_file() => Some(text(&s.oid)?),
+        _ => None,
+    };
+    let new_text = match new_side {
+        Some(s) if s.is_text_file() => Some(text(&s.oid)?),
+        _ => None,
+    };
+    let (added, removed) = match (old_side, new_side) {
+        // Both sides are property code: the real line diff.
+        (Some(_), Some(_)) => {
+            let lines = line_changes(
+                git,
+                &change.old,
+                change.new.as_ref(),
+                change.parents_without,
+            )?;
+            (lines.added, lines.removed)
+        }
+        // Leaving property_paths (or deleted): every line of the old file is gone.
+        (Some(_), None) => (
+            Vec::new(),
+            old_text.as_deref().map(all_lines).unwrap_or_default(),
+        ),
+        // Entering property_paths (or added): every line is new.
+        (None, _) => (
+            new_text.as_deref().map(all_lines).unwrap_or_default(),
+            Vec::new(),
+        ),
+    };
+    Ok(Some(PropertyFile {
+        old_path: old_side.map(|s| s.path.clone()),
+        new_path: new_side.map(|s| s.path.clone()),
+        old_text: old_text.filter(|_| old_side.is_some()),
+        new_text,
+        added,
+        removed,
+    }))
+}
+
+/// Whether the raw commit object carries an SSH signature header (not OpenPGP or X.509).
+fn is_ssh_signed(object: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(object);
+    let headers = text.split("\n\n").next().unwrap_or("");
+    headers.lines().any(|line| {
+        (line.starts_with("gpgsig ") || line.starts_with("gpgsig-sha256 "))
+            && line
+                .split_once(' ')
+                .is_some_and(|(_, v)| v.trim() == "-----BEGIN SSH SIGNATURE-----")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_ssh_signature_headers_count() {
+        let ssh = b"tree 1\nparent 2\nauthor a\ncommitter c\ngpgsig -----BEGIN SSH SIGNATURE-----\n U1NIU0lH\n -----END SSH SIGNATURE-----\n\nmessage\n";
+        let pgp = b"tree 1\nauthor a\ngpgsig -----BEGIN PGP SIGNATURE-----\n x\n\nmessage gpgsig -----BEGIN SSH SIGNATURE-----\n";
+        assert!(is_ssh_signed(ssh));
+        assert!(!is_ssh_signed(pgp));
+        assert!(!is_ssh_signed(
+            b"tree 1\n\ngpgsig -----BEGIN SSH SIGNATURE-----\n"
+        ));
+    }
+
+    #[test]
+    fn checked_code_excludes_fixtures_ledger_and_prose() {
+        assert!(is_checked_code("src/tax.rs"));
+        assert!(!is_checked_code("fixtures/p/0123456789abcdef.json"));
+        assert!(!is_checked_code("freeze/ledger.json"));
+        assert!(!is_checked_code("docs/notes.md"));
+    }
+}

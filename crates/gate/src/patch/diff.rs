@@ -1,0 +1,504 @@
+//! A commit's own change: the paths it changes and, for text files, the lines it adds and
+//! removes — for a merge, only what differs from every one of its parents.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::PatchError;
+use super::git::{Git, RawChange};
+
+/// How a path changed in a commit's own change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// The path did not exist before (in any parent, for a merge).
+    Added,
+    /// The path's content or mode changed.
+    Modified,
+    /// The path is gone.
+    Deleted,
+    /// The path moved, with or without a content change (git's rename detection).
+    Renamed,
+    /// The path changed type (file, symlink, submodule).
+    TypeChanged,
+}
+
+/// One side of a change: a path with its mode and blob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Side {
+    pub path: String,
+    pub mode: String,
+    pub oid: String,
+}
+
+impl Side {
+    /// A regular file (not a symlink or submodule), whose text can be diffed.
+    pub(crate) fn is_text_file(&self) -> bool {
+        self.mode == "100644" || self.mode == "100755"
+    }
+}
+
+/// One path change of a commit's own change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FileChange {
+    pub kind: ChangeKind,
+    /// The pre-images: one per parent in which the path existed (deduplicated by blob).
+    pub old: Vec<Side>,
+    /// The post-image, absent when deleted.
+    pub new: Option<Side>,
+    /// For a merge: the number of parents lacking the path (their pre-image is empty).
+    pub parents_without: usize,
+}
+
+impl FileChange {
+    /// The paths this change touches: every pre-image path and the post-image path.
+    pub(crate) fn paths(&self) -> BTreeSet<&str> {
+        self.old
+            .iter()
+            .chain(self.new.as_ref())
+            .map(|s| s.path.as_str())
+            .collect()
+    }
+}
+
+const ZERO_MODE: &str = "000000";
+
+fn side(path: &str, mode: &str, oid: &str) -> Option<Side> {
+    (mode != ZERO_MODE).then(|| Side {
+        path: path.to_string(),
+        mode: mode.to_string(),
+        oid: oid.to_string(),
+    })
+}
+
+fn from_raw(raw: &RawChange) -> FileChange {
+    let kind = match raw.status {
+        'A' => ChangeKind::Added,
+        'D' => ChangeKind::Deleted,
+        'R' => ChangeKind::Renamed,
+        'T' => ChangeKind::TypeChanged,
+        'C' => ChangeKind::Added,
+        _ => ChangeKind::Modified,
+    };
+    let old = if raw.status == 'C' {
+        None
+    } else {
+        side(&raw.old_path, &raw.old_mode, &raw.old_oid)
+    };
+    FileChange {
+        kind,
+        old: old.into_iter().collect(),
+        new: side(&raw.new_path, &raw.new_mode, &raw.new_oid),
+        parents_without: 0,
+    }
+}
+
+/// The own change of `commit` against `parents` (none: against the empty tree).
+///
+/// One parent: git's diff with rename detection (`-M`). Several parents: a path belongs to the
+/// merge's own change when its content or mode at the merge differs from its content at *every*
+/// parent (absent counts as a content); a path deleted against every parent and one added
+/// against every parent with the same blob are paired as a rename.
+pub(crate) fn own_change(
+    git: &Git,
+    commit: &str,
+    parents: &[String],
+    empty_tree: &str,
+) -> Result<Vec<FileChange>, PatchError> {
+    match parents {
+        [] => Ok(git
+            .diff_trees(empty_tree, commit, true)?
+            .iter()
+            .map(from_raw)
+            .collect()),
+        [parent] => Ok(git
+            .diff_trees(parent, commit, true)?
+            .iter()
+            .map(from_raw)
+            .collect()),
+        _ => {
+            let mut per_parent: Vec<BTreeMap<String, RawChange>> = Vec::new();
+            for parent in parents {
+                let changes = git.diff_trees(parent, commit, false)?;
+                per_parent.push(
+                    changes
+                        .into_iter()
+                        .map(|c| (c.new_path.clone(), c))
+                        .collect(),
+                );
+            }
+            Ok(merge_own_change(&per_parent))
+        }
+    }
+}
+
+/// The intersection of per-parent changes (keyed by path), as described on [`own_change`].
+pub(crate) fn merge_own_change(per_parent: &[BTreeMap<String, RawChange>]) -> Vec<FileChange> {
+    let Some((first, rest)) = per_parent.split_first() else {
+        return Vec::new();
+    };
+    let mut changes = Vec::new();
+    for (path, raw) in first {
+        let all: Option<Vec<&RawChange>> = std::iter::once(Some(raw))
+            .chain(rest.iter().map(|m| m.get(path)))
+            .collect();
+        let Some(all) = all else { continue };
+        let new = side(path, &raw.new_mode, &raw.new_oid);
+        let mut old: Vec<Side> = Vec::new();
+        let mut parents_without = 0;
+        for change in &all {
+            match side(path, &change.old_mode, &change.old_oid) {
+                Some(s) if !old.contains(&s) => old.push(s),
+                Some(_) => {}
+                None => parents_without += 1,
+            }
+        }
+        let kind = match (&new, old.is_empty()) {
+            (None, _) => ChangeKind::Deleted,
+            (Some(_), true) => ChangeKind::Added,
+            (Some(n), false)
+                if old
+                    .iter()
+                    .any(|o| mode_class(&o.mode) != mode_class(&n.mode)) =>
+            {
+                ChangeKind::TypeChanged
+            }
+            (Some(_), false) => ChangeKind::Modified,
+        };
+        changes.push(FileChange {
+            kind,
+            old,
+            new,
+            parents_without,
+        });
+    }
+    pair_exact_renames(changes)
+}
+
+fn mode_class(mode: &str) -> &str {
+    match mode {
+        "100644" | "100755" => "file",
+        other => other,
+    }
+}
+
+/// Pairs a deletion whose only pre-image has blob X with an addition of blob X.
+fn pair_exact_renames(changes: Vec<FileChange>) -> Vec<FileChange> {
+    let mut added_by_oid: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, c) in changes.iter().enumerate() {
+        if let (ChangeKind::Added, Some(n)) = (c.kind, &c.new) {
+            added_by_oid.entry(n.oid.clone()).or_default().push(i);
+        }
+    }
+    let mut taken = BTreeSet::new();
+    let mut paired: Vec<(usize, usize)> = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        if c.kind == ChangeKind::Deleted
+            && c.old.len() == 1
+            && c.parents_without == 0
+            && let Some(candidates) = added_by_oid.get_mut(&c.old[0].oid)
+            && let Some(pos) = candidates.iter().position(|j| !taken.contains(j))
+        {
+            let j = candidates[pos];
+            taken.insert(j);
+            paired.push((i, j));
+        }
+    }
+    let mut result = Vec::new();
+    let mut consumed = BTreeSet::new();
+    for (i, j) in &paired {
+        consumed.insert(*i);
+        consumed.insert(*j);
+        result.push(FileChange {
+            kind: ChangeKind::Renamed,
+            old: changes[*i].old.clone(),
+            new: changes[*j].new.clone(),
+            parents_without: 0,
+        });
+    }
+    for (i, c) in changes.into_iter().enumerate() {
+        if !consumed.contains(&i) {
+            result.push(c);
+        }
+    }
+    result.sort_by(|a, b| a.paths().cmp(&b.paths()));
+    result
+}
+
+/// One line of a file, with its 1-based number in its own version of the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Line {
+    pub number: u32,
+    pub text: String,
+}
+
+/// The lines a change adds (numbered in the new file) and removes (numbered in the old one).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct LineChanges {
+    pub added: Vec<Line>,
+    pub removed: Vec<Line>,
+}
+
+/// Every line of a text, numbered from 1.
+pub(crate) fn all_lines(text: &str) -> Vec<Line> {
+    text.lines()
+        .zip(1u32..)
+        .map(|(t, number)| Line {
+            number,
+            text: t.to_string(),
+        })
+        .collect()
+}
+
+/// Parses `git diff -U0` output into added and removed lines.
+pub(crate) fn parse_hunks(out: &[u8]) -> Result<LineChanges, String> {
+    let text = String::from_utf8_lossy(out);
+    let mut lines = text.split('\n').peekable();
+    let mut changes = LineChanges::default();
+    // Skip the file header: everything before the first hunk.
+    while let Some(line) = lines.peek() {
+        if line.starts_with("@@ ") {
+            break;
+        }
+        lines.next();
+    }
+    while let Some(header) = lines.next() {
+        if header.is_empty() && lines.peek().is_none() {
+            break;
+        }
+        let (old_start, old_count, new_start, new_count) = parse_hunk_header(header)?;
+        let (mut old_left, mut new_left) = (old_count, new_count);
+        let (mut old_no, mut new_no) = (old_start, new_start);
+        while old_left > 0 || new_left > 0 {
+            let line = lines.next().ok_or("hunk ends early")?;
+            if let Some(rest) = line.strip_prefix('-').filter(|_| old_left > 0) {
+                changes.removed.push(Line {
+                    number: old_no,
+                    text: rest.to_string(),
+                });
+                old_no += 1;
+                old_left -= 1;
+            } else if let Some(rest) = line.strip_prefix('+').filter(|_| new_left > 0) {
+                changes.added.push(Line {
+                    number: new_no,
+                    text: rest.to_string(),
+                });
+                new_no += 1;
+                new_left -= 1;
+            } else if line.starts_with('\\') {
+                continue;
+            } else {
+                return Err(format!("unexpected line {line:?} in a hunk"));
+            }
+        }
+        while lines.peek().is_some_and(|l| l.starts_with('\\')) {
+            lines.next();
+        }
+    }
+    Ok(changes)
+}
+
+fn parse_hunk_header(header: &str) -> Result<(u32, u32, u32, u32), String> {
+    let bad = || format!("bad hunk header {header:?}");
+    let rest = header.strip_prefix("@@ -").ok_or_else(bad)?;
+    let (ranges, _) = rest.split_once(" @@").ok_or_else(bad)?;
+    let (old, new) = ranges.split_once(" +").ok_or_else(bad)?;
+    let range = |r: &str| -> Result<(u32, u32), String> {
+        let (start, count) = r.split_once(',').unwrap_or((r, "1"));
+        Ok((
+            start.parse().map_err(|_| bad())?,
+            count.parse().map_err(|_| bad())?,
+        ))
+    };
+    let (a, b) = range(old)?;
+    let (c, d) = range(new)?;
+    Ok((a, b, c, d))
+}
+
+/// The whitespace-free form of a line, to tell a moved or re-indented line from a new one.
+pub(crate) fn squash(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Added and removed lines of the content change between `old` (pre-images) and `new`.
+///
+/// With several pre-images (a merge), a line counts as added when it is added against every
+/// pre-image (and a parent without the file counts as an empty pre-image), and as removed when its
+/// text is removed against every pre-image.
+pub(crate) fn line_changes(
+    git: &Git,
+    old: &[Side],
+    new: Option<&Side>,
+    parents_without: usize,
+) -> Result<LineChanges, PatchError> {
+    let text_of = |s: &Side| -> Result<String, PatchError> {
+        Ok(String::from_utf8_lossy(&git.blob(&s.oid)?).into_owned())
+    };
+    let old: Vec<&Side> = old.iter().filter(|s| s.is_text_file()).collect();
+    let new = new.filter(|s| s.is_text_file());
+    let mut per_old: Vec<LineChanges> = Vec::new();
+    match new {
+        None => {
+            for o in &old {
+                per_old.push(LineChanges {
+                    added: Vec::new(),
+                    removed: all_lines(&text_of(o)?),
+                });
+            }
+        }
+        Some(n) => {
+            for o in &old {
+                let out = git.blob_diff(&o.oid, &n.oid)?;
+                let parsed = parse_hunks(&out).map_err(|detail| PatchError::GitOutput {
+                    args: format!("diff {} {}", o.oid, n.oid),
+                    detail,
+                })?;
+                per_old.push(parsed);
+            }
+            if old.is_empty() || parents_without > 0 {
+                per_old.push(LineChanges {
+                    added: all_lines(&text_of(n)?),
+                    removed: Vec::new(),
+                });
+            }
+        }
+    }
+    Ok(intersect(per_old))
+}
+
+/// Combines per-pre-image line changes as described on [`line_changes`].
+pub(crate) fn intersect(mut per_old: Vec<LineChanges>) -> LineChanges {
+    if per_old.len() <= 1 {
+        return per_old.pop().unwrap_or_default();
+    }
+    let mut result = per_old[0].clone();
+    for other in &per_old[1..] {
+        let numbers: BTreeSet<u32> = other.added.iter().map(|l| l.number).collect();
+        result.added.retain(|l| numbers.contains(&l.number));
+        let mut texts: BTreeMap<String, usize> = BTreeMap::new();
+        for l in &other.removed {
+            *texts.entry(squash(&l.text)).or_default() += 1;
+        }
+        result
+            .removed
+            .retain(|l| match texts.get_mut(&squash(&l.text)) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    true
+                }
+                _ => false,
+            });
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(status: char, path: &str, old_oid: &str, new_oid: &str) -> RawChange {
+        let mode = |oid: &str| if oid == "0" { ZERO_MODE } else { "100644" }.to_string();
+        RawChange {
+            old_mode: mode(old_oid),
+            new_mode: mode(new_oid),
+            old_oid: old_oid.to_string(),
+            new_oid: new_oid.to_string(),
+            status,
+            old_path: path.to_string(),
+            new_path: path.to_string(),
+        }
+    }
+
+    fn map(changes: &[RawChange]) -> BTreeMap<String, RawChange> {
+        changes
+            .iter()
+            .map(|c| (c.new_path.clone(), c.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_merge_owns_only_paths_that_differ_from_every_parent() {
+        let p1 = map(&[
+            raw('M', "from_second_parent.rs", "a", "b"),
+            raw('M', "freeze/ledger.json", "l1", "evil"),
+        ]);
+        let p2 = map(&[
+            raw('M', "from_first_parent.rs", "c", "d"),
+            raw('M', "freeze/ledger.json", "l1", "evil"),
+        ]);
+        let own = merge_own_change(&[p1, p2]);
+        assert_eq!(own.len(), 1);
+        assert_eq!(own[0].kind, ChangeKind::Modified);
+        assert_eq!(own[0].new.as_ref().unwrap().path, "freeze/ledger.json");
+        assert_eq!(own[0].old.len(), 1);
+    }
+
+    #[test]
+    fn a_merge_pairs_exact_renames_and_keeps_evil_deletions() {
+        let both = [
+            raw('D', "fixtures/p/old.json", "x", "0"),
+            raw('A', "fixtures/p/new.json", "0", "x"),
+            raw('D', "fixtures/p/gone.json", "y", "0"),
+        ];
+        let own = merge_own_change(&[map(&both), map(&both)]);
+        let kinds: Vec<ChangeKind> = own.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, vec![ChangeKind::Deleted, ChangeKind::Renamed]);
+        assert_eq!(own[1].old[0].path, "fixtures/p/old.json");
+        assert_eq!(own[1].new.as_ref().unwrap().path, "fixtures/p/new.json");
+    }
+
+    #[test]
+    fn a_path_new_to_one_parent_only_is_modified_not_added() {
+        let p1 = map(&[raw('M', "fixtures/p/a.json", "a", "evil")]);
+        let p2 = map(&[raw('A', "fixtures/p/a.json", "0", "evil")]);
+        let own = merge_own_change(&[p1, p2]);
+        assert_eq!(own[0].kind, ChangeKind::Modified);
+        assert_eq!(own[0].parents_without, 1);
+    }
+
+    #[test]
+    fn hunks_parse_with_counts_and_no_newline_markers() {
+        let out = b"diff --git a/x b/x\nindex 1..2\n--- a/x\n+++ b/x\n@@ -2 +2,2 @@\n--- removed dashes\n+++ added pluses\n+second\n@@ -10,0 +12 @@\n+tail\n\\ No newline at end of file\n";
+        let c = parse_hunks(out).unwrap();
+        assert_eq!(
+            c.removed,
+            vec![Line {
+                number: 2,
+                text: "-- removed dashes".into()
+            }]
+        );
+        assert_eq!(c.added.len(), 3);
+        assert_eq!(c.added[0].text, "++ added pluses");
+        assert_eq!(
+            c.added[2],
+            Line {
+                number: 12,
+                text: "tail".into()
+            }
+        );
+    }
+
+    #[test]
+    fn truncated_hunks_are_errors() {
+        assert!(parse_hunks(b"@@ -1,2 +1 @@\n-a\n").is_err());
+        assert!(parse_hunks(b"@@ nonsense @@\n").is_err());
+    }
+
+    #[test]
+    fn merge_lines_count_only_when_new_against_every_parent() {
+        let l = |n: u32, t: &str| Line {
+            number: n,
+            text: t.into(),
+        };
+        let p1 = LineChanges {
+            added: vec![l(3, "from p2"), l(7, "evil")],
+            removed: vec![l(4, "assert!(x)"), l(9, "old p1 line")],
+        };
+        let p2 = LineChanges {
+            added: vec![l(5, "from p1"), l(7, "evil")],
+            removed: vec![l(4, "assert!( x )")],
+        };
+        let c = intersect(vec![p1, p2]);
+        assert_eq!(c.added, vec![l(7, "evil")]);
+        assert_eq!(c.removed, vec![l(4, "assert!(x)")]);
+    }
+}

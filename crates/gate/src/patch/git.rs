@@ -1,0 +1,446 @@
+//! Running the real `git` binary: every question this module asks the repository.
+//!
+//! Output is always requested in a machine format (`-z`, `--raw`, `--no-abbrev`, explicit
+//! `--format`), and every setting that could change what is printed or how signatures are checked
+//! is pinned with `-c` or a flag, so that the repository's or the machine's configuration cannot
+//! bend the answer.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::PatchError;
+
+/// A handle on one repository and the `git` program used to question it.
+#[derive(Debug, Clone)]
+pub(crate) struct Git {
+    dir: PathBuf,
+    program: OsString,
+    env: Vec<(OsString, OsString)>,
+}
+
+/// One path change between two trees, as `git diff-tree --raw` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawChange {
+    /// Mode before (`000000` when added).
+    pub old_mode: String,
+    /// Mode after (`000000` when deleted).
+    pub new_mode: String,
+    /// Blob before (all zeros when added).
+    pub old_oid: String,
+    /// Blob after (all zeros when deleted).
+    pub new_oid: String,
+    /// Status letter: `A`, `M`, `D`, `T`, `R` (renames only when asked for).
+    pub status: char,
+    /// Path before (equal to `new_path` unless renamed).
+    pub old_path: String,
+    /// Path after.
+    pub new_path: String,
+}
+
+/// What `git log --format=%G?…` said about one commit's signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawSignature {
+    /// `%G?`: `G`, `B`, `U`, `X`, `Y`, `R`, `E` or `N`.
+    pub code: char,
+    /// `%GS`: the principal the allowed-signers file names for the key.
+    pub signer: String,
+    /// `%GF`: the key fingerprint.
+    pub key: String,
+}
+
+impl Git {
+    pub(crate) fn new(dir: &Path, program: OsString, env: Vec<(OsString, OsString)>) -> Self {
+        Git {
+            dir: dir.to_path_buf(),
+            program,
+            env,
+        }
+    }
+
+    fn command(&self, config: &[(&str, &str)], args: &[&str]) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.arg("-C").arg(&self.dir);
+        // Pin what could change the shape of the output.
+        for (key, value) in [
+            ("core.quotePath", "false"),
+            ("color.ui", "false"),
+            ("log.showSignature", "false"),
+            ("diff.external", ""),
+        ]
+        .iter()
+        .chain(config)
+        {
+            cmd.arg("-c").arg(format!("{key}={value}"));
+        }
+        cmd.args(args);
+        cmd.env("GIT_OPTIONAL_LOCKS", "0");
+        cmd.env("GIT_TERMINAL_PROMPT", "0");
+        for (key, value) in &self.env {
+            cmd.env(key, value);
+        }
+        cmd
+    }
+
+    /// Runs git; returns `(success, stdout)`, or the spawn error.
+    fn output(
+        &self,
+        config: &[(&str, &str)],
+        args: &[&str],
+    ) -> Result<(bool, Vec<u8>, Vec<u8>), PatchError> {
+        let out = self
+            .command(config, args)
+            .output()
+            .map_err(|source| PatchError::GitSpawn {
+                dir: self.dir.clone(),
+                source,
+            })?;
+        Ok((out.status.success(), out.stdout, out.stderr))
+    }
+
+    /// Runs git and fails unless it exits 0.
+    fn run(&self, config: &[(&str, &str)], args: &[&str]) -> Result<Vec<u8>, PatchError> {
+        let out = self
+            .command(config, args)
+            .output()
+            .map_err(|source| PatchError::GitSpawn {
+                dir: self.dir.clone(),
+                source,
+            })?;
+        if out.status.success() {
+            Ok(out.stdout)
+        } else {
+            Err(PatchError::GitFailed {
+                args: args.join(" "),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            })
+        }
+    }
+
+    fn output_error(args: &[&str], detail: impl Into<String>) -> PatchError {
+        PatchError::GitOutput {
+            args: args.join(" "),
+            detail: detail.into(),
+        }
+    }
+
+    /// The full object id of the commit `rev` names.
+    pub(crate) fn resolve_commit(&self, rev: &str) -> Result<String, PatchError> {
+        let spec = format!("{rev}^{{commit}}");
+        let (ok, stdout, _) = self.output(
+            &[],
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ],
+        )?;
+        let sha = String::from_utf8_lossy(&stdout).trim().to_string();
+        if !ok || sha.is_empty() || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(PatchError::BadRevision {
+                rev: rev.to_string(),
+            });
+        }
+        Ok(sha)
+    }
+
+    /// The object id of the empty tree in this repository's hash function.
+    pub(crate) fn empty_tree(&self) -> Result<String, PatchError> {
+        let args = ["hash-object", "-t", "tree", "/dev/null"];
+        let out = self.run(&[], &args)?;
+        let oid = String::from_utf8_lossy(&out).trim().to_string();
+        if oid.is_empty() {
+            return Err(Self::output_error(&args, "no object id"));
+        }
+        Ok(oid)
+    }
+
+    /// Every commit in `base..head`, parents before children, each with its parents.
+    pub(crate) fn commits(
+        &self,
+        base: &str,
+        head: &str,
+    ) -> Result<Vec<(String, Vec<String>)>, PatchError> {
+        let range = format!("{base}..{head}");
+        let args = [
+            "rev-list",
+            "--topo-order",
+            "--reverse",
+            "--parents",
+            &range,
+            "--",
+        ];
+        let out = self.run(&[], &args)?;
+        let text = String::from_utf8(out).map_err(|_| Self::output_error(&args, "not UTF-8"))?;
+        Ok(text
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|line| {
+                let mut ids = line.split(' ').map(str::to_string);
+                let sha = ids.next().unwrap_or_default();
+                (sha, ids.collect())
+            })
+            .collect())
+    }
+
+    /// The mode and blob id of `path` in `commit`, or `None` when there is no such path.
+    pub(crate) fn tree_entry(
+        &self,
+        commit: &str,
+        path: &str,
+    ) -> Result<Option<(String, String)>, PatchError> {
+        let args = ["ls-tree", "-z", "--full-tree", commit, "--", path];
+        let out = self.run(&[], &args)?;
+        for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let record = String::from_utf8_lossy(record);
+            let Some((meta, name)) = record.split_once('\t') else {
+                return Err(Self::output_error(&args, "no tab in an entry"));
+            };
+            if name != path {
+                continue;
+            }
+            let fields: Vec<&str> = meta.split(' ').collect();
+            if let [mode, kind, oid] = fields.as_slice() {
+                if *kind == "blob" {
+                    return Ok(Some(((*mode).to_string(), (*oid).to_string())));
+                }
+                return Ok(None);
+            }
+            return Err(Self::output_error(&args, "malformed entry"));
+        }
+        Ok(None)
+    }
+
+    /// The bytes of a blob.
+    pub(crate) fn blob(&self, oid: &str) -> Result<Vec<u8>, PatchError> {
+        self.run(&[], &["cat-file", "blob", oid])
+    }
+
+    /// The raw object text of a commit (headers, blank line, message).
+    pub(crate) fn commit_object(&self, sha: &str) -> Result<Vec<u8>, PatchError> {
+        self.run(&[], &["cat-file", "commit", sha])
+    }
+
+    /// The path changes from tree-ish `from` to tree-ish `to`.
+    pub(crate) fn diff_trees(
+        &self,
+        from: &str,
+        to: &str,
+        renames: bool,
+    ) -> Result<Vec<RawChange>, PatchError> {
+        let rename_flag = if renames { "-M" } else { "--no-renames" };
+        let args = [
+            "diff-tree",
+            "-r",
+            "-z",
+            "--raw",
+            "--no-abbrev",
+            "--no-ext-diff",
+            "--no-textconv",
+            rename_flag,
+            from,
+            to,
+            "--",
+        ];
+        let out = self.run(&[], &args)?;
+        parse_raw(&out).map_err(|detail| Self::output_error(&args, detail))
+    }
+
+    /// The zero-context text diff between two blobs (either may be absent: pass the empty-blob
+    /// side as `None`). Attributes that would hide the text (`-diff`, `binary`, textconv
+    /// drivers) are overridden: everything is diffed as text.
+    pub(crate) fn blob_diff(&self, old: &str, new: &str) -> Result<Vec<u8>, PatchError> {
+        self.run(
+            &[
+                ("diff.noprefix", "false"),
+                ("diff.suppressBlankEmpty", "false"),
+            ],
+            &[
+                "diff",
+                "-U0",
+                "--no-color",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--text",
+                "--diff-algorithm=myers",
+                "--no-indent-heuristic",
+                old,
+                new,
+            ],
+        )
+    }
+
+    /// The signature status of each commit (aligned with `shas`), checked by git against
+    /// `allowed_signers` (a file path).
+    ///
+    /// Only SSH signatures can pass: OpenPGP and X.509 verification are pointed at `false`. Each
+    /// record must name the commit expected at its position, so text a commit controls cannot
+    /// pose as another commit's record.
+    pub(crate) fn signatures(
+        &self,
+        shas: &[String],
+        allowed_signers: &Path,
+    ) -> Result<Vec<RawSignature>, PatchError> {
+        if shas.is_empty() {
+            return Ok(Vec::new());
+        }
+        let allowed = allowed_signers.to_string_lossy().into_owned();
+        let config = [
+            ("gpg.format", "ssh"),
+            ("gpg.ssh.allowedSignersFile", allowed.as_str()),
+            ("gpg.ssh.program", "ssh-keygen"),
+            ("gpg.ssh.revocationFile", ""),
+            ("gpg.program", "false"),
+            ("gpg.openpgp.program", "false"),
+            ("gpg.x509.program", "false"),
+        ];
+        let format = "--format=%H%x1f%G?%x1f%GF%x1f%GS";
+        let records = self.log_records(&config, format, shas)?;
+        let mut result = Vec::new();
+        for (record, sha) in records.iter().zip(shas) {
+            let fields: Vec<&str> = record.splitn(4, '\x1f').collect();
+            let [got, code, key, signer] = fields.as_slice() else {
+                return Err(Self::output_error(
+                    &["log", format],
+                    "malformed signature record",
+                ));
+            };
+            if got != sha {
+                return Err(Self::output_error(&["log", format], "records out of order"));
+            }
+            result.push(RawSignature {
+                code: code.chars().next().unwrap_or('E'),
+                signer: (*signer).to_string(),
+                key: (*key).to_string(),
+            });
+        }
+        Ok(result)
+    }
+
+    /// The subject line of each commit (aligned with `shas`).
+    pub(crate) fn subjects(&self, shas: &[String]) -> Result<Vec<String>, PatchError> {
+        let format = "--format=%H%x1f%s";
+        let records = self.log_records(&[], format, shas)?;
+        let mut result = Vec::new();
+        for (record, sha) in records.iter().zip(shas) {
+            match record.split_once('\x1f') {
+                Some((got, subject)) if got == sha => result.push(subject.to_string()),
+                _ => return Err(Self::output_error(&["log", format], "records out of order")),
+            }
+        }
+        Ok(result)
+    }
+
+    /// One NUL-terminated `git log` record per commit, in the order given; their number is checked.
+    fn log_records(
+        &self,
+        config: &[(&str, &str)],
+        format: &str,
+        shas: &[String],
+    ) -> Result<Vec<String>, PatchError> {
+        if shas.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut args: Vec<&str> = vec!["log", "-z", "--no-walk=unsorted", format];
+        args.extend(shas.iter().map(String::as_str));
+        args.push("--");
+        let out = self.run(config, &args)?;
+        let text = String::from_utf8_lossy(&out);
+        let records: Vec<String> = text.split('\0').map(str::to_string).collect();
+        // `-z` terminates every record but the last; allow a trailing terminator.
+        let records: Vec<String> = match records.last() {
+            Some(last) if last.is_empty() && records.len() == shas.len() + 1 => {
+                records[..shas.len()].to_vec()
+            }
+            _ => records,
+        };
+        if records.len() != shas.len() {
+            return Err(Self::output_error(
+                &args[..4],
+                format!("{} records for {} commits", records.len(), shas.len()),
+            ));
+        }
+        Ok(records)
+    }
+}
+
+/// Parses `git diff-tree -r -z --raw --no-abbrev` output.
+pub(crate) fn parse_raw(out: &[u8]) -> Result<Vec<RawChange>, String> {
+    let mut fields = out.split(|b| *b == 0);
+    let mut changes = Vec::new();
+    while let Some(meta) = fields.next() {
+        if meta.is_empty() {
+            continue;
+        }
+        let meta = String::from_utf8_lossy(meta);
+        let meta = meta
+            .strip_prefix(':')
+            .ok_or_else(|| format!("record {meta:?} lacks ':'"))?;
+        let parts: Vec<&str> = meta.split(' ').collect();
+        let [old_mode, new_mode, old_oid, new_oid, status] = parts.as_slice() else {
+            return Err(format!("record {meta:?} has not five fields"));
+        };
+        let letter = status.chars().next().ok_or("empty status")?;
+        let first = fields
+            .next()
+            .filter(|p| !p.is_empty())
+            .ok_or("path missing")?;
+        let first = String::from_utf8_lossy(first).into_owned();
+        let (old_path, new_path) = if matches!(letter, 'R' | 'C') {
+            let second = fields
+                .next()
+                .filter(|p| !p.is_empty())
+                .ok_or("second path missing")?;
+            (first, String::from_utf8_lossy(second).into_owned())
+        } else {
+            (first.clone(), first)
+        };
+        changes.push(RawChange {
+            old_mode: (*old_mode).to_string(),
+            new_mode: (*new_mode).to_string(),
+            old_oid: (*old_oid).to_string(),
+            new_oid: (*new_oid).to_string(),
+            status: letter,
+            old_path,
+            new_path,
+        });
+    }
+    Ok(changes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_records_with_renames_parse() {
+        let zero = "0".repeat(40);
+        let a = "a".repeat(40);
+        let b = "b".repeat(40);
+        let out = format!(
+            ":100644 100644 {a} {b} M\0src/x.rs\0:000000 100644 {zero} {b} A\0new file\0:100644 100644 {a} {a} R100\0old/p.rs\0new/p.rs\0"
+        );
+        let changes = parse_raw(out.as_bytes()).unwrap();
+        assert_eq!(changes.len(), 3);
+        assert_eq!(changes[0].status, 'M');
+        assert_eq!(changes[1].new_path, "new file");
+        assert_eq!(changes[1].old_oid, zero);
+        assert_eq!(changes[2].status, 'R');
+        assert_eq!(changes[2].old_path, "old/p.rs");
+        assert_eq!(changes[2].new_path, "new/p.rs");
+    }
+
+    #[test]
+    fn malformed_raw_records_are_errors() {
+        assert!(parse_raw(b"100644 100644 a b M\0x\0").is_err());
+        assert!(parse_raw(b":100644 100644 a M\0x\0").is_err());
+        assert!(parse_raw(b":100644 100644 a b R100\0x\0").is_err());
+    }
+}

@@ -1,0 +1,301 @@
+//! What the base revision says: the protected globs, the property paths, `min_cases` and the
+//! allowed signers, all read from REV's tree (never from the working tree or HEAD).
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use super::PatchError;
+use super::git::Git;
+
+/// Paths protected whatever `freezegate.toml` says (SPEC §9).
+pub const DEFAULT_PROTECTED: &[&str] = &[
+    "freezegate.toml",
+    "freeze/**",
+    ".ci/**",
+    ".github/workflows/**",
+    ".cargo/**",
+    "rust-toolchain.toml",
+    "xtask/**",
+];
+
+/// Files under this glob are protected once they exist: adding one is free.
+pub const EXISTING_FIXTURES: &str = "fixtures/**";
+
+/// The allowed-signers file, read at the base revision.
+pub const ALLOWED_SIGNERS: &str = "freeze/allowed_signers";
+
+/// The configuration file, read at the base revision.
+pub const CONFIG_FILE: &str = "freezegate.toml";
+
+/// Default `min_cases` of the policy (SPEC §9).
+pub const DEFAULT_MIN_CASES: u64 = 50;
+
+/// The `[policy]` keys the patch checks need, as they stand at the base revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BasePolicy {
+    /// `protected` globs (added to [`DEFAULT_PROTECTED`]).
+    pub protected: Vec<String>,
+    /// `property_paths` globs: the files checked for gaming moves.
+    pub property_paths: Vec<String>,
+    /// `min_cases`: a case count set below it is a finding.
+    pub min_cases: u64,
+}
+
+impl Default for BasePolicy {
+    fn default() -> Self {
+        BasePolicy {
+            protected: Vec::new(),
+            property_paths: Vec::new(),
+            min_cases: DEFAULT_MIN_CASES,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+struct ConfigFile {
+    #[serde(default)]
+    policy: PolicyKeys,
+}
+
+#[derive(Deserialize)]
+struct PolicyKeys {
+    #[serde(default)]
+    protected: Vec<String>,
+    #[serde(default)]
+    property_paths: Vec<String>,
+    #[serde(default = "default_min_cases")]
+    min_cases: u64,
+}
+
+impl Default for PolicyKeys {
+    fn default() -> Self {
+        PolicyKeys {
+            protected: Vec::new(),
+            property_paths: Vec::new(),
+            min_cases: DEFAULT_MIN_CASES,
+        }
+    }
+}
+
+fn default_min_cases() -> u64 {
+    DEFAULT_MIN_CASES
+}
+
+impl BasePolicy {
+    /// Parses the `[policy]` keys of a `freezegate.toml` text; other keys are left to the gate's
+    /// own configuration reader. `rev` names the revision in error messages.
+    pub fn parse(text: &str, rev: &str) -> Result<BasePolicy, PatchError> {
+        let file: ConfigFile = toml::from_str(text).map_err(|e| {
+            let offset = e.span().map_or(0, |s| s.start);
+            let (line, column) = line_column(text, offset);
+            PatchError::Config {
+                rev: rev.to_string(),
+                line,
+                column,
+                message: e.message().trim().to_string(),
+            }
+        })?;
+        Ok(BasePolicy {
+            protected: file.policy.protected,
+            property_paths: file.policy.property_paths,
+            min_cases: file.policy.min_cases,
+        })
+    }
+
+    /// Reads the policy of `freezegate.toml` at `rev` (defaults when the file does not exist there).
+    pub(crate) fn at(git: &Git, rev: &str, label: &str) -> Result<BasePolicy, PatchError> {
+        match read_at(git, rev, CONFIG_FILE)? {
+            None => Ok(BasePolicy::default()),
+            Some(bytes) => BasePolicy::parse(&String::from_utf8_lossy(&bytes), label),
+        }
+    }
+}
+
+/// The bytes of a regular file at `rev`, or `None` when the path is absent or not a regular file.
+pub(crate) fn read_at(git: &Git, rev: &str, path: &str) -> Result<Option<Vec<u8>>, PatchError> {
+    match git.tree_entry(rev, path)? {
+        Some((mode, oid)) if mode == "100644" || mode == "100755" => Ok(Some(git.blob(&oid)?)),
+        _ => Ok(None),
+    }
+}
+
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |p| p + 1);
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    (line, column)
+}
+
+/// Why a path is protected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Protection {
+    /// Every change counts; the glob that matched.
+    Always(String),
+    /// Only changes to an existing file count (fixtures).
+    Existing(String),
+}
+
+/// Glob sets compiled from the base policy.
+#[derive(Debug)]
+pub(crate) struct PathRules {
+    always: Vec<String>,
+    always_set: GlobSet,
+    fixtures: GlobSet,
+    property: GlobSet,
+    /// `min_cases` at the base revision.
+    pub min_cases: u64,
+    /// Whether `property_paths` names any glob.
+    pub has_property_paths: bool,
+}
+
+fn glob(text: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(text).literal_separator(true).build()
+}
+
+impl PathRules {
+    pub(crate) fn new(policy: &BasePolicy, rev: &str) -> Result<PathRules, PatchError> {
+        let always: Vec<String> = DEFAULT_PROTECTED
+            .iter()
+            .map(|s| (*s).to_string())
+            .chain(policy.protected.iter().cloned())
+            .collect();
+        let build = |globs: &[String], key: &'static str| -> Result<GlobSet, PatchError> {
+            let mut set = GlobSetBuilder::new();
+            for g in globs {
+                set.add(glob(g).map_err(|source| PatchError::Glob {
+                    rev: rev.to_string(),
+                    key,
+                    glob: g.clone(),
+                    source,
+                })?);
+            }
+            set.build().map_err(|source| PatchError::Glob {
+                rev: rev.to_string(),
+                key,
+                glob: globs.join(", "),
+                source,
+            })
+        };
+        Ok(PathRules {
+            always_set: build(&always, "protected")?,
+            always,
+            fixtures: build(&[EXISTING_FIXTURES.to_string()], "protected")?,
+            property: build(&policy.property_paths, "property_paths")?,
+            min_cases: policy.min_cases,
+            has_property_paths: !policy.property_paths.is_empty(),
+        })
+    }
+
+    /// Why changing `path` needs a signature; `existed` says whether the path existed before the
+    /// change (a modification, deletion or the old side of a rename).
+    pub(crate) fn protection(&self, path: &str, existed: bool) -> Option<Protection> {
+        if let Some(i) = self.always_set.matches(path).into_iter().min() {
+            return Some(Protection::Always(self.always[i].clone()));
+        }
+        if existed && self.fixtures.is_match(path) {
+            return Some(Protection::Existing(EXISTING_FIXTURES.to_string()));
+        }
+        None
+    }
+
+    /// Whether `path` holds property code (matches `property_paths`).
+    pub(crate) fn is_property_path(&self, path: &str) -> bool {
+        self.property.is_match(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(protected: &[&str]) -> PathRules {
+        let policy = BasePolicy {
+            protected: protected.iter().map(|s| s.to_string()).collect(),
+            property_paths: vec!["tests/**/*.rs".into(), "py/test_*.py".into()],
+            min_cases: 50,
+        };
+        PathRules::new(&policy, "base").unwrap()
+    }
+
+    #[test]
+    fn defaults_are_protected_whatever_the_policy_says() {
+        let r = rules(&[]);
+        for path in [
+            "freezegate.toml",
+            "freeze/ledger.json",
+            "freeze/allowed_signers",
+            ".ci/run",
+            ".github/workflows/ci.yml",
+            ".cargo/config.toml",
+            "rust-toolchain.toml",
+            "xtask/src/main.rs",
+        ] {
+            assert!(r.protection(path, false).is_some(), "{path}");
+        }
+        for path in [
+            "src/freezegate.toml",
+            "freeze",
+            "freezer/x",
+            "crates/xtask/a.rs",
+            "README.md",
+        ] {
+            assert_eq!(r.protection(path, true), None, "{path}");
+        }
+    }
+
+    #[test]
+    fn fixtures_are_protected_only_once_they_exist() {
+        let r = rules(&[]);
+        let p = "fixtures/tax.total/0123456789abcdef.json";
+        assert_eq!(r.protection(p, false), None);
+        assert_eq!(
+            r.protection(p, true),
+            Some(Protection::Existing(EXISTING_FIXTURES.into()))
+        );
+    }
+
+    #[test]
+    fn policy_globs_add_to_the_defaults() {
+        let r = rules(&["src/oracle/*.rs"]);
+        assert_eq!(
+            r.protection("src/oracle/tax.rs", false),
+            Some(Protection::Always("src/oracle/*.rs".into()))
+        );
+        assert_eq!(r.protection("src/oracle/deep/tax.rs", false), None);
+        assert!(r.is_property_path("tests/a/b.rs"));
+        assert!(r.is_property_path("py/test_x.py"));
+        assert!(!r.is_property_path("src/lib.rs"));
+    }
+
+    #[test]
+    fn policy_keys_parse_and_errors_name_line_and_column() {
+        let p = BasePolicy::parse(
+            "[policy]\nseed = 1\nprotected = [\"a/**\"]\nproperty_paths = [\"t/**\"]\nmin_cases = 80\n[[property]]\nid = \"x\"\n",
+            "base",
+        )
+        .unwrap();
+        assert_eq!(p.protected, vec!["a/**".to_string()]);
+        assert_eq!(p.min_cases, 80);
+        let err = BasePolicy::parse("[policy]\nmin_cases = \"many\"\n", "base").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("line 2"), "{text}");
+        assert_eq!(
+            BasePolicy::parse("", "base").unwrap(),
+            BasePolicy::default()
+        );
+    }
+
+    #[test]
+    fn a_bad_glob_is_a_configuration_error() {
+        let policy = BasePolicy {
+            protected: vec!["src/[".into()],
+            ..BasePolicy::default()
+        };
+        let err = PathRules::new(&policy, "base").unwrap_err();
+        assert!(err.to_string().contains("src/["), "{err}");
+    }
+}

@@ -1,0 +1,619 @@
+//! Gaming moves: every rule of the table fires on its move and stays silent on a harmless edit
+//! next to it — each move committed on its own in a real git repository and judged by
+//! `check_patch`.
+
+mod patch_support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
+
+use freezegate_gate::patch::{PatchReport, RULES, WarningKind};
+use patch_support::{Repo, keys};
+
+/// One move: a property file before, after the gaming move, and after a harmless edit.
+struct Case {
+    rule: &'static str,
+    path: &'static str,
+    before: &'static str,
+    gaming: &'static str,
+    harmless: &'static str,
+}
+
+const IGNORE: &str = concat!("#[", "ignore]");
+
+const PROPTEST_BLOCK: &str = "use proptest::prelude::*;
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #[test]
+    fn total_is_sum(x in 0u32..100, y in 0u32..100) {
+        let total = x + y;
+        prop_assert_eq!(total, y + x);
+    }
+
+    #[test]
+    fn total_is_positive(x in 0u32..100) {
+        prop_assert!(x < 100);
+    }
+}
+";
+
+const PY_PROPERTY: &str = "from hypothesis import given, settings, strategies as st
+import pytest
+
+
+@settings(max_examples=500)
+@given(st.integers(), st.integers())
+def test_total_is_sum(x, y):
+    total = x + y
+    assert total == y + x
+";
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            rule: "property-removed",
+            path: "tests/removed.rs",
+            before: PROPTEST_BLOCK,
+            gaming: "use proptest::prelude::*;
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #[test]
+    fn total_is_sum(x in 0u32..100, y in 0u32..100) {
+        let total = x + y;
+        prop_assert_eq!(total, y + x);
+    }
+}
+",
+            harmless: "use proptest::prelude::*;
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+    #[test]
+    fn total_is_sum(x in 0u32..100, y in 0u32..100) {
+        let total = x + y;
+        prop_assert_eq!(total, y + x);
+    }
+
+    /// Positive totals.
+    #[test]
+    fn total_is_positive(x in 0u32..100) {
+        prop_assert!(x < 100);
+    }
+}
+",
+        },
+        Case {
+            rule: "property-removed",
+            path: "py/test_removed.py",
+            before: PY_PROPERTY,
+            gaming: "from hypothesis import given, settings, strategies as st
+import pytest
+
+
+@settings(max_examples=500)
+def test_total_is_sum():
+    x, y = 1, 2
+    total = x + y
+    assert total == y + x
+",
+            harmless: "from hypothesis import given, settings, strategies as st
+import pytest
+
+
+@settings(max_examples=500)
+@given(st.integers(), st.integers())
+def test_total_is_sum(x, y):
+    \"\"\"Addition commutes.\"\"\"
+    total = x + y
+    assert total == y + x
+",
+        },
+        Case {
+            rule: "cases-lowered",
+            path: "tests/with_cases.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(PROPTEST_BLOCK.replace("with_cases(1000)", "with_cases(100)").into_boxed_str()),
+            harmless: &*Box::leak(PROPTEST_BLOCK.replace("with_cases(1000)", "with_cases(5_000)").into_boxed_str()),
+        },
+        Case {
+            rule: "cases-lowered",
+            path: "tests/config_cases.rs",
+            before: "fn config() -> ProptestConfig {\n    ProptestConfig { cases: 400, ..ProptestConfig::default() }\n}\n",
+            gaming: "fn config() -> ProptestConfig {\n    ProptestConfig { cases: 20, ..ProptestConfig::default() }\n}\n",
+            harmless: "fn config() -> ProptestConfig {\n    // More cases for the tax rules.\n    ProptestConfig { cases: 400, ..ProptestConfig::default() }\n}\n",
+        },
+        Case {
+            rule: "cases-lowered",
+            path: "tests/new_property.rs",
+            before: "use proptest::prelude::*;\n",
+            gaming: "use proptest::prelude::*;\nproptest! {\n    #![proptest_config(ProptestConfig::with_cases(10))]\n    #[test]\n    fn rounding(x in 0u32..10) { prop_assert!(x < 10); }\n}\n",
+            harmless: "use proptest::prelude::*;\nproptest! {\n    #![proptest_config(ProptestConfig::with_cases(500))]\n    #[test]\n    fn rounding(x in 0u32..10) { prop_assert!(x < 10); }\n}\n",
+        },
+        Case {
+            rule: "cases-lowered",
+            path: "ci/env.sh",
+            before: "export PROPTEST_CASES=1000\n",
+            gaming: "export PROPTEST_CASES=64\n",
+            harmless: "export PROPTEST_CASES=1000\nexport RUST_BACKTRACE=1\n",
+        },
+        Case {
+            rule: "cases-lowered",
+            path: "py/test_examples.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=60").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=2000").into_boxed_str()),
+        },
+        Case {
+            rule: "cases-lowered",
+            path: "py/test_examples_removed.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("@settings(max_examples=500)\n", "").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("@settings(max_examples=500)\n", "@settings(max_examples=500)  # tax rules\n").into_boxed_str()),
+        },
+        Case {
+            rule: "skip-added",
+            path: "tests/ignored.rs",
+            before: "#[test]\nfn runner() {\n    proptest::test_runner::TestRunner::default();\n}\n",
+            gaming: &*Box::leak(format!("#[test]\n{IGNORE}\nfn runner() {{\n    proptest::test_runner::TestRunner::default();\n}}\n").into_boxed_str()),
+            harmless: "#[test]\n/// Runs the runner.\nfn runner() {\n    proptest::test_runner::TestRunner::default();\n}\n",
+        },
+        Case {
+            rule: "skip-added",
+            path: "tests/panicking.rs",
+            before: "#[test]\nfn runner() {\n    proptest::test_runner::TestRunner::default();\n}\n",
+            gaming: &*Box::leak(format!("#[test]\n{}\nfn runner() {{\n    proptest::test_runner::TestRunner::default();\n}}\n", concat!("#[", "should_panic]")).into_boxed_str()),
+            harmless: "#[test]\n#[allow(unused)]\nfn runner() {\n    proptest::test_runner::TestRunner::default();\n}\n",
+        },
+        Case {
+            rule: "skip-added",
+            path: "py/test_skip.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.skip(reason=\"slow\")\n@settings").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.tax\n@settings").into_boxed_str()),
+        },
+        Case {
+            rule: "skip-added",
+            path: "py/test_skipif.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.skipif(True, reason=\"ci\")\n@settings").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.parametrize(\"z\", [1])\n@settings").into_boxed_str()),
+        },
+        Case {
+            rule: "skip-added",
+            path: "py/test_xfail.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.xfail\n@settings").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.slow\n@settings").into_boxed_str()),
+        },
+        Case {
+            rule: "skip-added",
+            path: "py/test_unittest.py",
+            before: "import unittest\n\nclass Tax(unittest.TestCase):\n    def test_total(self):\n        self.assertEqual(1 + 1, 2)\n",
+            gaming: "import unittest\n\nclass Tax(unittest.TestCase):\n    @unittest.skip(\"later\")\n    def test_total(self):\n        self.assertEqual(1 + 1, 2)\n",
+            harmless: "import unittest\n\nclass Tax(unittest.TestCase):\n    maxDiff = None\n    def test_total(self):\n        self.assertEqual(1 + 1, 2)\n",
+        },
+        Case {
+            rule: "catch-broadened",
+            path: "tests/unwind.rs",
+            before: "fn check(x: u32) -> bool {\n    tax::total(x) == x\n}\n",
+            gaming: "fn check(x: u32) -> bool {\n    std::panic::catch_unwind(|| tax::total(x) == x).unwrap_or(true)\n}\n",
+            harmless: "fn check(x: u32) -> bool {\n    let expected = x;\n    tax::total(x) == expected\n}\n",
+        },
+        Case {
+            rule: "catch-broadened",
+            path: "py/test_except.py",
+            before: "def check(x):\n    try:\n        return total(x) == x\n    except ValueError:\n        return False\n",
+            gaming: "def check(x):\n    try:\n        return total(x) == x\n    except Exception:\n        return True\n",
+            harmless: "def check(x):\n    try:\n        return total(x) == x\n    except (ValueError, KeyError):\n        return False\n",
+        },
+        Case {
+            rule: "catch-broadened",
+            path: "py/test_bare_except.py",
+            before: "def check(x):\n    try:\n        return total(x) == x\n    except ValueError:\n        return False\n",
+            gaming: "def check(x):\n    try:\n        return total(x) == x\n    except:\n        return True\n",
+            harmless: "def check(x):\n    try:\n        return total(x) == x\n    except ValueError:  # bad input\n        return False\n",
+        },
+        Case {
+            rule: "assertion-removed",
+            path: "tests/assert_removed.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(PROPTEST_BLOCK.replace("        prop_assert_eq!(total, y + x);\n", "").into_boxed_str()),
+            harmless: &*Box::leak(PROPTEST_BLOCK.replace("prop_assert_eq!(total, y + x);", "prop_assert_eq!(total, y + x, \"addition commutes\");").into_boxed_str()),
+        },
+        Case {
+            rule: "assertion-removed",
+            path: "py/test_assert_removed.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("    assert total == y + x\n", "    print(total)\n").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("    assert total == y + x\n", "    assert total == y + x, \"commutes\"\n").into_boxed_str()),
+        },
+        Case {
+            rule: "assertion-weakened",
+            path: "tests/assert_weakened.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(PROPTEST_BLOCK.replace("prop_assert_eq!(total, y + x);", "prop_assert!(total >= y);").into_boxed_str()),
+            harmless: &*Box::leak(PROPTEST_BLOCK.replace("prop_assert_eq!(total, y + x);", "prop_assert_eq!(y + x, total);").into_boxed_str()),
+        },
+        Case {
+            rule: "assertion-weakened",
+            path: "py/test_assert_weakened.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert total >= x").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert y + x == total").into_boxed_str()),
+        },
+        Case {
+            rule: "tolerance-widened",
+            path: "py/test_tolerance.py",
+            before: "def test_rate():\n    assert rate() == pytest.approx(0.2, rel=1e-9)\n",
+            gaming: "def test_rate():\n    assert rate() == pytest.approx(0.2, rel=1e-3)\n",
+            harmless: "def test_rate():\n    assert rate() == pytest.approx(0.2, rel=1e-12)\n",
+        },
+        Case {
+            rule: "tolerance-widened",
+            path: "tests/tolerance.rs",
+            before: "fn close(a: f64, b: f64) {\n    assert!((a - b).abs() < 1e-9);\n}\n",
+            gaming: "fn close(a: f64, b: f64) {\n    assert!((a - b).abs() < 0.5);\n}\n",
+            harmless: "fn close(a: f64, b: f64) {\n    assert!((a - b).abs() < 1e-12);\n}\n",
+        },
+        Case {
+            rule: "assume-added",
+            path: "tests/assume.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        prop_assume!(x == 0);\n        let total = x + y;\n").into_boxed_str()),
+            harmless: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        let doubled = x * 2;\n        let total = x + y;\n").into_boxed_str()),
+        },
+        Case {
+            rule: "assume-added",
+            path: "tests/filter.rs",
+            before: "fn inputs() -> impl Strategy<Value = u32> {\n    0u32..1000\n}\n",
+            gaming: "fn inputs() -> impl Strategy<Value = u32> {\n    (0u32..1000).prop_filter(\"small\", |x| *x < 2)\n}\n",
+            harmless: "fn inputs() -> impl Strategy<Value = u32> {\n    (0u32..1000).prop_map(|x| x * 2)\n}\n",
+        },
+        Case {
+            rule: "assume-added",
+            path: "py/test_assume.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("    total = x + y\n", "    assume(x == 0)\n    total = x + y\n").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("    total = x + y\n", "    doubled = x * 2\n    total = x + y\n").into_boxed_str()),
+        },
+        Case {
+            rule: "hypothesis-settings",
+            path: "py/test_deadline.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, deadline=None").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, print_blob=True").into_boxed_str()),
+        },
+        Case {
+            rule: "hypothesis-settings",
+            path: "py/test_health.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, suppress_health_check=list(HealthCheck)").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, derandomize=False").into_boxed_str()),
+        },
+        Case {
+            rule: "hypothesis-settings",
+            path: "py/test_phases.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, phases=[Phase.explicit]").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, verbosity=Verbosity.normal").into_boxed_str()),
+        },
+        Case {
+            rule: "shared-fixture",
+            path: "py/test_fixture.py",
+            before: "import pytest\n\n@pytest.fixture\ndef rates():\n    return load_rates()\n",
+            gaming: "import pytest\n\n@pytest.fixture(scope=\"session\")\ndef rates():\n    return load_rates()\n",
+            harmless: "import pytest\n\n@pytest.fixture(autouse=False)\ndef rates():\n    return load_rates()\n",
+        },
+        Case {
+            rule: "shared-fixture",
+            path: "tests/shared_state.rs",
+            before: "fn rates() -> Vec<u32> {\n    load_rates()\n}\n",
+            gaming: "static RATES: std::sync::OnceLock<Vec<u32>> = std::sync::OnceLock::new();\nfn rates() -> Vec<u32> {\n    RATES.get_or_init(load_rates).clone()\n}\n",
+            harmless: "const LIMIT: usize = 10;\nfn rates() -> Vec<u32> {\n    load_rates()\n}\n",
+        },
+        Case {
+            rule: "impure-property",
+            path: "tests/clock.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        let started = std::time::Instant::now();\n        let total = x + y;\n").into_boxed_str()),
+            harmless: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        let started = x.min(y);\n        let total = x + y;\n").into_boxed_str()),
+        },
+        Case {
+            rule: "impure-property",
+            path: "tests/environment.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        let region = std::env::var(\"REGION\");\n        let total = x + y;\n").into_boxed_str()),
+            harmless: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        let region = \"eu\";\n        let total = x + y;\n").into_boxed_str()),
+        },
+        Case {
+            rule: "impure-property",
+            path: "py/test_network.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("    total = x + y\n", "    rate = requests.get(\"http://127.0.0.1/rate\").json()\n    total = x + y\n").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("    total = x + y\n", "    rate = 0.2\n    total = x + y\n").into_boxed_str()),
+        },
+        Case {
+            rule: "impure-property",
+            path: "py/test_time.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("    total = x + y\n", "    now = time.time()\n    total = x + y\n").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("    total = x + y\n", "    now = 0\n    total = x + y\n").into_boxed_str()),
+        },
+        Case {
+            rule: "retry-or-sleep",
+            path: "tests/sleep.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        std::thread::sleep(std::time::Duration::from_millis(5));\n        let total = x + y;\n").into_boxed_str()),
+            harmless: &*Box::leak(PROPTEST_BLOCK.replace("        let total = x + y;\n", "        let pause = std::time::Duration::from_millis(5);\n        let total = x + y;\n").into_boxed_str()),
+        },
+        Case {
+            rule: "retry-or-sleep",
+            path: "py/test_retry.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.flaky(reruns=3)\n@settings").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.timeout(30)\n@settings").into_boxed_str()),
+        },
+        Case {
+            rule: "retry-or-sleep",
+            path: "tests/retry.rs",
+            before: "fn check(x: u32) -> bool {\n    tax::total(x) == x\n}\n",
+            gaming: "fn check(x: u32) -> bool {\n    (0..3).any(|_retry| tax::total(x) == x)\n}\n",
+            harmless: "fn check(x: u32) -> bool {\n    (0..3).all(|_round| tax::total(x) == x)\n}\n",
+        },
+    ]
+}
+
+/// The repository: a base with every case's `before`, then two branches with one commit per
+/// case, `gaming` and `harmless`; each branch judged once.
+struct Judged {
+    cases: Vec<Case>,
+    /// Per case: the rule ids found in its gaming commit, and in its harmless commit.
+    gaming: Vec<BTreeSet<String>>,
+    harmless: Vec<BTreeMap<String, Vec<String>>>,
+}
+
+fn judged() -> &'static Judged {
+    static JUDGED: OnceLock<Judged> = OnceLock::new();
+    JUDGED.get_or_init(|| {
+        let cases = cases();
+        let repo = Repo::new();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"tests/**\", \"py/**\", \"ci/**\"]\nmin_cases = 50\n",
+        );
+        for c in &cases {
+            repo.write(c.path, c.before);
+        }
+        let base = repo.commit("base");
+        let run = |branch: &str, pick: fn(&Case) -> &'static str| -> (Vec<String>, PatchReport) {
+            repo.branch(branch, &base);
+            let shas = cases
+                .iter()
+                .map(|c| {
+                    repo.write(c.path, pick(c));
+                    repo.commit(&format!("{} {}", c.rule, c.path))
+                })
+                .collect();
+            (shas, repo.check(&base))
+        };
+        let (gaming_shas, gaming_report) = run("gaming", |c| c.gaming);
+        let (harmless_shas, harmless_report) = run("harmless", |c| c.harmless);
+        let gaming = gaming_shas
+            .iter()
+            .map(|sha| {
+                gaming_report
+                    .findings
+                    .iter()
+                    .filter(|f| f.commit == *sha)
+                    .map(|f| f.rule.clone())
+                    .collect()
+            })
+            .collect();
+        let harmless = harmless_shas
+            .iter()
+            .map(|sha| {
+                let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+                for f in harmless_report.findings.iter().filter(|f| f.commit == *sha) {
+                    found
+                        .entry(f.rule.clone())
+                        .or_default()
+                        .push(f.explanation.clone());
+                }
+                found
+            })
+            .collect();
+        Judged {
+            cases,
+            gaming,
+            harmless,
+        }
+    })
+}
+
+#[test]
+fn every_gaming_move_fires_its_rule() {
+    let j = judged();
+    let mut missed = Vec::new();
+    for (c, found) in j.cases.iter().zip(&j.gaming) {
+        // Deleting a property also deletes its assertions: the one expected companion.
+        let companion = if c.rule == "property-removed" {
+            "assertion-removed"
+        } else {
+            c.rule
+        };
+        let unexpected = found.iter().any(|r| r != c.rule && r != companion);
+        if !found.contains(c.rule) || unexpected {
+            missed.push(format!("{} on {}: found {found:?}", c.rule, c.path));
+        }
+    }
+    assert!(
+        missed.is_empty(),
+        "rules that did not fire:\n{}",
+        missed.join("\n")
+    );
+}
+
+#[test]
+fn every_harmless_edit_next_to_a_move_is_silent() {
+    let j = judged();
+    let mut noisy = Vec::new();
+    for (c, found) in j.cases.iter().zip(&j.harmless) {
+        if !found.is_empty() {
+            noisy.push(format!("{}: {found:?}", c.path));
+        }
+    }
+    assert!(
+        noisy.is_empty(),
+        "harmless edits with findings:\n{}",
+        noisy.join("\n")
+    );
+}
+
+#[test]
+fn every_rule_of_the_table_has_a_case() {
+    let covered: BTreeSet<&str> = judged().cases.iter().map(|c| c.rule).collect();
+    for rule in RULES {
+        assert!(covered.contains(rule.id), "rule {} has no case", rule.id);
+    }
+}
+
+/// A small base with one Rust property file and one unrelated source file.
+fn small_repo() -> (Repo, String) {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\nmin_cases = 50\n",
+    );
+    repo.write("tests/props.rs", PROPTEST_BLOCK);
+    repo.write(
+        "src/tax.rs",
+        "pub fn total(x: u32, y: u32) -> u32 { x + y }\n",
+    );
+    let base = repo.commit("base");
+    (repo, base)
+}
+
+#[test]
+fn a_rename_without_content_change_is_not_a_removal_but_leaving_property_paths_is() {
+    let (repo, base) = small_repo();
+    repo.git(&["mv", "tests/props.rs", "tests/tax_props.rs"]);
+    repo.commit("rename");
+    let report = repo.check(&base);
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+
+    repo.branch("out", &base);
+    std::fs::create_dir_all(repo.path().join("attic")).unwrap();
+    repo.git(&["mv", "tests/props.rs", "attic/props.rs"]);
+    let moved = repo.commit("move the properties where nobody looks");
+    let report = repo.check(&base);
+    let rules: BTreeSet<&str> = report.findings.iter().map(|f| f.rule.as_str()).collect();
+    assert!(rules.contains("property-removed"), "{rules:?}");
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.commit == moved && f.file == "tests/props.rs")
+    );
+}
+
+#[test]
+fn a_signed_gaming_move_is_reported_but_does_not_block() {
+    let (repo, base) = small_repo();
+    repo.write(
+        "tests/props.rs",
+        &PROPTEST_BLOCK.replace("with_cases(1000)", "with_cases(200)"),
+    );
+    repo.commit_signed("fewer cases, on purpose", &keys().alice);
+    repo.git(&["checkout", "-q", &base, "--", "."]);
+    // The base lacks allowed signers: the finding blocks.
+    let report = repo.check(&base);
+    assert!(report.blocking());
+    assert_eq!(report.findings.len(), 1);
+    assert!(
+        report.findings[0].explanation.contains("from 1000 to 200"),
+        "{}",
+        report.findings[0].explanation
+    );
+
+    let (repo, _) = small_repo();
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    let base = repo.commit_signed("trust alice", &keys().alice);
+    repo.write(
+        "tests/props.rs",
+        &PROPTEST_BLOCK.replace("with_cases(1000)", "with_cases(200)"),
+    );
+    repo.commit_signed("fewer cases, on purpose", &keys().alice);
+    let report = repo.check(&base);
+    assert_eq!(report.findings.len(), 1);
+    assert!(!report.findings[0].blocking);
+    assert!(!report.blocking());
+}
+
+#[test]
+fn property_and_code_changed_together_is_a_warning_only() {
+    let (repo, base) = small_repo();
+    repo.write(
+        "src/tax.rs",
+        "pub fn total(x: u32, y: u32) -> u32 { y + x }\n",
+    );
+    repo.write(
+        "tests/props.rs",
+        &PROPTEST_BLOCK.replace("let total = x + y;", "let total = y + x;"),
+    );
+    let c = repo.commit("fix and adjust the property");
+    let report = repo.check(&base);
+    assert!(!report.blocking(), "{:#?}", report.findings);
+    let warnings: Vec<_> = report
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::PropertyAndCode)
+        .collect();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].commit.as_deref(), Some(c.as_str()));
+}
+
+#[test]
+fn a_gaming_move_hidden_in_a_merge_commit_is_found() {
+    let (repo, base) = small_repo();
+    repo.branch("side", &base);
+    repo.write(
+        "src/tax.rs",
+        "pub fn total(x: u32, y: u32) -> u32 { x.wrapping_add(y) }\n",
+    );
+    repo.commit("side");
+    repo.branch("main", &base);
+    repo.write("README.md", "x\n");
+    repo.commit("main");
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "side"]);
+    repo.write(
+        "tests/props.rs",
+        &PROPTEST_BLOCK.replace(
+            "        let total = x + y;\n",
+            "        prop_assume!(x == 0);\n        let total = x + y;\n",
+        ),
+    );
+    let merge = repo.commit("Merge branch 'side'");
+    let report = repo.check(&base);
+    let found: Vec<(&str, &str, u32)> = report
+        .findings
+        .iter()
+        .map(|f| (f.commit.as_str(), f.rule.as_str(), f.line))
+        .collect();
+    assert_eq!(found, vec![(merge.as_str(), "assume-added", 6)]);
+}
+
+#[test]
+fn without_property_paths_a_warning_says_nothing_was_looked_for() {
+    let repo = Repo::new();
+    repo.write("tests/props.rs", PROPTEST_BLOCK);
+    let base = repo.commit("base");
+    repo.remove("tests/props.rs");
+    repo.commit("drop");
+    let report = repo.check(&base);
+    assert!(report.findings.is_empty());
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::NoPropertyPaths)
+    );
+}

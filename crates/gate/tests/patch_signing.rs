@@ -1,0 +1,318 @@
+//! Protected paths need a signature by a key of the base revision's allowed signers: adversarial
+//! tests with real git repositories, real `ssh-keygen` keys and SSH-signed commits.
+
+mod patch_support;
+
+use freezegate_gate::patch::{ChangeKind, PatchError, SignatureStatus, WarningKind, check_patch};
+use patch_support::{Repo, keys, violations};
+
+const LEDGER: &str = "{\n  \"schema\": \"freezegate-ledger-v1\",\n  \"rows\": []\n}\n";
+const LEDGER_WITH_ROW: &str = "{\n  \"schema\": \"freezegate-ledger-v1\",\n  \"rows\": [{\"property_id\": \"tax.total\"}]\n}\n";
+const FIXTURE: &str = "fixtures/tax.total/84a6b2a276edd51b.json";
+
+/// A base revision with a policy, a ledger, allowed signers (alice only) and one fixture.
+fn base_repo(with_signers: bool) -> (Repo, String) {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\n",
+    );
+    repo.write("freeze/ledger.json", LEDGER);
+    if with_signers {
+        repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    }
+    repo.write(FIXTURE, "{\"role\":\"\",\"user_id\":0}\n");
+    repo.write("fixtures/tax.total/84a6b2a276edd51b.meta.json", "{}\n");
+    repo.write("src/oracle/tax.rs", "pub fn total() {}\n");
+    repo.write("src/lib.rs", "pub mod tax;\n");
+    let base = repo.commit("base");
+    (repo, base)
+}
+
+#[test]
+fn an_unsigned_ledger_row_is_blocked() {
+    let (repo, base) = base_repo(true);
+    let c = repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, None);
+    let report = repo.check(&base);
+    assert!(report.blocking());
+    assert_eq!(
+        violations(&report),
+        vec![(c.clone(), "freeze/ledger.json".to_string())]
+    );
+    assert_eq!(report.violations[0].signature, SignatureStatus::Unsigned);
+    assert_eq!(report.violations[0].protected_by, "freeze/**");
+    assert_eq!(report.violations[0].change, ChangeKind::Modified);
+}
+
+#[test]
+fn a_ledger_row_signed_by_an_allowed_key_passes() {
+    let (repo, base) = base_repo(true);
+    let c = repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, Some(&keys().alice));
+    let report = repo.check(&base);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+    let commit = &report.commits[0];
+    assert_eq!(commit.commit, c);
+    assert_eq!(commit.signature.status, SignatureStatus::Allowed);
+    assert_eq!(
+        commit.signature.signer.as_deref(),
+        Some("alice@example.org")
+    );
+    assert_eq!(
+        commit.protected_paths,
+        vec!["freeze/ledger.json".to_string()]
+    );
+}
+
+#[test]
+fn a_key_the_patch_adds_to_allowed_signers_is_refused() {
+    let (repo, base) = base_repo(true);
+    let mallory = &keys().mallory;
+    let signers = format!("{}{}", keys().alice.allowed_line(), mallory.allowed_line());
+    let c1 = repo.commit_and_write("freeze/allowed_signers", &signers, Some(mallory));
+    let c2 = repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, Some(mallory));
+    let report = repo.check(&base);
+    assert!(report.blocking());
+    assert_eq!(
+        violations(&report),
+        vec![
+            (c1, "freeze/allowed_signers".to_string()),
+            (c2, "freeze/ledger.json".to_string()),
+        ]
+    );
+    for v in &report.violations {
+        assert_eq!(v.signature, SignatureStatus::UnknownKey);
+    }
+    // The same key passes once the base revision lists it.
+    let report = repo.check_head(&repo.git(&["rev-parse", "HEAD~1"]), "HEAD");
+    assert!(!report.blocking(), "{:#?}", report.violations);
+}
+
+#[test]
+fn an_unsigned_new_fixture_passes() {
+    let (repo, base) = base_repo(true);
+    repo.write("fixtures/tax.total/01751cc09a4bb8e9.json", "[]\n");
+    repo.write("fixtures/tax.total/01751cc09a4bb8e9.meta.json", "{}\n");
+    repo.write("fixtures/tax.total/origins/01751cc09a4bb8e9.json", "[]\n");
+    repo.commit("pin the fixture of my own failure");
+    let report = repo.check(&base);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+    assert!(report.commits[0].protected_paths.is_empty());
+}
+
+#[test]
+fn unsigned_fixture_edits_renames_and_deletions_are_blocked() {
+    let (repo, base) = base_repo(true);
+
+    repo.branch("edit", &base);
+    let edit = repo.commit_and_write(FIXTURE, "{\"role\":\"admin\",\"user_id\":0}\n", None);
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![(edit, FIXTURE.to_string())]);
+    assert_eq!(report.violations[0].protected_by, "fixtures/**");
+
+    repo.branch("rename", &base);
+    repo.git(&["mv", FIXTURE, "fixtures/tax.total/0000000000000000.json"]);
+    let rename = repo.commit("rename a fixture");
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![(rename, FIXTURE.to_string())]);
+    assert_eq!(report.violations[0].change, ChangeKind::Renamed);
+
+    repo.branch("delete", &base);
+    repo.remove(FIXTURE);
+    let delete = repo.commit("drop a fixture");
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![(delete, FIXTURE.to_string())]);
+    assert_eq!(report.violations[0].change, ChangeKind::Deleted);
+
+    // Signed by the allowed key, the same deletion passes.
+    repo.branch("signed-delete", &base);
+    repo.remove(FIXTURE);
+    repo.commit_signed("drop a fixture, reviewed", &keys().alice);
+    assert!(!repo.check(&base).blocking());
+}
+
+#[test]
+fn a_protected_change_hidden_in_a_merge_commit_is_blocked() {
+    let (repo, base) = base_repo(true);
+    repo.branch("side", &base);
+    repo.write("src/lib.rs", "pub mod tax;\npub mod side;\n");
+    let side = repo.commit("side work");
+    repo.branch("main", &base);
+    repo.write("README.md", "main work\n");
+    let main = repo.commit("main work");
+    repo.git(&["merge", "-q", "--no-ff", "--no-commit", "side"]);
+    repo.write("freeze/ledger.json", LEDGER_WITH_ROW);
+    repo.write("src/oracle/tax.rs", "pub fn total() { /* evil */ }\n");
+    let merge = repo.commit("Merge branch 'side'");
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![
+            (merge.clone(), "freeze/ledger.json".to_string()),
+            (merge.clone(), "src/oracle/tax.rs".to_string()),
+        ]
+    );
+    assert_eq!(report.commits.len(), 3);
+    let judged: Vec<&str> = report.commits.iter().map(|c| c.commit.as_str()).collect();
+    assert!(judged.contains(&side.as_str()) && judged.contains(&main.as_str()));
+    assert_eq!(report.commits[2].parents.len(), 2);
+}
+
+#[test]
+fn a_clean_merge_owns_nothing_of_what_it_brings_in() {
+    let (repo, base) = base_repo(true);
+    repo.branch("side", &base);
+    repo.write("freeze/ledger.json", LEDGER_WITH_ROW);
+    let side = repo.commit_signed("reviewed ledger row", &keys().alice);
+    repo.branch("main", &base);
+    repo.write("README.md", "main work\n");
+    repo.commit("main work");
+    repo.git(&["merge", "-q", "--no-ff", "-m", "merge", "side"]);
+    let report = repo.check(&base);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+    let merge = report
+        .commits
+        .iter()
+        .find(|c| c.parents.len() == 2)
+        .unwrap();
+    assert!(merge.protected_paths.is_empty());
+    let side_report = report.commits.iter().find(|c| c.commit == side).unwrap();
+    assert_eq!(
+        side_report.protected_paths,
+        vec!["freeze/ledger.json".to_string()]
+    );
+}
+
+#[test]
+fn an_unsigned_protected_change_reverted_later_is_still_blocked() {
+    let (repo, base) = base_repo(true);
+    let bad = repo.commit_and_write("freezegate.toml", "[policy]\nproperty_paths = []\n", None);
+    repo.git(&["revert", "--no-edit", "HEAD"]);
+    let report = repo.check(&base);
+    assert!(report.blocking());
+    let paths = violations(&report);
+    assert_eq!(paths[0], (bad, "freezegate.toml".to_string()));
+    assert_eq!(
+        paths.len(),
+        2,
+        "the revert itself is an unsigned protected change too"
+    );
+}
+
+#[test]
+fn without_allowed_signers_at_base_no_protected_edit_passes() {
+    let (repo, base) = base_repo(false);
+    let alice = &keys().alice;
+    // Even adding the signers file, signed by the key it lists, cannot bootstrap trust.
+    let c1 = repo.commit_and_write("freeze/allowed_signers", &alice.allowed_line(), Some(alice));
+    let c2 = repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, Some(alice));
+    let report = repo.check(&base);
+    assert!(!report.allowed_signers_at_base);
+    assert_eq!(
+        violations(&report),
+        vec![
+            (c1, "freeze/allowed_signers".to_string()),
+            (c2, "freeze/ledger.json".to_string()),
+        ]
+    );
+    assert!(
+        report
+            .warnings
+            .iter()
+            .any(|w| w.kind == WarningKind::NoAllowedSigners)
+    );
+}
+
+#[test]
+fn policy_globs_come_from_the_base_revision_not_from_the_patch() {
+    let (repo, base) = base_repo(true);
+    // A signed commit drops the protected glob; the next, unsigned, edits the once-protected file.
+    repo.commit_and_write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n",
+        Some(&keys().alice),
+    );
+    let edit = repo.commit_and_write("src/oracle/tax.rs", "pub fn total() { 0; }\n", None);
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(edit, "src/oracle/tax.rs".to_string())]
+    );
+    assert_eq!(report.violations[0].protected_by, "src/oracle/**");
+}
+
+#[test]
+fn default_globs_are_protected_even_if_the_base_policy_omits_them() {
+    let (repo, base) = base_repo(true);
+    repo.write(".github/workflows/ci.yml", "env:\n  REPLAYS: 1\n");
+    repo.write("xtask/src/gate.rs", "//! gate\n");
+    repo.write(
+        "rust-toolchain.toml",
+        "[toolchain]\nchannel = \"nightly\"\n",
+    );
+    repo.write(".cargo/config.toml", "[env]\nREPLAYS = \"1\"\n");
+    repo.write(".ci/run", "exit 0\n");
+    let c = repo.commit("ci tweaks");
+    let report = repo.check(&base);
+    let paths: Vec<String> = report.violations.iter().map(|v| v.path.clone()).collect();
+    assert_eq!(
+        paths,
+        vec![
+            ".cargo/config.toml",
+            ".ci/run",
+            ".github/workflows/ci.yml",
+            "rust-toolchain.toml",
+            "xtask/src/gate.rs"
+        ]
+    );
+    assert!(report.violations.iter().all(|v| v.commit == c));
+}
+
+#[test]
+fn an_unknown_base_revision_is_an_error_not_a_pass() {
+    let (repo, _) = base_repo(true);
+    let err = check_patch(repo.path(), "no-such-branch", &Repo::options("HEAD")).unwrap_err();
+    assert!(matches!(err, PatchError::BadRevision { .. }), "{err}");
+    assert!(err.to_string().contains("no-such-branch"));
+}
+
+#[test]
+fn a_broken_policy_at_base_is_an_error_naming_line_and_column() {
+    let repo = Repo::new();
+    repo.write("freezegate.toml", "[policy]\nmin_cases = \"lots\"\n");
+    let base = repo.commit("base");
+    let err = check_patch(repo.path(), &base, &Repo::options("HEAD")).unwrap_err();
+    assert!(matches!(err, PatchError::Config { line: 2, .. }), "{err}");
+}
+
+#[test]
+fn the_report_serializes_deterministically() {
+    let (repo, base) = base_repo(true);
+    repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, None);
+    repo.commit_and_write("fixtures/tax.total/01751cc09a4bb8e9.json", "[]\n", None);
+    let a = serde_json::to_string_pretty(&repo.check(&base)).unwrap();
+    let b = serde_json::to_string_pretty(&repo.check(&base)).unwrap();
+    assert_eq!(a, b);
+    let value: serde_json::Value = serde_json::from_str(&a).unwrap();
+    // Top-level members in the documented order (two-space indent marks the top level).
+    let keys: Vec<&str> = a
+        .lines()
+        .filter_map(|l| l.strip_prefix("  \""))
+        .filter_map(|l| l.split_once('"').map(|(k, _)| k))
+        .collect();
+    assert_eq!(
+        keys,
+        vec![
+            "base",
+            "head",
+            "allowed_signers_at_base",
+            "commits",
+            "violations",
+            "findings",
+            "warnings",
+            "ledger_diff",
+            "settings_diff"
+        ]
+    );
+    assert_eq!(value["violations"][0]["signature"], "unsigned");
+    assert_eq!(value["ledger_diff"], serde_json::Value::Null);
+}
