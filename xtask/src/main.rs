@@ -6,6 +6,7 @@
 
 mod canon;
 mod classify;
+mod demo;
 mod exit;
 mod freeze;
 mod gate;
@@ -46,6 +47,8 @@ enum Command {
     Canon(canon::Args),
     /// Shrinks, canonicalises, pins and replays one failing input, then acts by status.
     Classify(classify::Args),
+    /// Walks through the whole promotion path on the seed examples in a temporary repository.
+    Demo(demo::Args),
     /// The CI gate: validate, replay every pinned fixture, run the campaigns, decide.
     Gate(gate::Args),
     /// Runs one registered Rust property on stdin (the oracle protocol; used by the gate).
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Canon(args) => canon::run(args),
         Command::Classify(args) => classify::run(args),
+        Command::Demo(args) => demo::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Property { id } => Ok(properties::serve(&id)),
         Command::Freeze(args) => freeze::run(args),

@@ -37,7 +37,11 @@ fn rust_files_follow_the_house_conventions() {
     let mut files = Vec::new();
     rust_files(&root.join("crates"), &mut files);
     rust_files(&root.join("xtask"), &mut files);
-    assert!(files.len() > 5, "tidy found too few files under {}", root.display());
+    assert!(
+        files.len() > 5,
+        "tidy found too few files under {}",
+        root.display()
+    );
 
     // Spelled in pieces so this file does not match itself.
     let banned = [
@@ -48,7 +52,11 @@ fn rust_files_follow_the_house_conventions() {
     ];
     let mut problems = Vec::new();
     for file in &files {
-        let rel = file.strip_prefix(&root).unwrap_or(file).display().to_string();
+        let rel = file
+            .strip_prefix(&root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
         let text = match std::fs::read_to_string(file) {
             Ok(text) => text,
             Err(e) => {

@@ -5,6 +5,7 @@
 
 pub mod classify;
 pub mod config;
+pub mod demo;
 pub mod oracles;
 pub mod patch;
 pub mod render;

@@ -901,3 +901,52 @@ pub enum RunError {
     #[error("the patch checks could not run")]
     Patch(#[source] crate::patch::PatchError),
 }
+
+/// What `freeze` replays with once `freezegate.toml` exists: the file's oracle, seed, replay
+/// count and deadline for the property, and the policy a row is judged by. No flag or
+/// environment variable overrides them for a freeze (SPEC §7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FreezePlan {
+    /// The oracle command (`sh -c`), a Rust property's re-execution included.
+    pub oracle: String,
+    /// Replay count N of the property.
+    pub replays: usize,
+    /// The policy seed.
+    pub seed: u64,
+    /// Per-run deadline.
+    pub timeout_ms: u64,
+    /// Env classes that may freeze and the longest freeze; `replays` is the property's N.
+    pub policy: freezegate_ledger::Policy,
+}
+
+/// The freeze plan of `property` under `config` (the file alone: no overrides).
+pub fn freeze_plan(
+    config: &crate::config::Config,
+    property: &str,
+    registry: &Registry,
+    exe: Option<&Path>,
+) -> Result<FreezePlan, crate::oracles::OracleError> {
+    let settings = Settings::resolve(config.clone(), &crate::config::RunOverrides::default(), 1)
+        .map_err(|message| crate::oracles::OracleError::Invalid {
+            id: property.to_owned(),
+            message,
+        })?;
+    let p = config.property(property).ok_or_else(|| crate::oracles::OracleError::Invalid {
+        id: property.to_owned(),
+        message: "not listed in freezegate.toml".to_owned(),
+    })?;
+    let oracle = match oracle_source(p, registry, exe)? {
+        OracleSource::Command(cmd) => cmd,
+        OracleSource::Rust { exe } => crate::rust_prop::oracle_command(&exe, p.id.as_str()),
+    };
+    let replays = settings.replays_for(p);
+    let mut policy = ledger_policy(&settings);
+    policy.replays = replays;
+    Ok(FreezePlan {
+        oracle,
+        replays,
+        seed: settings.seed,
+        timeout_ms: settings.timeout_ms_for(p),
+        policy,
+    })
+}
