@@ -316,3 +316,19 @@ fn the_report_serializes_deterministically() {
     assert_eq!(value["violations"][0]["signature"], "unsigned");
     assert_eq!(value["ledger_diff"], serde_json::Value::Null);
 }
+
+#[test]
+fn a_replacement_ref_cannot_hide_a_protected_change() {
+    let (repo, base) = base_repo(true);
+    let bad = repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, None);
+    // A stand-in commit with the base's tree, installed as a replacement of the real one.
+    let tree = repo.git(&["rev-parse", &format!("{base}^{{tree}}")]);
+    let stand_in = repo.git(&["commit-tree", &tree, "-p", &base, "-m", "innocent"]);
+    repo.git(&["replace", &bad, &stand_in]);
+    assert_eq!(repo.git(&["log", "-1", "--format=%s", &bad]), "innocent");
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(bad, "freeze/ledger.json".to_string())]
+    );
+}

@@ -60,7 +60,9 @@ impl Git {
 
     fn command(&self, config: &[(&str, &str)], args: &[&str]) -> Command {
         let mut cmd = Command::new(&self.program);
-        cmd.arg("-C").arg(&self.dir);
+        // Replacement refs (`refs/replace/*`) could make git show other objects than the ones
+        // the commits name: never honour them.
+        cmd.arg("--no-replace-objects").arg("-C").arg(&self.dir);
         // Pin what could change the shape of the output.
         for (key, value) in [
             ("core.quotePath", "false"),
@@ -75,6 +77,7 @@ impl Git {
         }
         cmd.args(args);
         cmd.env("GIT_OPTIONAL_LOCKS", "0");
+        cmd.env("GIT_NO_REPLACE_OBJECTS", "1");
         cmd.env("GIT_TERMINAL_PROMPT", "0");
         for (key, value) in &self.env {
             cmd.env(key, value);

@@ -111,7 +111,7 @@ pub fn check_patch(
         None => BasePolicy::at(&git, &base, base_rev)?,
     };
     let paths = PathRules::new(&policy, base_rev)?;
-    let rules = RuleSet::new()?;
+    let rules = RuleSet::shared()?;
 
     let allowed = read_at(&git, &base, ALLOWED_SIGNERS)?;
     let mut signers_file =

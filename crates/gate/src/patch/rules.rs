@@ -5,6 +5,7 @@
 //! and compares lines whitespace-free, so that a moved or re-indented line is not a new one.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use regex::Regex;
 
@@ -354,6 +355,27 @@ fn compile(rule: &'static Rule, patterns: &[&'static str]) -> Result<Vec<Regex>,
 }
 
 impl RuleSet {
+    /// The table compiled once per process (compiling it is the slow part of a small check).
+    pub(crate) fn shared() -> Result<&'static RuleSet, PatchError> {
+        static SHARED: LazyLock<Result<RuleSet, PatchError>> = LazyLock::new(RuleSet::new);
+        match &*SHARED {
+            Ok(set) => Ok(set),
+            Err(PatchError::RulePattern {
+                rule,
+                pattern,
+                source,
+            }) => Err(PatchError::RulePattern {
+                rule,
+                pattern,
+                source: source.clone(),
+            }),
+            Err(other) => Err(PatchError::GitOutput {
+                args: String::new(),
+                detail: other.to_string(),
+            }),
+        }
+    }
+
     pub(crate) fn new() -> Result<RuleSet, PatchError> {
         let mut rules = Vec::new();
         for rule in RULES {
@@ -654,5 +676,147 @@ fn property_removed(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawF
                 explanation: format!("{}: `{}` is gone", rule.description, def.name),
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patch::diff::all_lines;
+    use proptest::prelude::*;
+
+    /// Compiled once: compiling the table is the slow part in a debug build.
+    static RULE_SET: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::new().unwrap());
+
+    /// Lines that some rule fires on when they are new.
+    const RISKY_RUST: &[&str] = &[
+        "proptest! {",
+        "#![proptest_config(ProptestConfig::with_cases(10))]",
+        "fn prop_total(x in 0u32..10) {",
+        "prop_assume!(x == 0);",
+        "prop_assert_eq!(x, x);",
+        "prop_assert!(x >= 0);",
+        "let t = std::time::Instant::now();",
+        "std::thread::sleep(std::time::Duration::from_millis(1));",
+        "let r = std::panic::catch_unwind(|| 1);",
+        "static CACHE: OnceLock<u32> = OnceLock::new();",
+        "assert!((a - b).abs() < 1e-3);",
+        "}",
+    ];
+    const RISKY_PY: &[&str] = &[
+        "@given(st.integers())",
+        "@settings(max_examples=10, deadline=None)",
+        "def test_total(x):",
+        "assume(x > 0)",
+        "assert x == x",
+        "assert x >= 0",
+        "except Exception:",
+        "time.sleep(1)",
+        "@pytest.mark.skip",
+        "@pytest.fixture(scope=\"session\")",
+        "now = time.time()",
+    ];
+
+    fn file(old_path: &str, new_path: &str, old: &str, new: &str) -> PropertyFile {
+        PropertyFile {
+            old_path: Some(old_path.to_string()),
+            new_path: Some(new_path.to_string()),
+            old_text: Some(old.to_string()),
+            new_text: Some(new.to_string()),
+            added: all_lines(new),
+            removed: all_lines(old),
+        }
+    }
+
+    fn text(vocabulary: &[&str], picks: &[usize], indents: &[usize]) -> (String, String) {
+        let mut old = String::new();
+        let mut new = String::new();
+        for (i, pick) in picks.iter().enumerate() {
+            let line = vocabulary[pick % vocabulary.len()];
+            old.push_str(&format!("    {line}\n"));
+            new.push_str(&format!(
+                "{}{line}\n",
+                " ".repeat(indents[i % indents.len()])
+            ));
+        }
+        (old, new)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn reindenting_or_moving_risky_code_is_never_a_finding(
+            picks in proptest::collection::vec(0usize..100, 1..30),
+            indents in proptest::collection::vec(0usize..9, 1..5),
+            python in any::<bool>(),
+        ) {
+            let (vocabulary, old_path, new_path) = if python {
+                (RISKY_PY, "py/test_a.py", "py/test_b.py")
+            } else {
+                (RISKY_RUST, "tests/a.rs", "tests/b.rs")
+            };
+            let (old, new) = text(vocabulary, &picks, &indents);
+            let rules = &*RULE_SET;
+            // Every line removed and re-added with other indentation, in the same file…
+            let same = rules.apply(&[file(old_path, old_path, &old, &new)], 50);
+            prop_assert_eq!(same, Vec::new());
+            // …or moved to another file of the commit.
+            let moved = rules.apply(&[file(old_path, new_path, &old, &new)], 50);
+            prop_assert_eq!(moved, Vec::new());
+        }
+
+        #[test]
+        fn a_new_risky_line_always_fires_and_findings_are_sorted(
+            picks in proptest::collection::vec(0usize..100, 1..20),
+            insert in 0usize..20,
+        ) {
+            let (old, _) = text(RISKY_RUST, &picks, &[4]);
+            let mut lines: Vec<&str> = old.lines().collect();
+            let at = insert.min(lines.len());
+            lines.insert(at, "    prop_assume!(novel_condition(x));");
+            let new = lines.join("\n") + "\n";
+            let mut f = file("tests/a.rs", "tests/a.rs", &old, &new);
+            f.removed.clear();
+            f.added = vec![Line { number: u32::try_from(at + 1).unwrap(), text: lines[at].to_string() }];
+            let found = RULE_SET.apply(&[f], 50);
+            prop_assert!(found.iter().any(|x| x.rule == "assume-added" && x.line == u32::try_from(at + 1).unwrap()));
+            let mut sorted = found.clone();
+            sorted.sort();
+            prop_assert_eq!(found, sorted);
+        }
+    }
+
+    #[test]
+    fn every_rule_pattern_compiles_and_ids_are_unique() {
+        RuleSet::new().unwrap();
+        let mut ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), RULES.len());
+    }
+
+    #[test]
+    fn comments_are_not_code() {
+        assert_eq!(
+            FileKind::Rust.code("let x = 1; // prop_assume!(x)"),
+            "let x = 1; "
+        );
+        assert_eq!(FileKind::Python.code("x = 1  # time.sleep(1)"), "x = 1  ");
+        assert_eq!(FileKind::Rust.code("#[test]"), "#[test]");
+    }
+
+    #[test]
+    fn removing_an_explicit_case_count_falls_back_to_a_lower_default() {
+        let old = "#![proptest_config(ProptestConfig::with_cases(1000))]\n";
+        let mut f = file("tests/a.rs", "tests/a.rs", old, "");
+        f.added.clear();
+        let found = RULE_SET.apply(&[f], 50);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].explanation.contains("default 256"),
+            "{}",
+            found[0].explanation
+        );
     }
 }
