@@ -25,6 +25,12 @@ const LIVENESS_TICK: Duration = Duration::from_millis(50);
 /// candidate per line on stdin and answering one line per candidate on stdout: `pass`,
 /// `fail`, `fail <signature>` or `error <message>` (`harness_error`).
 ///
+/// A worker that answers more than one line to a candidate is out of step: when the extra
+/// lines arrive together with the answer, or before the next candidate is sent, the worker is
+/// replaced (and the candidate, in the first case, labelled `harness_error`); lines written
+/// later still cannot be told from the next answer, so a worker must keep its stdout for
+/// answers.
+///
 /// Each candidate has its own deadline. A worker that dies before answering is labelled
 /// `harness_error` for the candidate in flight, one still silent at the deadline `timeout`
 /// (its process group is then killed: SIGTERM, grace, SIGKILL), and one that answers
@@ -140,7 +146,7 @@ impl WorkerOracle {
                     }
                 }
             })?;
-        let (answer_tx, answers) = mpsc::channel::<Vec<u8>>();
+        let (answer_tx, answers) = mpsc::channel::<Vec<Vec<u8>>>();
         std::thread::Builder::new()
             .name("freezegate-worker-stdout".into())
             .spawn(move || read_lines(stdout, &answer_tx))?;
@@ -168,7 +174,17 @@ impl Oracle for WorkerOracle {
         if candidate.contains(&b'\n') {
             return RunOutcome::not_run("the candidate holds a raw newline: not canonical bytes");
         }
-        let mut worker = match self.take_worker(ctx) {
+        let idle = self.take_worker(ctx).and_then(|worker| {
+            // A line nobody asked for means the worker is out of step with us: its next
+            // answer could belong to the wrong candidate. Replace it.
+            if worker.answers.try_recv().is_ok() {
+                worker.stop();
+                None
+            } else {
+                Some(worker)
+            }
+        });
+        let mut worker = match idle {
             Some(worker) => worker,
             None => match self.start(ctx) {
                 Ok(worker) => worker,
@@ -196,6 +212,14 @@ impl Oracle for WorkerOracle {
                     let stderr = worker.stop();
                     RunOutcome { stderr, ..outcome }
                 }
+            }
+            Asked::Extra(n) => {
+                let stderr = worker.stop();
+                let outcome = RunOutcome::new(Label::HarnessError, duration, Exit::Answer)
+                    .with_message(format!(
+                        "the worker answered {n} lines to one candidate, outside the protocol"
+                    ));
+                RunOutcome { stderr, ..outcome }
             }
             Asked::Silent => {
                 let stderr = worker.stop();
@@ -263,8 +287,19 @@ fn truncate(text: &str, max: usize) -> &str {
 /// What asking a worker gave.
 enum Asked {
     Answer(Vec<u8>),
+    /// More than one line came back for one candidate.
+    Extra(usize),
     Silent,
     Died,
+}
+
+impl Asked {
+    fn from_batch(mut batch: Vec<Vec<u8>>) -> Asked {
+        match batch.len() {
+            1 => Asked::Answer(batch.pop().unwrap_or_default()),
+            n => Asked::Extra(n),
+        }
+    }
 }
 
 /// One live worker process and its pipes' threads.
@@ -275,7 +310,8 @@ struct Worker {
     child: Child,
     /// Lines to write to the worker's stdin; dropping it closes stdin.
     lines: Option<SyncSender<Vec<u8>>>,
-    answers: Receiver<Vec<u8>>,
+    /// The complete lines of each read of the worker's stdout.
+    answers: Receiver<Vec<Vec<u8>>>,
     stderr: Arc<Mutex<TailBuffer>>,
     grace: Duration,
     /// Whether the process was ended and reaped already.
@@ -300,14 +336,14 @@ impl Worker {
                 .answers
                 .recv_timeout((deadline - now).min(LIVENESS_TICK))
             {
-                Ok(answer) => return Asked::Answer(answer),
+                Ok(batch) => return Asked::from_batch(batch),
                 Err(RecvTimeoutError::Disconnected) => return Asked::Died,
                 Err(RecvTimeoutError::Timeout) => {
                     // A dead worker whose output a leftover process holds open would
                     // otherwise look silent until the deadline.
                     if let Ok(Some(_)) = self.child.try_wait() {
                         return match self.answers.try_recv() {
-                            Ok(answer) => Asked::Answer(answer),
+                            Ok(batch) => Asked::from_batch(batch),
                             Err(_) => Asked::Died,
                         };
                     }
@@ -352,9 +388,10 @@ impl Drop for Worker {
     }
 }
 
-/// Sends each `\n`-terminated line of `pipe` (without the `\n`, at most [`ANSWER_CAP`]
-/// bytes of it) until EOF; a final unterminated piece is dropped.
-fn read_lines(mut pipe: impl Read, answers: &mpsc::Sender<Vec<u8>>) {
+/// Sends the `\n`-terminated lines of `pipe` (without the `\n`, at most [`ANSWER_CAP`]
+/// bytes of each) until EOF, the lines completed by one read together, so that two answers
+/// written at once to one candidate are seen as such; a final unterminated piece is dropped.
+fn read_lines(mut pipe: impl Read, answers: &mpsc::Sender<Vec<Vec<u8>>>) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut line = Vec::new();
     loop {
@@ -365,13 +402,15 @@ fn read_lines(mut pipe: impl Read, answers: &mpsc::Sender<Vec<u8>>) {
             Err(_) => return,
         };
         let mut rest = &buf[..n];
+        let mut batch = Vec::new();
         while let Some(i) = rest.iter().position(|&b| b == b'\n') {
             let room = ANSWER_CAP.saturating_sub(line.len());
             line.extend_from_slice(&rest[..i.min(room)]);
-            if answers.send(std::mem::take(&mut line)).is_err() {
-                return;
-            }
+            batch.push(std::mem::take(&mut line));
             rest = &rest[i + 1..];
+        }
+        if !batch.is_empty() && answers.send(batch).is_err() {
+            return;
         }
         let room = ANSWER_CAP.saturating_sub(line.len());
         line.extend_from_slice(&rest[..rest.len().min(room)]);

@@ -249,6 +249,9 @@ for line in sys.stdin:
         print("error cannot test 14", flush=True)
     elif value == 15 and mode == "garbage":
         print("maybe", flush=True)
+    elif value == 16 and mode == "chatty":
+        sys.stdout.write("pass\npass\n")
+        sys.stdout.flush()
     elif value % 7 == 0:
         print("fail multiple of 7", flush=True)
     else:
@@ -333,6 +336,12 @@ fn worker_errors_and_protocol_breaks_are_harness_errors() -> TestResult {
         (i == 15).then_some(Label::HarnessError)
     });
     // An answer outside the protocol: the worker is replaced.
+    assert_eq!(oracle.starts(), 2);
+    // Two answers to one candidate: the stray one is never taken for the next candidate's.
+    let oracle = worker(dir.path(), "chatty")?;
+    check_worker_answers(&oracle, 30, &ctx(), |i| {
+        (i == 16).then_some(Label::HarnessError)
+    });
     assert_eq!(oracle.starts(), 2);
     Ok(())
 }
