@@ -185,7 +185,8 @@ impl ReplayReport {
     ///   "status": "stable_fail",                 // stable_fail | stable_pass | flicker | null
     ///   "detection_power": [{"p": 0.05, "power": 0.301663}, ...],  // p = 0.05, 0.2, 0.5
     ///   "runs": [{"replay": 0, "label": "assert_fail", "exit": "exit 1",
-    ///             "duration_us": 1234, "signature": null, "message": null}, ...],
+    ///             "duration_us": 1234, "signature": null, "message": null,
+    ///             "stderr_last_line": null}, ...],     // last non-blank stderr line
     ///   "elapsed_us": 5678
     /// }
     /// ```
@@ -222,6 +223,7 @@ impl ReplayReport {
                     duration_us: duration_us(r.duration),
                     signature: r.signature.as_deref(),
                     message: r.message.as_deref(),
+                    stderr_last_line: last_line(&r.stderr.text),
                 })
                 .collect(),
             elapsed_us: duration_us(self.elapsed),
@@ -261,6 +263,11 @@ impl ReplayReport {
             }
             if let Some(message) = &run.message {
                 let _ = write!(out, "  ({message})");
+            }
+            if run.label.is_infra()
+                && let Some(line) = last_line(&run.stderr.text)
+            {
+                let _ = write!(out, "  stderr: {line}");
             }
             out.push('\n');
         }
@@ -326,6 +333,16 @@ struct JsonRun<'a> {
     duration_us: u64,
     signature: Option<&'a str>,
     message: Option<&'a str>,
+    stderr_last_line: Option<&'a str>,
+}
+
+/// The last non-blank line of captured text, at most 200 characters of it.
+fn last_line(text: &str) -> Option<&str> {
+    let line = text.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
+    Some(match line.char_indices().nth(200) {
+        Some((i, _)) => &line[..i],
+        None => line,
+    })
 }
 
 #[cfg(test)]
@@ -396,6 +413,13 @@ mod tests {
             proptest::prop_assert_eq!(report.labels(), expected.clone());
             proptest::prop_assert_eq!(report.verdict, crate::verdict(&expected, expected.len()));
         }
+    }
+
+    #[test]
+    fn last_line_skips_blank_lines_and_is_capped() {
+        assert_eq!(last_line("a\nb  \n\n"), Some("b"));
+        assert_eq!(last_line(" \n"), None);
+        assert_eq!(last_line(&"x".repeat(500)).map(str::len), Some(200));
     }
 
     #[test]
