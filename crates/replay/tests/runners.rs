@@ -387,3 +387,51 @@ fn in_process_labels() {
     assert_eq!(run(b"[]").label, Label::AssertFail);
     assert_eq!(run(b"not json").label, Label::HarnessError);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+
+    /// Exit 0 passes, exit 1 fails, every other code is a harness error (SPEC §4).
+    #[test]
+    fn every_exit_code_maps_to_its_label(code in 0i32..=255) {
+        let dir = tempfile::tempdir().map_err(case_error)?;
+        let oracle = ProcessOracle::new(format!("exit {code}"), dir.path())
+            .map_err(case_error)?;
+        let out = oracle.run(CANDIDATE, &ctx());
+        let expected = match code {
+            0 => Label::AssertPass,
+            1 => Label::AssertFail,
+            _ => Label::HarnessError,
+        };
+        proptest::prop_assert_eq!((out.label, out.exit), (expected, Exit::Code(code)));
+    }
+
+    /// Whatever the signature text, the runner hands it back as the oracle printed it
+    /// (trimmed), and only on exit 1.
+    #[test]
+    fn signatures_round_trip(sig in "[ -~]{0,60}", noise in "[ -~]{0,30}") {
+        let dir = tempfile::tempdir().map_err(case_error)?;
+        std::fs::write(dir.path().join("sig"), format!("{noise}\nfailure: {sig}\n"))
+            .map_err(case_error)?;
+        let oracle = ProcessOracle::new("cat sig; exit 1", dir.path())
+            .map_err(case_error)?;
+        let out = oracle.run(CANDIDATE, &ctx());
+        proptest::prop_assert_eq!(out.label, Label::AssertFail);
+        proptest::prop_assert_eq!(out.signature.as_deref(), Some(sig.trim()));
+        prop_assert_run_fails_like(&out, sig.trim())?;
+    }
+}
+
+/// A setup error as a failed proptest case.
+fn case_error(e: impl std::fmt::Display) -> proptest::test_runner::TestCaseError {
+    proptest::test_runner::TestCaseError::fail(e.to_string())
+}
+
+fn prop_assert_run_fails_like(
+    out: &freezegate_replay::RunOutcome,
+    sig: &str,
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    proptest::prop_assert!(out.fails_like(Some(sig)));
+    proptest::prop_assert!(out.fails_like(None));
+    Ok(())
+}
