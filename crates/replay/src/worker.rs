@@ -133,28 +133,35 @@ impl WorkerOracle {
                     return Err(io::Error::other("the worker's pipes were not set up"));
                 }
             };
-        // Writes happen on their own thread, so a worker that stops reading cannot block
-        // the caller past its deadline.
+        // Each pipe has its own thread: writes, so a worker that stops reading cannot block
+        // the caller past its deadline; reads, so answers can be awaited with a timeout.
         let (lines, to_write) = mpsc::sync_channel::<Vec<u8>>(1);
-        std::thread::Builder::new()
-            .name("freezegate-worker-stdin".into())
-            .spawn(move || {
-                let mut stdin = BufWriter::new(stdin);
-                for line in to_write {
-                    if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
-                        break;
-                    }
-                }
-            })?;
         let (answer_tx, answers) = mpsc::channel::<Vec<Vec<u8>>>();
-        std::thread::Builder::new()
-            .name("freezegate-worker-stdout".into())
-            .spawn(move || read_lines(stdout, &answer_tx))?;
+        let (done_tx, finished) = mpsc::channel::<()>();
         let stderr_tail = Arc::new(Mutex::new(TailBuffer::new(self.stderr_cap)));
         let tail = Arc::clone(&stderr_tail);
-        std::thread::Builder::new()
-            .name("freezegate-worker-stderr".into())
-            .spawn(move || drain_into(stderr, &tail))?;
+        let spawned = spawn_pipe_thread("freezegate-worker-stdin", &done_tx, move || {
+            let mut stdin = BufWriter::new(stdin);
+            for line in to_write {
+                if stdin.write_all(&line).and_then(|()| stdin.flush()).is_err() {
+                    break;
+                }
+            }
+        })
+        .and_then(|()| {
+            spawn_pipe_thread("freezegate-worker-stdout", &done_tx, move || {
+                read_lines(stdout, &answer_tx)
+            })
+        })
+        .and_then(|()| {
+            spawn_pipe_thread("freezegate-worker-stderr", &done_tx, move || {
+                drain_into(stderr, &tail)
+            })
+        });
+        if let Err(e) = spawned {
+            let _ = terminate_group(&mut child, Duration::ZERO);
+            return Err(e);
+        }
         Ok(Worker {
             seed: ctx.seed,
             property_id: ctx.property_id.clone(),
@@ -164,6 +171,7 @@ impl WorkerOracle {
             stderr: stderr_tail,
             grace: self.grace,
             stopped: false,
+            finished,
         })
     }
 }
@@ -316,6 +324,8 @@ struct Worker {
     grace: Duration,
     /// Whether the process was ended and reaped already.
     stopped: bool,
+    /// One message from each pipe thread as it ends.
+    finished: Receiver<()>,
 }
 
 impl Worker {
@@ -385,7 +395,39 @@ impl Drop for Worker {
         if !self.stopped {
             let _ = terminate_group(&mut self.child, self.grace);
         }
+        // The group is dead, so the pipe threads see EOF or EPIPE and end, closing the
+        // pipes; waiting for them makes dropping a worker release its descriptors. A process
+        // that left the group and holds a pipe open is not waited for past the limit.
+        let limit = Instant::now() + THREAD_LIMIT;
+        for _ in 0..PIPE_THREADS {
+            let now = Instant::now();
+            if now >= limit || self.finished.recv_timeout(limit - now).is_err() {
+                break;
+            }
+        }
     }
+}
+
+/// The number of threads a worker's pipes take.
+const PIPE_THREADS: usize = 3;
+
+/// How long dropping a worker waits for its pipe threads after its group was killed.
+const THREAD_LIMIT: Duration = Duration::from_secs(1);
+
+/// Starts a named thread that reports on `done` when it ends.
+fn spawn_pipe_thread(
+    name: &str,
+    done: &mpsc::Sender<()>,
+    work: impl FnOnce() + Send + 'static,
+) -> io::Result<()> {
+    let done = done.clone();
+    std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(move || {
+            work();
+            let _ = done.send(());
+        })
+        .map(drop)
 }
 
 /// Sends the `\n`-terminated lines of `pipe` (without the `\n`, at most [`ANSWER_CAP`]
