@@ -1,8 +1,10 @@
 //! The in-process runner: a Rust closure over the candidate's [`Value`].
 
 use std::any::Any;
+use std::cell::Cell;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Once;
 use std::time::Instant;
 
 use freezegate_canon::Value;
@@ -72,9 +74,10 @@ impl std::error::Error for Failure {}
 /// blocks its caller. A run that returns after its deadline is labelled `timeout`. The gate
 /// therefore replays Rust properties in a child process (the current binary re-executed),
 /// never in-process. A panic also goes through the process's panic hook, which by default
-/// prints it on stderr.
+/// prints it on stderr; [`InProcessOracle::quiet`] keeps runs from printing theirs.
 pub struct InProcessOracle<F> {
     property: F,
+    quiet: bool,
 }
 
 impl<F> InProcessOracle<F>
@@ -83,8 +86,38 @@ where
 {
     /// A runner of `property`.
     pub fn new(property: F) -> InProcessOracle<F> {
-        InProcessOracle { property }
+        InProcessOracle {
+            property,
+            quiet: false,
+        }
     }
+
+    /// The same runner, with panics inside its runs not printed (a shrinker may provoke
+    /// thousands). This installs, once per process, a panic hook that stays silent for a
+    /// thread while it is inside a quiet run and hands every other panic to the hook that
+    /// was in place before.
+    pub fn quiet(mut self) -> InProcessOracle<F> {
+        install_quiet_hook();
+        self.quiet = true;
+        self
+    }
+}
+
+thread_local! {
+    /// Whether this thread is inside a quiet in-process run.
+    static IN_QUIET_RUN: Cell<bool> = const { Cell::new(false) };
+}
+
+fn install_quiet_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_QUIET_RUN.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
 }
 
 impl<F> fmt::Debug for InProcessOracle<F> {
@@ -105,7 +138,9 @@ where
                 return RunOutcome::not_run(format!("the candidate is not JSON: {e}"));
             }
         };
+        let was_quiet = IN_QUIET_RUN.with(|q| q.replace(self.quiet));
         let result = catch_unwind(AssertUnwindSafe(|| (self.property)(&value)));
+        IN_QUIET_RUN.with(|q| q.set(was_quiet));
         let duration = start.elapsed();
         if duration > ctx.timeout {
             return RunOutcome::new(Label::Timeout, duration, Exit::Returned).with_message(

@@ -388,6 +388,19 @@ fn in_process_labels() {
     assert_eq!(run(b"not json").label, Label::HarnessError);
 }
 
+#[test]
+fn quiet_in_process_runs_still_report_panics() {
+    let oracle = InProcessOracle::new(|v: &freezegate_canon::Value| match v {
+        freezegate_canon::Value::Array(items) if items.len() > 2 => panic!("{} items", items.len()),
+        _ => Ok(()),
+    })
+    .quiet();
+    let out = oracle.run(b"[1,2,3]", &ctx());
+    assert_eq!(out.label, Label::AssertFail);
+    assert_eq!(out.signature.as_deref(), Some("3 items"));
+    assert_eq!(oracle.run(b"[1]", &ctx()).label, Label::AssertPass);
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
 
