@@ -305,7 +305,7 @@ impl RawRow {
 /// Fields that name a test instead of a fixture.
 const NAME_FIELDS: [&str; 6] = ["nodeid", "node_id", "test", "test_id", "name", "testcase"];
 
-struct Sink<'p> {
+pub(crate) struct Sink<'p> {
     problems: &'p mut Vec<Problem>,
 }
 
@@ -400,7 +400,13 @@ pub(crate) fn map_value(value: Value, problems: &mut Vec<Problem>) -> Vec<RawRow
         .collect()
 }
 
-fn map_row(index: usize, item: Value, sink: &mut Sink<'_>) -> RawRow {
+/// A sink that collects problems into `problems`.
+pub(crate) fn row_sink(problems: &mut Vec<Problem>) -> Sink<'_> {
+    Sink { problems }
+}
+
+/// Maps one row value, collecting its schema problems.
+pub(crate) fn map_row(index: usize, item: Value, sink: &mut Sink<'_>) -> RawRow {
     let mut raw = RawRow {
         index,
         ..RawRow::default()

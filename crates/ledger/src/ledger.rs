@@ -2,11 +2,12 @@
 
 use std::cmp::Ordering;
 
-use freezegate_canon::{Digest, FixtureId, ParseError, PropertyId, Value, parse, to_pretty_string};
+use freezegate_canon::{Digest, FixtureId, ParseError, PropertyId, Value, to_pretty_string};
 
-use crate::check::{self, Checks, RawRow, Report};
+use crate::check::{self, Checks, Problem, RawRow, Report};
 use crate::error::Error;
 use crate::row::{EnvClass, Key, Row, SCHEMA, Seed};
+use crate::scan::read_rows;
 use crate::stamp::Timestamp;
 
 /// The rows of `freeze/ledger.json`, always sorted by [`Key`].
@@ -40,12 +41,22 @@ impl Diff {
 /// Validates ledger text in both stages: a syntax error stops with its line and column
 /// (`Err`); otherwise every schema and rule problem of every row is in the report.
 pub fn check(text: &[u8], checks: &Checks<'_>) -> Result<Report, ParseError> {
-    let value = parse(text)?;
     let mut problems = Vec::new();
-    let rows = check::map_value(value, &mut problems);
+    let rows = read_rows(text, &mut problems)?;
     check::check_rules(&rows, checks, &mut problems);
     check::sort_problems(&mut problems);
     Ok(Report { problems })
+}
+
+/// [`check`] that also returns the ledger of every row that passed the schema, from one
+/// parse: what a gate needs to validate the ledger and then look rows up.
+pub fn check_and_load(text: &[u8], checks: &Checks<'_>) -> Result<(Ledger, Report), ParseError> {
+    let mut problems = Vec::new();
+    let rows = read_rows(text, &mut problems)?;
+    check::check_rules(&rows, checks, &mut problems);
+    check::sort_problems(&mut problems);
+    let ledger = Ledger::from_rows(rows.into_iter().filter_map(RawRow::into_row).collect());
+    Ok((ledger, Report { problems }))
 }
 
 impl Ledger {
@@ -79,13 +90,19 @@ impl Ledger {
     /// or missing field, wrong type or shape) is [`Error::Schema`] with all of them. An
     /// empty text is a syntax error, never an empty ledger.
     pub fn from_slice(text: &[u8]) -> Result<Ledger, Error> {
-        Ledger::from_value(parse(text)?)
+        let mut problems = Vec::new();
+        let raws = read_rows(text, &mut problems)?;
+        Ledger::from_raw(raws, problems)
     }
 
     /// Maps a parsed ledger into rows (see [`Ledger::from_slice`]).
     pub fn from_value(value: Value) -> Result<Ledger, Error> {
         let mut problems = Vec::new();
         let raws = check::map_value(value, &mut problems);
+        Ledger::from_raw(raws, problems)
+    }
+
+    fn from_raw(raws: Vec<RawRow>, mut problems: Vec<Problem>) -> Result<Ledger, Error> {
         if !problems.is_empty() {
             check::sort_problems(&mut problems);
             return Err(Error::Schema {

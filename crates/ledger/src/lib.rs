@@ -57,6 +57,7 @@ mod ledger;
 mod list;
 mod policy;
 mod row;
+mod scan;
 mod schema;
 mod signers;
 mod stamp;
@@ -67,7 +68,7 @@ pub use check::{
 };
 pub use error::Error;
 pub use freeze::{FreezeRequest, Refusal, freeze_row, precheck};
-pub use ledger::{Diff, Ledger, check};
+pub use ledger::{Diff, Ledger, check, check_and_load};
 pub use list::{LIST_SCHEMA, expiry_text, list_json, list_text};
 pub use policy::Policy;
 pub use row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};

@@ -3,8 +3,10 @@
 mod common;
 
 use common::{digest, fixtures_upto, signers};
-use freezegate_canon::{Canonicalization, Digest, Float, Int, Value, to_pretty_string};
-use freezegate_ledger::{Checks, EnvClass, Ledger, Policy, Row, Seed, Timestamp, check};
+use freezegate_canon::{
+    Canonicalization, Digest, Float, Int, Value, parse, to_pretty_string, value_bytes,
+};
+use freezegate_ledger::{Checks, EnvClass, Error, Ledger, Policy, Row, Seed, Timestamp, check};
 use freezegate_replay::Label;
 use proptest::prelude::*;
 
@@ -221,5 +223,44 @@ proptest! {
     #[test]
     fn validation_never_panics_on_arbitrary_bytes(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
         run_check(&bytes);
+    }
+
+    /// The row-at-a-time reader and canon's whole-document parser accept, reject and
+    /// report the same documents.
+    #[test]
+    fn streaming_and_whole_document_reading_agree(value in mutated_ledger(), compact in any::<bool>()) {
+        let text = if compact {
+            value_bytes(&value, Canonicalization::V1Ordered).unwrap()
+        } else {
+            to_pretty_string(&value).into_bytes()
+        };
+        let streamed = Ledger::from_slice(&text).map_err(|e| e.to_string());
+        let whole = parse(&text)
+            .map_err(Error::from)
+            .and_then(Ledger::from_value)
+            .map_err(|e| e.to_string());
+        prop_assert_eq!(streamed, whole);
+    }
+
+    #[test]
+    fn a_damaged_byte_gives_the_same_syntax_error_as_the_whole_parser(
+        rows in rows(),
+        at in any::<prop::sample::Index>(),
+        byte in prop::sample::select(b"{}[],:\"\\ xa0\x00\xff".to_vec()),
+        cut in any::<bool>(),
+    ) {
+        let mut text = Ledger::from_rows(rows).render().into_bytes();
+        let i = at.index(text.len());
+        if cut {
+            text.truncate(i);
+        } else {
+            text[i] = byte;
+        }
+        let streamed = Ledger::from_slice(&text).map_err(|e| e.to_string());
+        let whole = parse(&text)
+            .map_err(Error::from)
+            .and_then(Ledger::from_value)
+            .map_err(|e| e.to_string());
+        prop_assert_eq!(streamed, whole);
     }
 }
