@@ -332,3 +332,118 @@ fn a_replacement_ref_cannot_hide_a_protected_change() {
         vec![(bad, "freeze/ledger.json".to_string())]
     );
 }
+
+#[test]
+fn an_unrelated_history_merged_in_is_judged_from_its_root() {
+    let (repo, base) = base_repo(true);
+    repo.git(&["checkout", "-q", "--orphan", "other"]);
+    repo.git(&["rm", "-rqf", "."]);
+    repo.write("freeze/ledger.json", LEDGER_WITH_ROW);
+    let root = repo.commit("unrelated root");
+    repo.branch("main-work", &base);
+    repo.git(&[
+        "merge",
+        "-q",
+        "--allow-unrelated-histories",
+        "-X",
+        "theirs",
+        "-m",
+        "merge unrelated",
+        "other",
+    ]);
+    let report = repo.check(&base);
+    let found = violations(&report);
+    assert!(
+        found.contains(&(root.clone(), "freeze/ledger.json".to_string())),
+        "{found:?}"
+    );
+    let root_report = report.commits.iter().find(|c| c.commit == root).unwrap();
+    assert!(root_report.parents.is_empty());
+}
+
+#[test]
+fn turning_a_protected_file_into_a_symlink_is_a_protected_change() {
+    let (repo, base) = base_repo(true);
+    repo.remove("freeze/ledger.json");
+    std::os::unix::fs::symlink("../src/lib.rs", repo.path().join("freeze/ledger.json")).unwrap();
+    let c = repo.commit("ledger is now a link");
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(c, "freeze/ledger.json".to_string())]
+    );
+    assert_eq!(report.violations[0].change, ChangeKind::TypeChanged);
+}
+
+#[test]
+fn an_openpgp_signature_the_machine_trusts_is_not_an_allowed_signature() {
+    let (repo, base) = base_repo(true);
+    let gnupg = tempfile::tempdir().unwrap();
+    let home = gnupg.path().to_str().unwrap().to_string();
+    let made = std::process::Command::new("gpg")
+        .env("GNUPGHOME", &home)
+        .args([
+            "--batch",
+            "--quiet",
+            "--passphrase",
+            "",
+            "--quick-gen-key",
+            "Eve <eve@example.org>",
+            "ed25519",
+            "sign",
+            "never",
+        ])
+        .output();
+    let Ok(made) = made else {
+        // No gpg on this machine: then no OpenPGP signature can be trusted by it either.
+        return;
+    };
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    repo.write("freeze/ledger.json", LEDGER_WITH_ROW);
+    repo.git(&["add", "-A"]);
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo.path())
+        .envs(patch_support::GIT_ENV.iter().copied())
+        .env("GNUPGHOME", &home)
+        .args([
+            "-c",
+            "gpg.format=openpgp",
+            "-c",
+            "user.signingkey=eve@example.org",
+            "commit",
+            "-q",
+            "-S",
+            "-m",
+            "pgp-signed ledger row",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The machine's own git trusts the signature…
+    let plain = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo.path())
+        .envs(patch_support::GIT_ENV.iter().copied())
+        .env("GNUPGHOME", &home)
+        .args(["log", "-1", "--format=%G?"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&plain.stdout).trim(), "G");
+    // …the gate does not, with the same keyring in reach.
+    let mut options = Repo::options("HEAD");
+    options
+        .git_env
+        .push(("GNUPGHOME".into(), home.clone().into()));
+    let report = check_patch(repo.path(), &base, &options).unwrap();
+    assert!(report.blocking());
+    assert_ne!(report.violations[0].signature, SignatureStatus::Allowed);
+}

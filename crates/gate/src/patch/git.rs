@@ -6,8 +6,9 @@
 //! bend the answer.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use super::PatchError;
 
@@ -110,6 +111,49 @@ impl Git {
                 dir: self.dir.clone(),
                 source,
             })?;
+        if out.status.success() {
+            Ok(out.stdout)
+        } else {
+            Err(PatchError::GitFailed {
+                args: args.join(" "),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string(),
+            })
+        }
+    }
+
+    /// Runs git with `input` on its standard input and fails unless it exits 0.
+    fn run_with_input(
+        &self,
+        config: &[(&str, &str)],
+        args: &[&str],
+        input: Vec<u8>,
+    ) -> Result<Vec<u8>, PatchError> {
+        let spawn_error = |source| PatchError::GitSpawn {
+            dir: self.dir.clone(),
+            source,
+        };
+        let mut child = self
+            .command(config, args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(spawn_error)?;
+        let writer = child.stdin.take().map(|mut stdin| {
+            std::thread::spawn(move || {
+                // A git that exits early closes the pipe; its exit status tells why.
+                let _ = stdin.write_all(&input);
+            })
+        });
+        let out = child.wait_with_output().map_err(spawn_error)?;
+        if let Some(writer) = writer {
+            let _ = writer.join();
+        }
         if out.status.success() {
             Ok(out.stdout)
         } else {
@@ -351,10 +395,11 @@ impl Git {
         if shas.is_empty() {
             return Ok(Vec::new());
         }
-        let mut args: Vec<&str> = vec!["log", "-z", "--no-walk=unsorted", format];
-        args.extend(shas.iter().map(String::as_str));
-        args.push("--");
-        let out = self.run(config, &args)?;
+        // The commits go on stdin: a long range must not overflow the command line.
+        let args = ["log", "-z", "--no-walk=unsorted", format, "--stdin"];
+        let mut input = shas.join("\n");
+        input.push('\n');
+        let out = self.run_with_input(config, &args, input.into_bytes())?;
         let text = String::from_utf8_lossy(&out);
         let records: Vec<String> = text.split('\0').map(str::to_string).collect();
         // `-z` terminates every record but the last; allow a trailing terminator.
