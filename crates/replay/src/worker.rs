@@ -6,7 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -182,10 +182,12 @@ impl Oracle for WorkerOracle {
         if candidate.contains(&b'\n') {
             return RunOutcome::not_run("the candidate holds a raw newline: not canonical bytes");
         }
-        let idle = self.take_worker(ctx).and_then(|worker| {
+        let idle = self.take_worker(ctx).and_then(|mut worker| {
             // A line nobody asked for means the worker is out of step with us: its next
-            // answer could belong to the wrong candidate. Replace it.
-            if worker.answers.try_recv().is_ok() {
+            // answer could belong to the wrong candidate. A worker that exited while idle
+            // would make this candidate look like its cause. Replace either.
+            let stray_or_closed = !matches!(worker.answers.try_recv(), Err(TryRecvError::Empty));
+            if stray_or_closed || !matches!(worker.child.try_wait(), Ok(None)) {
                 worker.stop();
                 None
             } else {

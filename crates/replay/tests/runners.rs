@@ -243,6 +243,11 @@ for line in sys.stdin:
     value = json.loads(line)
     if value == 13 and mode == "crash":
         os._exit(3)
+    if value == 13 and mode == "quit":
+        with open("pid", "w") as f:
+            f.write(str(os.getpid()))
+        print("pass", flush=True)
+        os._exit(0)
     if value == 13 and mode == "hang":
         time.sleep(60)
     if value == 14 and mode == "error":
@@ -302,6 +307,39 @@ fn a_worker_that_crashes_is_restarted() -> TestResult {
     check_worker_answers(&oracle, 40, &ctx(), |i| {
         (i == 13).then_some(Label::HarnessError)
     });
+    assert_eq!(oracle.starts(), 2);
+    Ok(())
+}
+
+#[test]
+fn a_worker_that_exits_between_candidates_is_replaced_without_blame() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let oracle = worker(dir.path(), "quit")?;
+    // It answers 13, then exits; 14 must not be labelled for that.
+    check_worker_answers(&oracle, 13, &ctx(), |i| {
+        (i == 13).then_some(Label::AssertPass)
+    });
+    // The point is a worker that is gone when 14 comes: wait for its exit.
+    let pid = read_pgid(&dir.path().join("pid"))?;
+    for _ in 0..1000 {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next());
+        if matches!(state, None | Some("Z" | "X")) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for i in 14..=30u32 {
+        let out = oracle.run(i.to_string().as_bytes(), &ctx());
+        let expected = if i % 7 == 0 {
+            Label::AssertFail
+        } else {
+            Label::AssertPass
+        };
+        assert_eq!((i, out.label), (i, expected));
+    }
     assert_eq!(oracle.starts(), 2);
     Ok(())
 }
