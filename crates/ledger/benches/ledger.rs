@@ -153,8 +153,41 @@ fn measure(root: &Path) {
     );
 }
 
+/// The baseline, in the child: read the file and parse it whole with canon's parser (what
+/// validation did before it read rows one at a time), then the fixture lookups alone.
+fn floor(root: &Path) {
+    let start = Instant::now();
+    let cpu_start = cpu_us();
+    let text = std::fs::read(root.join("freeze/ledger.json")).unwrap_or_else(|e| panic!("{e}"));
+    let value = freezegate_canon::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let parsed = start.elapsed();
+    let parse_cpu = cpu_us() - cpu_start;
+    let peak = peak_kib();
+    drop(value);
+    let start = Instant::now();
+    let mut found = 0u64;
+    for n in 0..ROWS {
+        let r = row(n);
+        if std::fs::read(fixture_path(root, &r.property_id, r.fixture_id)).is_ok() {
+            found += 1;
+        }
+    }
+    assert_eq!(found, ON_DISK);
+    println!(
+        "{} {} {} {}",
+        parsed.as_micros(),
+        parse_cpu,
+        peak,
+        start.elapsed().as_micros()
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--floor") {
+        floor(&PathBuf::from(&args[i + 1]));
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--measure") {
         measure(&PathBuf::from(&args[i + 1]));
         return;
@@ -186,6 +219,26 @@ fn main() {
             .collect();
         runs.push(fields);
     }
+    let mut floors = Vec::new();
+    for _ in 0..RUNS {
+        let out = Command::new(&exe)
+            .arg("--floor")
+            .arg(dir.path())
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let fields: Vec<u64> = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .map(|f| f.parse().unwrap_or(0))
+            .collect();
+        floors.push(fields);
+    }
+    floors.sort_by_key(|f| f[0]);
+    let floor = &floors[RUNS / 2];
     runs.sort_by_key(|f| f[1]);
     let median = &runs[RUNS / 2];
     let peak = runs.iter().map(|f| f[2]).max().unwrap_or(0);
@@ -208,6 +261,13 @@ fn main() {
     println!(
         "  peak resident memory:    {:.0} MB (max of runs)",
         peak as f64 / 1024.0
+    );
+    println!(
+        "baseline: read + canon::parse of the whole file: {:.0} ms, {:.0} ms CPU, peak {:.0} MB; {ROWS} fixture reads alone: {:.0} ms",
+        floor[0] as f64 / 1e3,
+        floor[1] as f64 / 1e3,
+        floor[2] as f64 / 1024.0,
+        floor[3] as f64 / 1e3
     );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("  load average after the runs: {}", load.trim());
