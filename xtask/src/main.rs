@@ -13,6 +13,7 @@ mod gate;
 mod ledger;
 mod properties;
 mod replay;
+mod shrink;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,6 +64,8 @@ enum Command {
     Ledger(ledger::Args),
     /// Replays a fixture N times on an oracle: the labels, the verdict, the detection power.
     Replay(replay::Args),
+    /// Shrinks a failing input to a minimal one that fails the same way.
+    Shrink(shrink::Args),
 }
 
 fn main() -> ExitCode {
@@ -94,6 +97,7 @@ fn main() -> ExitCode {
         Command::Freeze(args) => freeze::run(args),
         Command::Ledger(args) => ledger::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Shrink(args) => shrink::run(args),
     };
     exit::finish(outcome)
 }

@@ -18,6 +18,9 @@ const PAIR_WINDOW: usize = 4;
 /// failed, before the halves; longer ones only after the single deletions.
 const KEEP_ONE_EARLY: usize = 64;
 
+/// Arrays longer than this never try keeping a single element: it costs one call per element.
+const KEEP_ONE_MAX: usize = 256;
+
 /// One segment of a node's position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Seg {
@@ -280,6 +283,9 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
     /// One element alone, of any position: the deletion of both sides of an inner element
     /// at once, which no chunk makes in one step.
     fn keep_one(&mut self, at: &[Seg], pointer: &str) {
+        if self.array_len(at) > KEEP_ONE_MAX {
+            return;
+        }
         let mut index = 0;
         while index < self.array_len(at) && self.array_len(at) > 2 && !self.exhausted {
             if self.attempt(Step {

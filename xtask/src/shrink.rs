@@ -1,0 +1,195 @@
+//! `xtask shrink --oracle CMD [--input FILE] [--max-calls N] [--worker] [--path]
+//! [--timeout-ms T] [--property ID] [--seed S] [--ordered] [--any-signature]`.
+//!
+//! Checks that the input fails (the check is the first oracle call), then shrinks it with
+//! `freezegate-shrink`, asking the oracle through the process runner or, with `--worker`, the
+//! worker runner of `freezegate-replay`. Only an `assert_fail` with the original failure
+//! signature (when the original run had one) counts as "still fails": a candidate labelled
+//! `assert_pass`, `timeout` or `harness_error`, or failing with another signature, does not.
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+use freezegate_canon::{Canonicalization, PropertyId, Value, parse, value_bytes};
+use freezegate_replay::{Label, Oracle, ProcessOracle, RunContext, WorkerOracle};
+use freezegate_shrink::{Options, path_to_value, shrink};
+
+use crate::exit::{Failure, INFRA, OK, Outcome, USAGE};
+
+/// The seed when neither `--seed` nor `PROP_SEED` gives one (SPEC §8).
+const DEFAULT_SEED: u64 = 20260917;
+
+/// Arguments of `xtask shrink`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The oracle: a shell command run with `sh -c` in the current directory.
+    #[arg(long, value_name = "CMD")]
+    oracle: String,
+    /// The failing input (JSON); standard input when absent or `-`.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// The most oracle calls, the initial check included.
+    #[arg(long, value_name = "N", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    max_calls: u64,
+    /// Run the oracle as one long-lived worker (FREEZEGATE_WORKER=1, one candidate per line).
+    #[arg(long)]
+    worker: bool,
+    /// Also print the shrink path, as JSON, on standard error.
+    #[arg(long)]
+    path: bool,
+    /// The deadline of each run, in milliseconds.
+    #[arg(long, value_name = "T", default_value_t = 10_000)]
+    timeout_ms: u64,
+    /// The property id the oracle sees as PROPERTY_ID (empty when absent).
+    #[arg(long, value_name = "ID")]
+    property: Option<String>,
+    /// The seed every run gets as PROP_SEED [default: PROP_SEED, else 20260917].
+    #[arg(long, value_name = "S")]
+    seed: Option<u64>,
+    /// Use `freezegate-canon-v1-ordered`: object members keep their order.
+    #[arg(long)]
+    ordered: bool,
+    /// Accept any `assert_fail` as the same failure, even with another failure signature.
+    #[arg(long)]
+    any_signature: bool,
+}
+
+/// Runs `xtask shrink`.
+pub fn run(args: Args) -> Outcome {
+    let seed = match args.seed {
+        Some(seed) => seed,
+        None => env_seed()?,
+    };
+    let property_id = match &args.property {
+        Some(id) => id
+            .parse::<PropertyId>()
+            .map_err(|e| Failure::usage(anyhow!("invalid --property {id:?}: {e}")))?
+            .to_string(),
+        None => String::new(),
+    };
+    let form = if args.ordered {
+        Canonicalization::V1Ordered
+    } else {
+        Canonicalization::V1
+    };
+    let input = read_input(&args)?;
+    let dir = std::env::current_dir()
+        .context("cannot read the current directory")
+        .map_err(Failure::usage)?;
+    if let Err(e) = freezegate_replay::become_child_subreaper() {
+        eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
+    }
+    let ctx = RunContext::new(seed)
+        .with_property(property_id)
+        .with_timeout(Duration::from_millis(args.timeout_ms));
+    let oracle: Box<dyn Oracle> = if args.worker {
+        Box::new(WorkerOracle::new(args.oracle.as_str(), &dir).map_err(Failure::usage)?)
+    } else {
+        Box::new(ProcessOracle::new(args.oracle.as_str(), &dir).map_err(Failure::usage)?)
+    };
+
+    let bytes = value_bytes(&input, form)
+        .context("the input has no canonical form")
+        .map_err(Failure::usage)?;
+    let first = oracle.run(&bytes, &ctx);
+    match first.label {
+        Label::AssertFail => {}
+        Label::AssertPass => {
+            eprintln!("oracle_calls=1");
+            return Err(Failure::usage(anyhow!(
+                "nothing to shrink: the input passes the oracle"
+            )));
+        }
+        Label::Timeout | Label::HarnessError => {
+            eprintln!("oracle_calls=1");
+            let why = first.message.unwrap_or_else(|| first.exit.to_string());
+            return Err(Failure {
+                code: INFRA,
+                error: anyhow!(
+                    "refusing to shrink: the first run on the input is a {} ({why}); only a completed failure can be shrunk",
+                    first.label
+                ),
+            });
+        }
+    }
+    let signature = if args.any_signature {
+        None
+    } else {
+        first.signature.clone()
+    };
+    if let Some(signature) = &signature {
+        eprintln!("keeping the failure signature {signature:?}");
+    }
+    let still_fails = |candidate: &Value| match value_bytes(candidate, form) {
+        Ok(bytes) => oracle.run(&bytes, &ctx).fails_like(signature.as_deref()),
+        Err(_) => false,
+    };
+    let options = Options {
+        max_calls: args.max_calls - 1,
+        canonicalization: form,
+    };
+    let shrunk = shrink(&input, still_fails, &options)
+        .context("cannot shrink the input")
+        .map_err(Failure::usage)?;
+    drop(oracle);
+
+    let minimal = value_bytes(&shrunk.value, form)
+        .context("the result has no canonical form")
+        .map_err(|e| Failure {
+            code: USAGE,
+            error: e,
+        })?;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(&minimal)
+        .and_then(|()| stdout.write_all(b"\n"))
+        .and_then(|()| stdout.flush())
+        .context("cannot write standard output")
+        .map_err(Failure::usage)?;
+    eprintln!("oracle_calls={}", shrunk.oracle_calls + 1);
+    if shrunk.budget_exhausted {
+        eprintln!("budget_exhausted=true");
+    }
+    if args.path {
+        eprintln!("shrink_path={}", path_to_value(&shrunk.path));
+    }
+    Ok(OK)
+}
+
+/// The input document, parsed.
+fn read_input(args: &Args) -> Result<Value, Failure> {
+    let (name, text) = match &args.input {
+        Some(path) if path.as_os_str() != "-" => {
+            let text = std::fs::read(path)
+                .with_context(|| format!("cannot read {}", path.display()))
+                .map_err(Failure::usage)?;
+            (path.display().to_string(), text)
+        }
+        _ => {
+            let mut text = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut text)
+                .context("cannot read standard input")
+                .map_err(Failure::usage)?;
+            ("<stdin>".to_owned(), text)
+        }
+    };
+    parse(&text)
+        .with_context(|| format!("{name} is not valid JSON"))
+        .map_err(Failure::usage)
+}
+
+/// `PROP_SEED` if set, else the default seed; an unparsable value is bad input.
+fn env_seed() -> Result<u64, Failure> {
+    match std::env::var("PROP_SEED") {
+        Ok(text) if !text.trim().is_empty() => text
+            .trim()
+            .parse()
+            .map_err(|e| Failure::usage(anyhow!("invalid PROP_SEED={text:?}: {e}"))),
+        Ok(_) | Err(std::env::VarError::NotPresent) => Ok(DEFAULT_SEED),
+        Err(e) => Err(Failure::usage(anyhow!("invalid PROP_SEED: {e}"))),
+    }
+}

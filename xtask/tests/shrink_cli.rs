@@ -1,0 +1,242 @@
+//! `xtask shrink` end to end: the real binary, real oracle processes (one per call, or one
+//! long-lived worker), inputs that pass, oracles that time out or break on the original,
+//! failure signatures, a spent budget, and a flaky oracle.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+use freezegate_canon::{parse, parse_str, to_canonical_bytes};
+use freezegate_shrink::{apply_path, path_from_value};
+
+/// The pattern of an integer of at least 900 in canonical bytes (no strings with digits,
+/// no floats in these tests).
+const BIG: &str = "(^|[^0-9.-])(9[0-9][0-9]|[1-9][0-9][0-9][0-9]+)([^0-9.e]|$)";
+
+/// A shell oracle (a shell starts in a few milliseconds, Python in hundreds): fails (exit 1,
+/// signature `big`) when some integer is at least 900, fails with signature `negative` when
+/// some integer is below zero, passes otherwise.
+const ORACLE: &str = r#"input=$(cat)
+if printf '%s' "$input" | grep -Eq "$BIG"; then echo "failure: big"; exit 1; fi
+if printf '%s' "$input" | grep -Eq -- '-[1-9]'; then echo "failure: negative"; exit 1; fi
+exit 0
+"#;
+
+/// The same property as a worker: one candidate per line, one answer per line.
+const WORKER: &str = r#"[ "$FREEZEGATE_WORKER" = 1 ] || exit 125
+while IFS= read -r line; do
+  if printf '%s' "$line" | grep -Eq "$BIG"; then echo "fail big"
+  elif printf '%s' "$line" | grep -Eq -- '-[1-9]'; then echo "fail negative"
+  else echo pass; fi
+done
+"#;
+
+/// Passes every other run: a failing input sometimes passes, a passing one never fails.
+const FLAKY: &str = r#"count=$(cat count 2>/dev/null || echo 0)
+echo $((count + 1)) > count
+input=$(cat)
+if [ $((count % 2)) -eq 0 ] && printf '%s' "$input" | grep -Eq "$BIG"; then exit 1; fi
+exit 0
+"#;
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let big = format!("BIG='{BIG}'\n");
+    std::fs::write(dir.path().join("oracle.sh"), big.clone() + ORACLE).unwrap();
+    std::fs::write(dir.path().join("worker.sh"), big.clone() + WORKER).unwrap();
+    std::fs::write(dir.path().join("flaky.sh"), big + FLAKY).unwrap();
+    dir
+}
+
+fn xtask(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir)
+        .arg("shrink")
+        .args(args)
+        .env_remove("PROP_SEED")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The number after `oracle_calls=` on standard error.
+fn calls(out: &Output) -> u64 {
+    let err = stderr(out);
+    let line = err
+        .lines()
+        .find_map(|l| l.strip_prefix("oracle_calls="))
+        .unwrap_or_else(|| panic!("no oracle_calls= in {err}"));
+    line.parse().unwrap()
+}
+
+#[test]
+fn process_oracle_shrinks_to_the_minimum_and_the_path_reapplies() {
+    let dir = setup();
+    let input = r#"{"b": [3, 17, 4005, 12], "a": "noise", "c": [[-0, 901234, 5]]}"#;
+    let out = xtask(dir.path(), &["--oracle", "sh oracle.sh", "--path"], input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "900\n");
+    let err = stderr(&out);
+    assert!(
+        err.contains("keeping the failure signature \"big\""),
+        "{err}"
+    );
+    assert!(!err.contains("budget_exhausted"), "{err}");
+    assert!(calls(&out) > 1);
+    let path_json = err
+        .lines()
+        .find_map(|l| l.strip_prefix("shrink_path="))
+        .unwrap_or_else(|| panic!("no shrink_path= in {err}"));
+    let path = path_from_value(&parse_str(path_json).unwrap()).unwrap();
+    let replayed = apply_path(&parse_str(input).unwrap(), &path).unwrap();
+    assert_eq!(to_canonical_bytes(&replayed).unwrap(), b"900");
+}
+
+#[test]
+fn worker_oracle_gives_the_same_result_and_calls_as_the_process_oracle() {
+    let dir = setup();
+    let items: Vec<String> = (0..300).map(|i| ((i * 37) % 800).to_string()).collect();
+    let input = format!(
+        "[{},123456789,{}]",
+        items[..150].join(","),
+        items[150..].join(",")
+    );
+    let worker = xtask(
+        dir.path(),
+        &["--oracle", "sh worker.sh", "--worker"],
+        &input,
+    );
+    assert_eq!(worker.status.code(), Some(0), "{}", stderr(&worker));
+    assert_eq!(stdout(&worker), "900\n");
+    let small = r#"[5, 77, 123456789, 3]"#;
+    let by_worker = xtask(dir.path(), &["--oracle", "sh worker.sh", "--worker"], small);
+    let by_process = xtask(dir.path(), &["--oracle", "sh oracle.sh"], small);
+    assert_eq!(stdout(&by_worker), "900\n");
+    assert_eq!(stdout(&by_process), stdout(&by_worker));
+    assert_eq!(calls(&by_process), calls(&by_worker));
+}
+
+#[test]
+fn an_input_that_passes_is_bad_input() {
+    let dir = setup();
+    let out = xtask(dir.path(), &["--oracle", "sh oracle.sh"], "[1, 2, 3]");
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(stdout(&out), "");
+    assert!(
+        stderr(&out).contains("nothing to shrink: the input passes"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(calls(&out), 1);
+}
+
+#[test]
+fn a_first_run_that_times_out_or_breaks_is_never_shrunk() {
+    let dir = setup();
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "sleep 5", "--timeout-ms", "300"],
+        "[1000, 2000]",
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    let err = stderr(&out);
+    assert!(
+        err.contains("refusing to shrink") && err.contains("timeout"),
+        "{err}"
+    );
+    assert_eq!(calls(&out), 1);
+
+    let out = xtask(dir.path(), &["--oracle", "exit 125"], "[1000, 2000]");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("harness_error"), "{}", stderr(&out));
+}
+
+#[test]
+fn candidates_that_fail_another_way_do_not_count_unless_asked() {
+    let dir = setup();
+    // The original fails with "big"; [-1] would be smaller but fails with "negative".
+    let input = "[-5, 4005, -7]";
+    let kept = xtask(dir.path(), &["--oracle", "sh oracle.sh"], input);
+    assert_eq!(kept.status.code(), Some(0), "{}", stderr(&kept));
+    assert_eq!(stdout(&kept), "900\n");
+    let any = xtask(
+        dir.path(),
+        &["--oracle", "sh oracle.sh", "--any-signature"],
+        input,
+    );
+    assert_eq!(any.status.code(), Some(0), "{}", stderr(&any));
+    assert_eq!(stdout(&any), "-1\n");
+}
+
+#[test]
+fn a_spent_budget_still_prints_the_best_value_and_says_so() {
+    let dir = setup();
+    let input = "[3, 17, 4005, 12, 901234, 8]";
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "sh oracle.sh", "--max-calls", "4"],
+        input,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("budget_exhausted=true"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(calls(&out), 4);
+    let best = parse(stdout(&out).trim_end().as_bytes()).unwrap();
+    assert!(
+        to_canonical_bytes(&best).unwrap().len()
+            <= to_canonical_bytes(&parse_str(input).unwrap())
+                .unwrap()
+                .len()
+    );
+    assert!(stdout(&out).contains("4005") || stdout(&out).contains("901234"));
+}
+
+#[test]
+fn a_flaky_oracle_never_yields_a_value_that_does_not_really_fail() {
+    let dir = setup();
+    // The first run (count 0) fails; later runs fail only on even counts.
+    let input = "[3, 17, 4005, 12, 901234, 8]";
+    let out = xtask(dir.path(), &["--oracle", "sh flaky.sh"], input);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result = parse(stdout(&out).trim_end().as_bytes()).unwrap();
+    let text = String::from_utf8(to_canonical_bytes(&result).unwrap()).unwrap();
+    let numbers: Vec<i64> = text
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert!(
+        numbers.iter().any(|&n| n >= 900),
+        "{text} does not fail the real property"
+    );
+    assert!(text.len() <= input.replace(' ', "").len());
+    let runs: u64 = std::fs::read_to_string(dir.path().join("count"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert_eq!(runs, calls(&out));
+}
