@@ -62,6 +62,8 @@ pub enum Weaker {
 /// A pattern whose first capture group is a number.
 #[derive(Debug, Clone, Copy)]
 pub struct NumberPattern {
+    /// What the number is, for the explanation (`with_cases`, `tolerance`).
+    pub setting: &'static str,
     /// The regex; group 1 is the number (`_` separators allowed).
     pub pattern: &'static str,
     /// Which way is weaker.
@@ -128,21 +130,25 @@ pub const RULES: &[Rule] = &[
         matcher: Matcher::Number {
             patterns: &[
                 NumberPattern {
+                    setting: "with_cases",
                     pattern: r"\bwith_cases\s*\(\s*([0-9][0-9_]*)",
                     weaker: Weaker::Lower,
                     default: Some(256.0),
                 },
                 NumberPattern {
+                    setting: "PROPTEST_CASES",
                     pattern: r#"\bPROPTEST_CASES\b["']?\s*[=:,]\s*["']?([0-9][0-9_]*)"#,
                     weaker: Weaker::Lower,
                     default: Some(256.0),
                 },
                 NumberPattern {
+                    setting: "max_examples",
                     pattern: r"\bmax_examples\s*[=:]\s*([0-9][0-9_]*)",
                     weaker: Weaker::Lower,
                     default: Some(100.0),
                 },
                 NumberPattern {
+                    setting: "cases",
                     pattern: r"\bcases\s*[:=]\s*([0-9][0-9_]*)",
                     weaker: Weaker::Lower,
                     default: None,
@@ -217,21 +223,25 @@ pub const RULES: &[Rule] = &[
         matcher: Matcher::Number {
             patterns: &[
                 NumberPattern {
+                    setting: "tolerance",
                     pattern: r"\b(?:epsilon|eps|tol|tolerance|abs_tol|rel_tol|atol|rtol|rel|abs|delta|max_ulps|ulps)\s*[:=]\s*([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)",
                     weaker: Weaker::Higher,
                     default: None,
                 },
                 NumberPattern {
+                    setting: "tolerance",
                     pattern: r"\b(?:EPS|EPSILON|TOL|TOLERANCE)\s*:\s*f(?:32|64)\s*=\s*([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)",
                     weaker: Weaker::Higher,
                     default: None,
                 },
                 NumberPattern {
+                    setting: "tolerance",
                     pattern: r"\.abs\s*\(\s*\)\s*<=?\s*([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)",
                     weaker: Weaker::Higher,
                     default: None,
                 },
                 NumberPattern {
+                    setting: "decimal places",
                     pattern: r"\bplaces\s*=\s*([0-9]+)",
                     weaker: Weaker::Lower,
                     default: Some(7.0),
@@ -564,13 +574,10 @@ fn finding(rule: &Rule, l: &LineRef<'_>, what: String) -> RawFinding {
     }
 }
 
-fn number_of(regex: &Regex, code: &str) -> Option<f64> {
-    let text = regex.captures(code)?.get(1)?.as_str().replace('_', "");
-    text.parse().ok()
-}
-
-fn show(v: f64) -> String {
-    format!("{v}")
+fn number_of(regex: &Regex, code: &str) -> Option<(f64, String)> {
+    let text = regex.captures(code)?.get(1)?.as_str();
+    let value = text.replace('_', "").parse().ok()?;
+    Some((value, text.to_string()))
 }
 
 fn number_rule(
@@ -582,61 +589,49 @@ fn number_rule(
     floor: Option<u64>,
     findings: &mut Vec<RawFinding>,
 ) {
-    let values = |lines: &[&LineRef<'_>]| -> Vec<(usize, f64)> {
+    let values = |lines: &[&LineRef<'_>]| -> Vec<(usize, f64, String)> {
         lines
             .iter()
             .enumerate()
-            .filter_map(|(i, l)| number_of(regex, l.code).map(|v| (i, v)))
+            .filter_map(|(i, l)| number_of(regex, l.code).map(|(v, t)| (i, v, t)))
             .collect()
     };
     let mut new = values(added);
     let mut old = values(removed);
     // Equal values cancel: a setting moved or reformatted is not a change.
-    new.retain(|(_, v)| match old.iter().position(|(_, o)| o == v) {
+    new.retain(|(_, v, _)| match old.iter().position(|(_, o, _)| o == v) {
         Some(pos) => {
             old.remove(pos);
             false
         }
         None => true,
     });
-    let weaker = |a: f64, b: f64| match p.weaker {
-        Weaker::Lower => a < b,
-        Weaker::Higher => a > b,
+    let (weaker, verb) = match p.weaker {
+        Weaker::Lower => (f64::lt as fn(&f64, &f64) -> bool, "lowered"),
+        Weaker::Higher => (f64::gt as fn(&f64, &f64) -> bool, "widened"),
     };
-    for (n, (i, v)) in new.iter().enumerate() {
+    let setting = p.setting;
+    for (n, (i, v, text)) in new.iter().enumerate() {
         let l = added[*i];
-        if let Some((_, before)) = old.get(n)
-            && weaker(*v, *before)
+        if let Some((_, before, before_text)) = old.get(n)
+            && weaker(v, before)
         {
-            let what = format!(
-                "{} from {} to {}",
-                rule.description,
-                show(*before),
-                show(*v)
-            );
+            let what = format!("{setting} {verb} from {before_text} to {text}");
             findings.push(finding(rule, l, what));
             continue;
         }
         if let Some(min) = floor
             && *v < min as f64
         {
-            let what = format!(
-                "{}: {} is below min_cases {min}",
-                rule.description,
-                show(*v)
-            );
+            let what = format!("{setting} {text} is below min_cases {min}");
             findings.push(finding(rule, l, what));
         }
     }
     if let Some(default) = p.default {
-        for (i, v) in old.iter().skip(new.len()) {
-            if weaker(default, *v) {
-                let what = format!(
-                    "{}: an explicit {} was removed, the default {} applies",
-                    rule.description,
-                    show(*v),
-                    show(default)
-                );
+        for (i, v, text) in old.iter().skip(new.len()) {
+            if weaker(&default, v) {
+                let what =
+                    format!("explicit {setting} {text} removed: the default {default} applies");
                 findings.push(finding(rule, removed[*i], what));
             }
         }
