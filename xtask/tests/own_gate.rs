@@ -84,7 +84,10 @@ fn every_fixture_fails_the_version_it_was_pinned_from_and_passes_today() {
     );
     let mut properties: Vec<&str> = metas.iter().map(|(_, m)| m.property_id.as_str()).collect();
     properties.dedup();
-    assert!(properties.len() >= 3, "fixtures of at least three properties");
+    assert!(
+        properties.len() >= 3,
+        "fixtures of at least three properties"
+    );
     for (path, meta) in &metas {
         let commit = meta.patch_id.as_str();
         let then_text = git(&["show", &format!("{commit}:freezegate.toml")]).unwrap_or_else(|| {

@@ -155,7 +155,12 @@ impl Demo<'_> {
     }
 
     /// Runs `xtask ARGS` in the repository with `env`, shows it, and checks its exit code.
-    fn xtask(&mut self, env: &[(&str, &str)], args: &[&str], expected: i32) -> Result<Step, DemoError> {
+    fn xtask(
+        &mut self,
+        env: &[(&str, &str)],
+        args: &[&str],
+        expected: i32,
+    ) -> Result<Step, DemoError> {
         let shown_env: String = env.iter().map(|(k, v)| format!("{k}={v} ")).collect();
         let shown_args: Vec<String> = args
             .iter()
@@ -167,10 +172,19 @@ impl Demo<'_> {
                 }
             })
             .collect();
-        self.say(&format!("  $ {shown_env}cargo xtask {}", shown_args.join(" ")));
+        self.say(&format!(
+            "  $ {shown_env}cargo xtask {}",
+            shown_args.join(" ")
+        ));
         let mut cmd = Command::new(&self.exe);
         cmd.arg("-C").arg(&self.dir).args(args);
-        for var in ["ENV_CLASS", "RUNNER_ID", "PROP_SEED", "REPLAYS", "FREEZEGATE_WORKER"] {
+        for var in [
+            "ENV_CLASS",
+            "RUNNER_ID",
+            "PROP_SEED",
+            "REPLAYS",
+            "FREEZEGATE_WORKER",
+        ] {
             cmd.env_remove(var);
         }
         for (k, v) in env {
@@ -213,7 +227,9 @@ impl Demo<'_> {
         ));
 
         self.say("1. A repository with five properties, each a Python oracle speaking the");
-        self.say("   command protocol (JSON on stdin; exit 0 holds, 1 fails), each with a generator.");
+        self.say(
+            "   command protocol (JSON on stdin; exit 0 holds, 1 fails), each with a generator.",
+        );
         for (name, text) in FILES {
             self.write(name, text)?;
         }
@@ -222,8 +238,12 @@ impl Demo<'_> {
         self.commit("property suite")?;
 
         self.say("\n2. The gate runs each property's campaign under the fixed seed. A failure is");
-        self.say("   shrunk to a minimal input, canonicalised, pinned under fixtures/ and replayed:");
-        self.say("   all replays fail = a regression; mixed = a flicker; a timeout = the infra queue.");
+        self.say(
+            "   shrunk to a minimal input, canonicalised, pinned under fixtures/ and replayed:",
+        );
+        self.say(
+            "   all replays fail = a regression; mixed = a flicker; a timeout = the infra queue.",
+        );
         let first = self.xtask(&[], &["gate"], 1)?;
         let fixture = first
             .stdout
@@ -240,7 +260,9 @@ impl Demo<'_> {
         self.say("\n3. The patch commits the fixtures: failures become fixtures, kept forever.");
         self.commit("pin the fixtures the gate found")?;
 
-        self.say("\n4. The bugs are fixed (merge, invoice cache, role of user 0, pager on an empty");
+        self.say(
+            "\n4. The bugs are fixed (merge, invoice cache, role of user 0, pager on an empty",
+        );
         self.say("   query). The pinned fixtures now pass; the flicker still blocks.");
         for (name, text) in FIXES {
             self.write(name, text)?;
@@ -265,7 +287,9 @@ impl Demo<'_> {
         self.say("   runs never get a vote.");
         self.xtask(&[], &freeze_args, 1)?;
 
-        self.say("\n6. On a remote runner the fixture is replayed again; it flickers, so the row is");
+        self.say(
+            "\n6. On a remote runner the fixture is replayed again; it flickers, so the row is",
+        );
         self.say("   written, keyed by the fixture's digest, with an owner and an expiry.");
         self.xtask(
             &[("ENV_CLASS", "remote"), ("RUNNER_ID", "ci-linux-1")],

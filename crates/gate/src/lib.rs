@@ -12,3 +12,4 @@ pub mod render;
 pub mod report;
 pub mod run;
 pub mod rust_prop;
+pub mod schema;

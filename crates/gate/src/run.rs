@@ -675,7 +675,10 @@ fn campaign(
         duration_ms: 0,
     };
     let inputs = match campaign_inputs(settings, ctx, property)? {
-        None => return Ok(result),
+        None => {
+            result.cases = 0;
+            return Ok(result);
+        }
         Some(Err(message)) => {
             result.status = CampaignStatus::Infra;
             result.note = Some(message);
@@ -931,10 +934,12 @@ pub fn freeze_plan(
             id: property.to_owned(),
             message,
         })?;
-    let p = config.property(property).ok_or_else(|| crate::oracles::OracleError::Invalid {
-        id: property.to_owned(),
-        message: "not listed in freezegate.toml".to_owned(),
-    })?;
+    let p = config
+        .property(property)
+        .ok_or_else(|| crate::oracles::OracleError::Invalid {
+            id: property.to_owned(),
+            message: "not listed in freezegate.toml".to_owned(),
+        })?;
     let oracle = match oracle_source(p, registry, exe)? {
         OracleSource::Command(cmd) => cmd,
         OracleSource::Rust { exe } => crate::rust_prop::oracle_command(&exe, p.id.as_str()),
