@@ -27,8 +27,8 @@ static STRING_SPECIAL: [bool; 256] = {
     t
 };
 
-/// Checks the encoding of the whole input: UTF-8, no BOM, not UTF-16/32.
-fn check_encoding(input: &[u8]) -> Result<(), ParseError> {
+/// Checks the start of the input: no byte-order mark, not UTF-16/32.
+fn check_prefix(input: &[u8]) -> Result<(), ParseError> {
     if input.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(ParseError::at(input, 0, K::ByteOrderMark));
     }
@@ -38,10 +38,67 @@ fn check_encoding(input: &[u8]) -> Result<(), ParseError> {
     {
         return Err(ParseError::at(input, 0, K::Utf16));
     }
-    match std::str::from_utf8(input) {
-        Ok(_) => Ok(()),
-        Err(e) => Err(ParseError::at(input, e.valid_up_to(), K::InvalidUtf8)),
+    Ok(())
+}
+
+/// Runs a driver over `input` with the encoding rules of SPEC §3 applied first.
+///
+/// UTF-8 is not validated in a pass of its own: outside strings only ASCII is accepted, and
+/// each run of string content is validated as it is read, so a successful parse has seen
+/// only UTF-8. When parsing fails, the whole input is checked, so that an encoding error
+/// wins over a syntax error further on, as if the input had been decoded first (as Python
+/// does).
+fn with_encoding<T>(
+    input: &[u8],
+    run: impl FnOnce() -> Result<T, ParseError>,
+) -> Result<T, ParseError> {
+    check_prefix(input)?;
+    run().map_err(|e| match std::str::from_utf8(input) {
+        Ok(_) => e,
+        Err(bad) => ParseError::at(input, bad.valid_up_to(), K::InvalidUtf8),
+    })
+}
+
+/// Eight copies of byte `b`.
+const fn splat(b: u8) -> u64 {
+    0x0101_0101_0101_0101 * b as u64
+}
+
+/// Whether any byte of `w` is `"`, `\` or below U+0020.
+#[inline]
+fn has_special(w: u64) -> bool {
+    const HIGH: u64 = splat(0x80);
+    let zero = |v: u64| v.wrapping_sub(splat(1)) & !v & HIGH;
+    let quote = zero(w ^ splat(b'"'));
+    let backslash = zero(w ^ splat(b'\\'));
+    let control = w.wrapping_sub(splat(0x20)) & !w & HIGH;
+    (quote | backslash | control) != 0
+}
+
+/// Scans plain string content from `i`: returns the index of the first `"`, `\` or control
+/// byte (or the end), and whether every byte before it is ASCII. Eight bytes at a time.
+#[inline]
+fn scan_plain(input: &[u8], mut i: usize) -> (usize, bool) {
+    let mut seen = 0u64;
+    while let Some(chunk) = input.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        if has_special(w) {
+            break;
+        }
+        seen |= w;
+        i += 8;
     }
+    let mut high = seen & splat(0x80) != 0;
+    while let Some(&b) = input.get(i) {
+        if STRING_SPECIAL[b as usize] {
+            break;
+        }
+        high |= b >= 0x80;
+        i += 1;
+    }
+    (i, !high)
 }
 
 /// Normalises `s` to NFC in place if it is not already (ASCII never changes).
@@ -306,16 +363,17 @@ impl<'a> Reader<'a> {
 /// Every error of SPEC §3 is reported here, with line and column, including keys that are
 /// equal only after NFC: a value this function returns always has a canonical form.
 pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
-    check_encoding(input)?;
-    let mut p = ValueParser {
-        r: Reader { input, pos: 0 },
-        nfc_a: String::new(),
-        scratch: String::new(),
-    };
-    p.r.skip_ws();
-    let v = p.value(0)?;
-    p.r.finish()?;
-    Ok(v)
+    with_encoding(input, || {
+        let mut p = ValueParser {
+            r: Reader { input, pos: 0 },
+            nfc_a: String::new(),
+            scratch: String::new(),
+        };
+        p.r.skip_ws();
+        let v = p.value(0)?;
+        p.r.finish()?;
+        Ok(v)
+    })
 }
 
 struct ValueParser<'a> {
@@ -471,6 +529,9 @@ fn first_duplicate<'s>(
 /// One member of an object being canonicalised: its NFC key (a range of the key arena), the
 /// range of its `"key":value` bytes in the output, and where its key was in the input.
 struct Member {
+    /// The first eight bytes of the NFC key, big-endian, zero-padded: comparing these
+    /// orders two keys unless they are equal, when the whole keys decide.
+    prefix: u64,
     key: (usize, usize),
     out: (usize, usize),
     at: usize,
@@ -484,36 +545,154 @@ struct Canonicalizer<'a> {
     sort: bool,
     buf: String,
     scratch: String,
-    keys: String,
+    /// The NFC keys of the objects being read, as UTF-8 (byte order is code point order).
+    keys: Vec<u8>,
     members: Vec<Member>,
+    order: Vec<usize>,
     reorder: Vec<u8>,
 }
 
 /// Canonical bytes of JSON text, streamed: members are sorted in place in the output, so no
 /// tree is built and memory stays a small multiple of the input.
 pub(crate) fn canonicalize_text(input: &[u8], sort: bool) -> Result<Vec<u8>, ParseError> {
-    check_encoding(input)?;
-    let mut c = Canonicalizer {
-        r: Reader { input, pos: 0 },
-        out: Vec::with_capacity(input.len()),
-        sort,
-        buf: String::new(),
-        scratch: String::new(),
-        keys: String::new(),
-        members: Vec::new(),
-        reorder: Vec::new(),
+    with_encoding(input, || {
+        let mut c = Canonicalizer {
+            r: Reader { input, pos: 0 },
+            out: Vec::with_capacity(input.len()),
+            sort,
+            buf: String::new(),
+            scratch: String::new(),
+            keys: Vec::new(),
+            members: Vec::new(),
+            order: Vec::new(),
+            reorder: Vec::new(),
+        };
+        c.r.skip_ws();
+        c.value(0)?;
+        c.r.finish()?;
+        Ok(c.out)
+    })
+}
+
+/// Appends the canonical form of a float literal with no exponent and at most 15
+/// significant digits (`12.50`, `-0.001`, `100.0`), or returns false for any other literal.
+///
+/// Such a literal needs no float parsing or formatting: distinct decimals of at most 15
+/// significant digits are distinct doubles, so its digits (trailing zeros dropped) are the
+/// shortest that round-trip, which is what Python's repr prints; fixed notation applies
+/// while the decimal exponent is in `-4..16`.
+#[inline]
+fn push_short_decimal(out: &mut Vec<u8>, negative: bool, int: &[u8], frac: &[u8]) -> bool {
+    let frac = match frac.iter().rposition(|&d| d != b'0') {
+        Some(last) => &frac[..=last],
+        None => &frac[..0],
     };
-    c.r.skip_ws();
-    c.value(0)?;
-    c.r.finish()?;
-    Ok(c.out)
+    let significant = if int == b"0" {
+        let zeros = frac.iter().take_while(|&&d| d == b'0').count();
+        if frac.is_empty() {
+            0
+        } else if zeros > 3 {
+            return false;
+        } else {
+            frac.len() - zeros
+        }
+    } else if frac.is_empty() {
+        int.iter().rposition(|&d| d != b'0').map_or(0, |i| i + 1)
+    } else {
+        int.len() + frac.len()
+    };
+    if significant > 15 || int.len() > 16 {
+        return false;
+    }
+    if negative {
+        out.push(b'-');
+    }
+    out.extend_from_slice(int);
+    out.push(b'.');
+    out.extend_from_slice(if frac.is_empty() { b"0" } else { frac });
+    true
 }
 
 impl Canonicalizer<'_> {
-    fn string(&mut self) -> Result<(), ParseError> {
+    /// Reads the string at `pos` and writes it in canonical form (NFC, escaped); when `key`
+    /// is true its NFC text is also appended to the key arena. Returns whether NFC changed it.
+    fn string(&mut self, key: bool) -> Result<bool, ParseError> {
+        let input = self.r.input;
+        let start = self.r.pos + 1;
+        let (end, ascii) = scan_plain(input, start);
+        if input.get(end) == Some(&b'"') {
+            // No escapes and no control characters: the content is its own canonical form
+            // if it is in NFC.
+            let chunk = &input[start..end];
+            let plain = ascii
+                || match std::str::from_utf8(chunk) {
+                    Ok(text) => is_nfc_quick(text.chars()) == IsNormalized::Yes,
+                    Err(e) => return Err(self.r.err(start + e.valid_up_to(), K::InvalidUtf8)),
+                };
+            if plain {
+                self.out.reserve(chunk.len() + 2);
+                self.out.push(b'"');
+                self.out.extend_from_slice(chunk);
+                self.out.push(b'"');
+                if key {
+                    self.keys.extend_from_slice(chunk);
+                }
+                self.r.pos = end + 1;
+                return Ok(false);
+            }
+        }
         self.r.read_string(&mut self.buf)?;
-        nfc_in_place(&mut self.buf, &mut self.scratch);
+        let changed = nfc_in_place(&mut self.buf, &mut self.scratch);
         push_escaped(&mut self.out, &self.buf);
+        if key {
+            self.keys.extend_from_slice(self.buf.as_bytes());
+        }
+        Ok(changed)
+    }
+
+    fn number(&mut self) -> Result<(), ParseError> {
+        if let Some(e) = self.r.non_finite() {
+            return Err(e);
+        }
+        let input = self.r.input;
+        let start = self.r.pos;
+        let negative = input.get(start) == Some(&b'-');
+        let int_start = start + usize::from(negative);
+        let mut i = int_start;
+        while matches!(input.get(i), Some(b'0'..=b'9')) {
+            i += 1;
+        }
+        let int_end = i;
+        let int = &input[int_start..int_end];
+        let next = input.get(i).copied();
+        let well_formed_int = !int.is_empty() && (int[0] != b'0' || int.len() == 1);
+        if well_formed_int && !matches!(next, Some(b'.' | b'e' | b'E')) {
+            // An integer: its digits are canonical, but for `-0`.
+            self.r.pos = int_end;
+            if negative && int != b"0" {
+                self.out.push(b'-');
+            }
+            self.out.extend_from_slice(int);
+            return Ok(());
+        }
+        if well_formed_int && next == Some(b'.') {
+            let mut j = i + 1;
+            while matches!(input.get(j), Some(b'0'..=b'9')) {
+                j += 1;
+            }
+            if j > i + 1
+                && !matches!(input.get(j), Some(b'e' | b'E'))
+                && push_short_decimal(&mut self.out, negative, int, &input[i + 1..j])
+            {
+                self.r.pos = j;
+                return Ok(());
+            }
+        }
+        match self.r.read_number()? {
+            Number::Int("-0") => self.out.push(b'0'),
+            Number::Int(text) => self.out.extend_from_slice(text.as_bytes()),
+            Number::Float(x) => push_float_repr(&mut self.out, x),
+        }
         Ok(())
     }
 
@@ -521,7 +700,7 @@ impl Canonicalizer<'_> {
         match self.r.peek() {
             Some(b'{') => self.object(depth + 1),
             Some(b'[') => self.array(depth + 1),
-            Some(b'"') => self.string(),
+            Some(b'"') => self.string(false).map(|_| ()),
             Some(b't') => {
                 self.r.expect_literal(b"true")?;
                 self.out.extend_from_slice(b"true");
@@ -537,17 +716,7 @@ impl Canonicalizer<'_> {
                 self.out.extend_from_slice(b"null");
                 Ok(())
             }
-            Some(b'-' | b'0'..=b'9') => {
-                if let Some(e) = self.r.non_finite() {
-                    return Err(e);
-                }
-                match self.r.read_number()? {
-                    Number::Int("-0") => self.out.push(b'0'),
-                    Number::Int(text) => self.out.extend_from_slice(text.as_bytes()),
-                    Number::Float(x) => push_float_repr(&mut self.out, x),
-                }
-                Ok(())
-            }
+            Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(self.r.non_finite().unwrap_or_else(|| self.r.unexpected())),
         }
     }
@@ -603,12 +772,9 @@ impl Canonicalizer<'_> {
                 return Err(self.r.unexpected());
             }
             let at = self.r.pos;
-            self.r.read_string(&mut self.buf)?;
-            let changed = nfc_in_place(&mut self.buf, &mut self.scratch);
             let key_start = self.keys.len();
-            self.keys.push_str(&self.buf);
             let out_start = self.out.len();
-            push_escaped(&mut self.out, &self.buf);
+            let changed = self.string(true)?;
             self.out.push(b':');
             self.r.skip_ws();
             if self.r.peek() != Some(b':') {
@@ -617,7 +783,12 @@ impl Canonicalizer<'_> {
             self.r.pos += 1;
             self.r.skip_ws();
             self.value(depth)?;
+            let mut head = [0u8; 8];
+            let key_bytes = &self.keys[key_start..];
+            let n = key_bytes.len().min(8);
+            head[..n].copy_from_slice(&key_bytes[..n]);
             self.members.push(Member {
+                prefix: u64::from_be_bytes(head),
                 key: (key_start, self.keys.len()),
                 out: (out_start, self.out.len()),
                 at,
@@ -647,33 +818,55 @@ impl Canonicalizer<'_> {
     /// Checks the members of the object whose body starts at `body` for duplicate keys and,
     /// for v1, rewrites them in key order.
     fn finish_object(&mut self, body: usize, base: usize) -> Result<(), ParseError> {
-        let keys = self.keys.as_str();
-        let members = &self.members[base..];
+        let Canonicalizer {
+            r,
+            out,
+            sort,
+            keys,
+            members,
+            order,
+            reorder,
+            ..
+        } = self;
+        let members = &members[base..];
         let key = |i: usize| &keys[members[i].key.0..members[i].key.1];
-        if let Some((a, b)) = first_duplicate(members.len(), key, |i| members[i].at) {
-            let name = key(b).to_owned();
-            let kind = if members[a].changed || members[b].changed {
-                K::DuplicateKeyAfterNfc(name)
-            } else {
-                K::DuplicateKey(name)
-            };
-            return Err(self.r.err(members[b].at, kind));
-        }
-        if !self.sort || (1..members.len()).all(|i| key(i - 1) < key(i)) {
+        let cmp = |a: usize, b: usize| {
+            members[a]
+                .prefix
+                .cmp(&members[b].prefix)
+                .then_with(|| key(a).cmp(key(b)))
+        };
+        // Strictly increasing keys: sorted already, and no duplicates.
+        if (1..members.len()).all(|i| cmp(i - 1, i).is_lt()) {
             return Ok(());
         }
-        let mut order: Vec<usize> = (0..members.len()).collect();
-        order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
-        self.reorder.clear();
-        self.reorder.extend_from_slice(&self.out[body..]);
-        self.out.truncate(body);
+        order.clear();
+        order.extend(0..members.len());
+        order.sort_unstable_by(|&a, &b| cmp(a, b));
+        if order.windows(2).any(|w| cmp(w[0], w[1]).is_eq()) {
+            let text = |i: usize| std::str::from_utf8(key(i)).unwrap_or_default();
+            if let Some((a, b)) = first_duplicate(members.len(), text, |i| members[i].at) {
+                let name = text(b).to_owned();
+                let kind = if members[a].changed || members[b].changed {
+                    K::DuplicateKeyAfterNfc(name)
+                } else {
+                    K::DuplicateKey(name)
+                };
+                return Err(r.err(members[b].at, kind));
+            }
+        }
+        if !*sort {
+            return Ok(());
+        }
+        reorder.clear();
+        reorder.extend_from_slice(&out[body..]);
+        out.truncate(body);
         for (n, &i) in order.iter().enumerate() {
             if n > 0 {
-                self.out.push(b',');
+                out.push(b',');
             }
             let (s, e) = members[i].out;
-            self.out
-                .extend_from_slice(&self.reorder[s - body..e - body]);
+            out.extend_from_slice(&reorder[s - body..e - body]);
         }
         Ok(())
     }

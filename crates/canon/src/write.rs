@@ -1,8 +1,6 @@
 //! Writing JSON: canonical bytes from a [`Value`], string escaping, Python's float `repr`,
 //! and the two-space-indented rendering shared by meta files and the ledger.
 
-use std::io::Write as _;
-
 use crate::error::ValueError;
 use crate::read::{MAX_DEPTH, nfc_in_place};
 use crate::value::{Value, escape_pointer_token};
@@ -68,10 +66,11 @@ pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
         let e = decpt - 1;
         out.push(if e < 0 { b'-' } else { b'+' });
         let e = e.unsigned_abs();
-        if e < 10 {
-            out.push(b'0');
+        if e >= 100 {
+            out.push(b'0' + (e / 100) as u8);
         }
-        out.extend_from_slice(e.to_string().as_bytes());
+        out.push(b'0' + (e / 10 % 10) as u8);
+        out.push(b'0' + (e % 10) as u8);
     } else if decpt <= 0 {
         out.extend_from_slice(b"0.");
         out.extend(std::iter::repeat_n(b'0', decpt.unsigned_abs() as usize));
@@ -101,25 +100,72 @@ struct Sci {
     exp: i32,
 }
 
+/// A fixed buffer that `write!` can fill without allocating.
+struct StackText {
+    bytes: [u8; 40],
+    len: usize,
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        self.bytes
+            .get_mut(self.len..end)
+            .ok_or(std::fmt::Error)?
+            .copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+/// Whether two decimals of the same length can be equally close to `x` (x > 0): only when
+/// x's exact decimal expansion is short, i.e. x = m·2^e with e >= 0, or with e < 0 and
+/// m·5^-e below 10^18 (a midpoint has at most 18 significant digits).
+fn tie_possible(x: f64) -> bool {
+    let bits = x.to_bits();
+    let exp_bits = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mut m, mut e) = if exp_bits == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), exp_bits - 1075)
+    };
+    if m == 0 {
+        return false;
+    }
+    let tz = m.trailing_zeros();
+    m >>= tz;
+    e += tz as i32;
+    if e >= 0 {
+        return true;
+    }
+    let k = e.unsigned_abs();
+    k <= 26 && u128::from(m) * 5u128.pow(k) < 1_000_000_000_000_000_000
+}
+
 impl Sci {
     /// Formats a non-negative finite float; `precision` is `None` for the shortest digits
     /// that read back as `x`, or the number of digits after the first.
     fn format(x: f64, precision: Option<usize>) -> Option<Sci> {
-        let mut text = [0u8; 40];
-        let len = {
-            let mut cursor = std::io::Cursor::new(&mut text[..]);
-            // 40 bytes hold any f64 with up to 24 digits in `{:e}` form.
-            match precision {
-                None => write!(cursor, "{x:e}").ok()?,
-                Some(p) => write!(cursor, "{x:.p$e}").ok()?,
-            }
-            usize::try_from(cursor.position()).ok()?
+        use std::fmt::Write as _;
+        let mut buf = StackText {
+            bytes: [0u8; 40],
+            len: 0,
         };
+        match precision {
+            None => write!(buf, "{x:e}").ok()?,
+            Some(p) => write!(buf, "{x:.p$e}").ok()?,
+        }
+        let (text, len) = (buf.bytes, buf.len);
         let e_pos = text[..len].iter().position(|&b| b == b'e')?;
-        let exp: i32 = std::str::from_utf8(&text[e_pos + 1..len])
-            .ok()?
-            .parse()
-            .ok()?;
+        let (negative_exp, exp_digits) = match text.get(e_pos + 1) {
+            Some(b'-') => (true, &text[e_pos + 2..len]),
+            _ => (false, &text[e_pos + 1..len]),
+        };
+        let magnitude = exp_digits
+            .iter()
+            .fold(0i32, |n, d| n * 10 + i32::from(d.wrapping_sub(b'0')));
+        let exp = if negative_exp { -magnitude } else { magnitude };
         let mut digits = [0u8; 24];
         let mut n = 0;
         for &b in &text[..e_pos] {
@@ -147,11 +193,11 @@ impl Sci {
     /// Rust's shortest mode already gives the shortest length and, but for ties, the closest
     /// digits; on a tie (`992380462925747.25` has `…747.2` and `…747.3` at 16 digits) it may
     /// pick the odd one, where Python (David Gay's dtoa) picks the even one. So when the last
-    /// digit is odd, the correctly rounded value at that length (Rust's exact mode rounds half
-    /// to even) replaces it if it still reads back as `x`.
+    /// digit is odd and a tie is possible at all, the correctly rounded value at that length
+    /// (Rust's exact mode rounds half to even) replaces it if it still reads back as `x`.
     fn shortest(x: f64) -> Option<Sci> {
         let sci = Sci::format(x, None)?;
-        if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 {
+        if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 || !tie_possible(x) {
             return Some(sci);
         }
         match Sci::format(x, Some(sci.n - 1)) {

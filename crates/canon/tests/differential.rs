@@ -146,6 +146,26 @@ fn float_repr_matches_python_for_many_floats() {
         let x = m as f64 / f64::from(1u32 << (1 + i % 10));
         lines.push(format!("[{x:?},{}]", -x));
     }
+    // Plain decimals such as `12.50`, `-0.00120` and `100000.0`, which take a fast path
+    // when they have at most 15 significant digits.
+    for i in 0..20_000u64 {
+        let r = rand_core::RngCore::next_u64(&mut rng);
+        let int_len = (r % 19) as usize;
+        let lead = (r >> 8) % 6;
+        let frac_len = 1 + ((r >> 16) % 18) as usize;
+        let digits = format!("{:020}{:020}", rand_core::RngCore::next_u64(&mut rng), r);
+        let int = if int_len == 0 {
+            "0".to_owned()
+        } else {
+            format!("{}{}", 1 + r % 9, &digits[..int_len - 1])
+        };
+        let zeros = "0".repeat(lead as usize);
+        let frac = &digits[20..20 + frac_len];
+        let sign = if i % 3 == 0 { "-" } else { "" };
+        lines.push(format!(
+            "[{sign}{int}.{zeros}{frac},{sign}{int}.{frac}000,{sign}{int}.0]"
+        ));
+    }
     let expected = python(&lines);
     let mut mismatches = Vec::new();
     for (line, want) in lines.iter().zip(&expected) {
