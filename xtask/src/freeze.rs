@@ -1,6 +1,7 @@
 //! `xtask freeze --property ID --fixture ID --owner WHO --reason TEXT --expires-in DAYS
 //! [--patch-id P] [--oracle CMD] [--replays N] [--seed S] [--timeout-ms T] [--now RFC3339]`:
 //! replays the pinned fixture now and writes (or renews) its ledger row, or refuses.
+//! `--oracle`, `--replays` and `--seed` exist only for repositories without `freezegate.toml`.
 
 use std::path::Path;
 use std::time::Duration;
@@ -8,13 +9,16 @@ use std::time::Duration;
 use anyhow::{Context, anyhow};
 use freezegate_canon::fixture::{meta_path, read_fixture, read_meta};
 use freezegate_canon::{FixtureId, PropertyId};
+use freezegate_gate::config::CONFIG_FILE;
+use freezegate_gate::run::ledger_policy;
+use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
     EnvClass, FreezeRequest, LEDGER_PATH, Policy, freeze_row, precheck, update,
 };
 use freezegate_replay::{ProcessOracle, ReplayOptions, ReplayPlan, replay};
 
 use crate::exit::{BLOCKED, Failure, OK, Outcome};
-use crate::ledger::{now_or_clock, policy, signers};
+use crate::ledger::{file_settings, now_or_clock, policy, signers};
 
 /// Arguments of `xtask freeze`.
 #[derive(Debug, clap::Args)]
@@ -37,18 +41,18 @@ pub struct Args {
     /// The candidate under test [default: the full SHA of HEAD].
     #[arg(long, value_name = "P")]
     patch_id: Option<String>,
-    /// The property's oracle command (until freezegate.toml names it).
+    /// The property's oracle command (only without freezegate.toml).
     #[arg(long, value_name = "CMD")]
     oracle: Option<String>,
-    /// The replay count N [default: REPLAYS, else 7] (until freezegate.toml sets it).
+    /// The replay count N [default: REPLAYS, else 7] (only without freezegate.toml).
     #[arg(long, value_name = "N")]
     replays: Option<usize>,
-    /// The seed [default: PROP_SEED, else the seed in the fixture's meta file].
+    /// The seed [default: PROP_SEED, else the meta file's] (only without freezegate.toml).
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// The deadline of each run, in milliseconds.
-    #[arg(long, value_name = "T", default_value_t = 10_000)]
-    timeout_ms: u64,
+    /// The deadline of each run, in milliseconds [default: the property's, else 10000].
+    #[arg(long, value_name = "T")]
+    timeout_ms: Option<u64>,
     /// The time of the freeze (RFC 3339) [default: the clock].
     #[arg(long, value_name = "RFC3339")]
     now: Option<String>,
@@ -80,14 +84,17 @@ where
 
 /// The settings of this freeze.
 ///
-/// Seam for `freezegate.toml` (gate issue): once that file exists, the oracle, seed and
-/// replay count come from it alone and no flag or variable may override them (SPEC §7).
-/// Until then they come from the flags, `REPLAYS` and `PROP_SEED`, and the seed defaults to
+/// With `freezegate.toml`, the oracle, seed and replay count come from the file alone (SPEC
+/// §7): `--oracle`, `--replays` and `--seed` are refused, `REPLAYS` and `PROP_SEED` ignored.
+/// Without it, they come from the flags, `REPLAYS` and `PROP_SEED`, and the seed defaults to
 /// the one the fixture was pinned with.
 fn settings(args: &Args, meta_seed: u64) -> Result<FreezeSettings, Failure> {
+    if Path::new(CONFIG_FILE).exists() {
+        return settings_from_file(args);
+    }
     let oracle = args.oracle.clone().ok_or_else(|| {
         Failure::usage(anyhow!(
-            "no oracle for property {}: pass --oracle CMD (freezegate.toml does not name one yet)",
+            "no oracle for property {}: pass --oracle CMD (there is no {CONFIG_FILE})",
             args.property
         ))
     })?;
@@ -103,10 +110,58 @@ fn settings(args: &Args, meta_seed: u64) -> Result<FreezeSettings, Failure> {
         oracle,
         policy: Policy {
             replays,
-            ..policy()
+            ..policy()?
         },
         seed,
-        timeout: Duration::from_millis(args.timeout_ms),
+        timeout: Duration::from_millis(args.timeout_ms.unwrap_or(10_000)),
+    })
+}
+
+fn settings_from_file(args: &Args) -> Result<FreezeSettings, Failure> {
+    for (flag, given) in [
+        ("--oracle", args.oracle.is_some()),
+        ("--replays", args.replays.is_some()),
+        ("--seed", args.seed.is_some()),
+    ] {
+        if given {
+            return Err(Failure::usage(anyhow!(
+                "{flag} is not accepted: {CONFIG_FILE} exists, and a freeze replays with its oracle, seed and replay count only"
+            )));
+        }
+    }
+    for var in ["REPLAYS", "PROP_SEED"] {
+        if env_var(var).is_some() {
+            eprintln!("note: {var} is ignored: a freeze uses {CONFIG_FILE}");
+        }
+    }
+    let settings = file_settings()?;
+    let property = settings
+        .config
+        .property(&args.property)
+        .cloned()
+        .ok_or_else(|| {
+            Failure::usage(anyhow!(
+                "property {} is not in {CONFIG_FILE}",
+                args.property
+            ))
+        })?;
+    let oracle = match &property.oracle {
+        Some(command) => command.clone(),
+        None => {
+            let exe = std::env::current_exe()
+                .context("cannot find this binary to run a Rust property")
+                .map_err(Failure::usage)?;
+            oracle_command(&exe, property.id.as_str())
+        }
+    };
+    Ok(FreezeSettings {
+        oracle,
+        policy: Policy {
+            replays: settings.replays_for(&property),
+            ..ledger_policy(&settings)
+        },
+        seed: settings.seed,
+        timeout: Duration::from_millis(args.timeout_ms.unwrap_or(property.timeout_ms)),
     })
 }
 

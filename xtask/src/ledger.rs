@@ -6,6 +6,8 @@ use std::path::Path;
 use anyhow::{Context, anyhow};
 use freezegate_canon::fixture::fixture_path;
 use freezegate_canon::{FixtureId, PropertyId};
+use freezegate_gate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
+use freezegate_gate::run::ledger_policy;
 use freezegate_ledger::{
     AllowedSigners, Checks, FixtureFile, LEDGER_PATH, Ledger, Policy, SIGNERS_PATH, Timestamp,
     check, list_json, list_text, read_bytes, update,
@@ -75,12 +77,21 @@ pub fn run(args: Args) -> Outcome {
     }
 }
 
-/// The policy the ledger is judged by.
-///
-/// Seam for `freezegate.toml` (gate issue): until that file is read here, the SPEC defaults
-/// apply (7 replays, `remote` only, 14 days).
-pub fn policy() -> Policy {
-    Policy::default()
+/// The policy the ledger is judged by: `freezegate.toml`'s when the file exists (read by
+/// the gate crate, no flag or variable applied), else the SPEC defaults (7 replays, `remote`
+/// only, 14 days).
+pub fn policy() -> Result<Policy, Failure> {
+    if !Path::new(CONFIG_FILE).exists() {
+        return Ok(Policy::default());
+    }
+    Ok(ledger_policy(&file_settings()?))
+}
+
+/// The settings of `freezegate.toml` alone: no environment variable or flag overrides them.
+pub fn file_settings() -> Result<Settings, Failure> {
+    let config = Config::load(Path::new(".")).map_err(Failure::usage)?;
+    Settings::resolve(config, &RunOverrides::default(), 1)
+        .map_err(|e| Failure::usage(anyhow!("{CONFIG_FILE}: {e}")))
 }
 
 /// `--now`, or the clock read here (the ledger crate never reads it).
@@ -134,7 +145,7 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
     let text = bytes
         .as_deref()
         .unwrap_or(br#"{"schema": "freezegate-ledger-v1", "rows": []}"#);
-    let policy = policy();
+    let policy = policy()?;
     let checks = Checks {
         policy: &policy,
         now,

@@ -328,3 +328,74 @@ fn patch_id_defaults_to_head() -> TestResult {
     assert_eq!(row.patch_id, head.trim());
     Ok(())
 }
+
+#[test]
+fn with_freezegate_toml_the_file_alone_sets_oracle_seed_and_replays() -> TestResult {
+    let (dir, fixture) = repo()?;
+    std::fs::write(
+        dir.path().join("freezegate.toml"),
+        format!(
+            "[policy]\nreplays = 5\n\n[[property]]\nid = \"{PROPERTY}\"\noracle = \"{FLICKER}\"\n"
+        ),
+    )?;
+    let fixture_text = fixture.to_string();
+    let base = [
+        "freeze",
+        "--property",
+        PROPERTY,
+        "--fixture",
+        &fixture_text,
+        "--owner",
+        "alice@example.com",
+        "--reason",
+        "r",
+        "--expires-in",
+        "7",
+        "--now",
+        NOW,
+        "--patch-id",
+        "abc",
+    ];
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("-C")
+            .arg(dir.path())
+            .args(base)
+            .args(extra)
+            .env("ENV_CLASS", "remote")
+            .env("RUNNER_ID", "ci-runner-7")
+            .env("REPLAYS", "3")
+            .env_remove("PROP_SEED")
+            .output()
+    };
+    // No flag may override the file.
+    for extra in [
+        &["--oracle", "exit 1"][..],
+        &["--replays", "3"],
+        &["--seed", "1"],
+    ] {
+        let out = run(extra)?;
+        assert_eq!(out.status.code(), Some(3), "{extra:?}");
+        assert!(
+            stderr(&out).contains("freezegate.toml exists"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = run(&[])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("REPLAYS is ignored"),
+        "{}",
+        stderr(&out)
+    );
+    let ledger = read(&dir.path().join("freeze/ledger.json"))?;
+    let row = ledger
+        .rows()
+        .iter()
+        .find(|r| r.fixture_id == fixture)
+        .ok_or("no row")?;
+    assert_eq!(row.replays.len(), 5, "the file's replay count, not REPLAYS");
+    assert_eq!(row.seed.to_string(), "20260917", "the file's seed");
+    Ok(())
+}
