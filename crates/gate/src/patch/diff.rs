@@ -502,3 +502,104 @@ mod tests {
         assert_eq!(c.removed, vec![l(4, "assert!(x)")]);
     }
 }
+
+#[cfg(test)]
+mod reconstruction {
+    //! The hunk parser against real `git diff` output: the added and removed lines it reports
+    //! turn the old text into the new one.
+
+    use super::*;
+    use proptest::prelude::*;
+    use std::process::Command;
+    use std::sync::LazyLock;
+
+    struct Scratch {
+        dir: tempfile::TempDir,
+        git: Git,
+    }
+
+    static SCRATCH: LazyLock<Scratch> = LazyLock::new(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = vec![
+            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+        ];
+        let status = Command::new("git")
+            .args(["init", "-q"])
+            .arg(dir.path())
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let git = Git::new(dir.path(), "git".into(), env);
+        Scratch { dir, git }
+    });
+
+    fn blob(text: &str) -> String {
+        let path = SCRATCH.dir.path().join("blob");
+        std::fs::write(&path, text).unwrap();
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(SCRATCH.dir.path())
+            .args(["hash-object", "-w"])
+            .arg(&path)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    fn apply(old: &str, changes: &LineChanges) -> Vec<String> {
+        let removed: BTreeSet<u32> = changes.removed.iter().map(|l| l.number).collect();
+        let mut kept = old
+            .lines()
+            .zip(1u32..)
+            .filter(|(_, n)| !removed.contains(n))
+            .map(|(t, _)| t.to_string());
+        let added: BTreeMap<u32, &str> = changes
+            .added
+            .iter()
+            .map(|l| (l.number, l.text.as_str()))
+            .collect();
+        let total = u32::try_from(old.lines().count() - removed.len() + added.len()).unwrap();
+        (1..=total)
+            .map(|n| match added.get(&n) {
+                Some(t) => (*t).to_string(),
+                None => kept.next().unwrap_or_default(),
+            })
+            .collect()
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        let line = prop_oneof![
+            Just("a".to_string()),
+            Just("b".to_string()),
+            Just("-- dashes".to_string()),
+            Just("++ pluses".to_string()),
+            Just("\\ backslash".to_string()),
+            Just("@@ -1 +1 @@".to_string()),
+            Just(String::new()),
+            "[a-c ]{0,4}",
+        ];
+        (proptest::collection::vec(line, 0..12), any::<bool>()).prop_map(|(lines, newline)| {
+            let mut t = lines.join("\n");
+            if newline && !t.is_empty() {
+                t.push('\n');
+            }
+            t
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        #[test]
+        fn parsed_hunks_turn_the_old_text_into_the_new(old in text(), new in text()) {
+            let out = SCRATCH.git.blob_diff(&blob(&old), &blob(&new)).unwrap();
+            let changes = parse_hunks(&out).unwrap();
+            let rebuilt = apply(&old, &changes);
+            let expected: Vec<String> = new.lines().map(str::to_string).collect();
+            prop_assert_eq!(rebuilt, expected);
+        }
+    }
+}

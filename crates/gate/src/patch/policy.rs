@@ -299,3 +299,30 @@ mod tests {
         assert!(err.to_string().contains("src/["), "{err}");
     }
 }
+
+#[cfg(test)]
+mod invariants {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn segment() -> impl Strategy<Value = String> {
+        "[a-z0-9._-]{1,8}"
+    }
+
+    proptest! {
+        #[test]
+        fn everything_under_freeze_is_protected_and_new_fixtures_are_free(
+            parts in proptest::collection::vec(segment(), 1..4),
+            existed in any::<bool>(),
+        ) {
+            let rules = PathRules::new(&BasePolicy::default(), "base").unwrap();
+            let tail = parts.join("/");
+            let freeze = format!("freeze/{tail}");
+            prop_assert!(rules.protection(&freeze, existed).is_some());
+            let fixture = format!("fixtures/{tail}");
+            prop_assert_eq!(rules.protection(&fixture, existed).is_some(), existed);
+            let elsewhere = format!("src/{tail}");
+            prop_assert_eq!(rules.protection(&elsewhere, existed), None);
+        }
+    }
+}
