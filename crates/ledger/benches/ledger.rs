@@ -19,8 +19,22 @@ use freezegate_ledger::{
 };
 use freezegate_replay::Label;
 
-const ROWS: u64 = 100_000;
-const ON_DISK: u64 = 1_000;
+/// `cargo bench` passes `--bench`; without it (`cargo test --benches`) the run is a small
+/// smoke test of the same code.
+fn full_size() -> bool {
+    static FULL: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *FULL.get_or_init(|| std::env::args().any(|a| a == "--bench"))
+}
+
+/// Rows in the ledger.
+fn rows_total() -> u64 {
+    if full_size() { 100_000 } else { 2_000 }
+}
+
+/// Rows whose fixture file is on disk.
+fn on_disk() -> u64 {
+    if full_size() { 1_000 } else { 20 }
+}
 const RUNS: usize = 5;
 
 fn body(n: u64) -> Vec<u8> {
@@ -63,11 +77,11 @@ fn row(n: u64) -> Row {
 }
 
 fn setup(root: &Path) {
-    let ledger = Ledger::from_rows((0..ROWS).map(row).collect());
+    let ledger = Ledger::from_rows((0..rows_total()).map(row).collect());
     std::fs::create_dir_all(root.join("freeze")).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(root.join("freeze/ledger.json"), ledger.render())
         .unwrap_or_else(|e| panic!("{e}"));
-    for n in 0..ON_DISK {
+    for n in 0..on_disk() {
         let r = row(n);
         let path = fixture_path(root, &r.property_id, r.fixture_id);
         std::fs::create_dir_all(path.parent().unwrap_or(root)).unwrap_or_else(|e| panic!("{e}"));
@@ -140,8 +154,8 @@ fn measure(root: &Path) {
         .iter()
         .filter(|p| p.rule == Rule::Fixture)
         .count() as u64;
-    assert_eq!(found, ROWS);
-    assert_eq!(missing, ROWS - ON_DISK, "every other rule holds");
+    assert_eq!(found, rows_total());
+    assert_eq!(missing, rows_total() - on_disk(), "every other rule holds");
     assert_eq!(report.problems.len() as u64, missing);
     println!(
         "{} {} {} {} {}",
@@ -166,13 +180,13 @@ fn floor(root: &Path) {
     drop(value);
     let start = Instant::now();
     let mut found = 0u64;
-    for n in 0..ROWS {
+    for n in 0..rows_total() {
         let r = row(n);
         if std::fs::read(fixture_path(root, &r.property_id, r.fixture_id)).is_ok() {
             found += 1;
         }
     }
-    assert_eq!(found, ON_DISK);
+    assert_eq!(found, on_disk());
     println!(
         "{} {} {} {}",
         parsed.as_micros(),
@@ -206,6 +220,7 @@ fn main() {
         let out = Command::new(&exe)
             .arg("--measure")
             .arg(dir.path())
+            .args(full_size().then_some("--bench"))
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(
@@ -224,6 +239,7 @@ fn main() {
         let out = Command::new(&exe)
             .arg("--floor")
             .arg(dir.path())
+            .args(full_size().then_some("--bench"))
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
         assert!(
@@ -243,15 +259,18 @@ fn main() {
     let median = &runs[RUNS / 2];
     let peak = runs.iter().map(|f| f[2]).max().unwrap_or(0);
     println!(
-        "ledger of {ROWS} rows ({:.1} MB), fixtures on disk for {ON_DISK} (hashed), {RUNS} runs:",
-        median[3] as f64 / 1e6
+        "ledger of {} rows ({:.1} MB), fixtures on disk for {} (hashed), {RUNS} runs:",
+        rows_total(),
+        median[3] as f64 / 1e6,
+        on_disk()
     );
     println!(
         "  read + parse + validate: {:.0} ms (median)",
         median[0] as f64 / 1e3
     );
     println!(
-        "  + {ROWS} lookups:       {:.0} ms total (median)",
+        "  + {} lookups:       {:.0} ms total (median)",
+        rows_total(),
         median[1] as f64 / 1e3
     );
     println!(
@@ -263,10 +282,11 @@ fn main() {
         peak as f64 / 1024.0
     );
     println!(
-        "baseline: read + canon::parse of the whole file: {:.0} ms, {:.0} ms CPU, peak {:.0} MB; {ROWS} fixture reads alone: {:.0} ms",
+        "baseline: read + canon::parse of the whole file: {:.0} ms, {:.0} ms CPU, peak {:.0} MB; {} fixture reads alone: {:.0} ms",
         floor[0] as f64 / 1e3,
         floor[1] as f64 / 1e3,
         floor[2] as f64 / 1024.0,
+        rows_total(),
         floor[3] as f64 / 1e3
     );
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
