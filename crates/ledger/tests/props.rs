@@ -263,4 +263,66 @@ proptest! {
             .map_err(|e| e.to_string());
         prop_assert_eq!(streamed, whole);
     }
+
+    /// The binary-search lookup agrees with a plain scan of the rows.
+    #[test]
+    fn lookup_agrees_with_a_linear_scan(
+        rows in rows(),
+        pick in any::<prop::sample::Index>(),
+        remote in any::<bool>(),
+        now in 0i64..4_100_000_000,
+    ) {
+        let ledger = Ledger::from_rows(rows.clone());
+        let now = Timestamp::from_unix_seconds(now).unwrap();
+        let run = if remote { EnvClass::Remote } else { EnvClass::Local };
+        // Query the key of some row (or of fixture 0 when there are none).
+        let probe = if rows.is_empty() { row_for_probe() } else { rows[pick.index(rows.len())].clone() };
+        let got = ledger.active_row(&probe.property_id, &probe.fixture_digest, &probe.seed, run, now);
+        let candidates: Vec<&Row> = ledger
+            .rows()
+            .iter()
+            .filter(|r| r.property_id == probe.property_id
+                && r.fixture_digest == probe.fixture_digest
+                && r.seed == probe.seed
+                && r.env_class.covers(run)
+                && r.is_active(now))
+            .collect();
+        match got {
+            None => prop_assert!(candidates.is_empty()),
+            Some(r) => {
+                prop_assert!(candidates.contains(&r));
+                // The run's own class wins when it has an active row.
+                if candidates.iter().any(|c| c.env_class == run) {
+                    prop_assert_eq!(r.env_class, run);
+                }
+            }
+        }
+    }
+
+    /// Applying a diff to the old ledger gives the new one.
+    #[test]
+    fn a_diff_takes_the_old_ledger_to_the_new(old in rows(), new in rows()) {
+        let (old, new) = (Ledger::from_rows(old), Ledger::from_rows(new));
+        let diff = old.diff(&new);
+        let mut rebuilt = old.clone();
+        for r in &diff.removed {
+            prop_assert!(new.get(&r.key()).is_none());
+            let kept: Vec<Row> = rebuilt.rows().iter().filter(|x| x.key() != r.key()).cloned().collect();
+            rebuilt = Ledger::from_rows(kept);
+        }
+        for (before, after) in &diff.changed {
+            prop_assert_eq!(before.key(), after.key());
+            prop_assert_ne!(before, after);
+            rebuilt.upsert(after.clone());
+        }
+        for r in &diff.added {
+            prop_assert!(old.get(&r.key()).is_none());
+            rebuilt.upsert(r.clone());
+        }
+        prop_assert_eq!(rebuilt, new);
+    }
+}
+
+fn row_for_probe() -> Row {
+    common::row("a", 0)
 }
