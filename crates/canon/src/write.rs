@@ -144,63 +144,98 @@ fn tie_possible(x: f64) -> bool {
 }
 
 impl Sci {
-    /// Formats a non-negative finite float; `precision` is `None` for the shortest digits
-    /// that read back as `x`, or the number of digits after the first.
-    fn format(x: f64, precision: Option<usize>) -> Option<Sci> {
-        use std::fmt::Write as _;
-        let mut buf = StackText {
-            bytes: [0u8; 40],
-            len: 0,
-        };
-        match precision {
-            None => write!(buf, "{x:e}").ok()?,
-            Some(p) => write!(buf, "{x:.p$e}").ok()?,
-        }
-        let (text, len) = (buf.bytes, buf.len);
-        let e_pos = text[..len].iter().position(|&b| b == b'e')?;
-        let (negative_exp, exp_digits) = match text.get(e_pos + 1) {
-            Some(b'-') => (true, &text[e_pos + 2..len]),
-            _ => (false, &text[e_pos + 1..len]),
+    /// Reads the digits and decimal exponent of a non-negative decimal float text in fixed
+    /// (`0.00123`, `123.0`) or scientific (`1.23e-5`, `1e16`, `1.5E+300`) notation.
+    fn from_text(t: &[u8]) -> Option<Sci> {
+        let mut text = [0u8; 40];
+        text.get_mut(..t.len())?.copy_from_slice(t);
+        let e_pos = t
+            .iter()
+            .position(|&b| b == b'e' || b == b'E')
+            .unwrap_or(t.len());
+        let (negative_exp, exp_digits) = match t.get(e_pos + 1) {
+            Some(b'-') => (true, &t[e_pos + 2..]),
+            Some(b'+') => (false, &t[e_pos + 2..]),
+            _ => (false, t.get(e_pos + 1..).unwrap_or_default()),
         };
         let magnitude = exp_digits
             .iter()
             .fold(0i32, |n, d| n * 10 + i32::from(d.wrapping_sub(b'0')));
-        let exp = if negative_exp { -magnitude } else { magnitude };
+        let mantissa = &t[..e_pos];
+        let point = mantissa
+            .iter()
+            .position(|&b| b == b'.')
+            .unwrap_or(mantissa.len());
         let mut digits = [0u8; 24];
         let mut n = 0;
-        for &b in &text[..e_pos] {
-            if b != b'.' {
+        // Index (among the mantissa's digits) of the first significant digit.
+        let mut first = None;
+        let mut seen = 0i32;
+        for &b in mantissa {
+            if b == b'.' {
+                continue;
+            }
+            if first.is_none() && b != b'0' {
+                first = Some(seen);
+            }
+            if first.is_some() {
                 *digits.get_mut(n)? = b;
                 n += 1;
             }
+            seen += 1;
         }
-        // `{:.pe}` may end in zeros; they are not significant.
+        let Some(first) = first else {
+            // Zero.
+            digits[0] = b'0';
+            return Some(Sci {
+                text,
+                len: t.len(),
+                digits,
+                n: 1,
+                exp: 0,
+            });
+        };
         while n > 1 && digits[n - 1] == b'0' {
             n -= 1;
         }
+        let point = i32::try_from(point).ok()?;
+        let exp = point - 1 - first + if negative_exp { -magnitude } else { magnitude };
         Some(Sci {
             text,
-            len,
+            len: t.len(),
             digits,
             n,
             exp,
         })
     }
 
+    /// Formats a non-negative finite float with `precision` digits after the first,
+    /// correctly rounded (half to even).
+    fn exact(x: f64, precision: usize) -> Option<Sci> {
+        use std::fmt::Write as _;
+        let mut buf = StackText {
+            bytes: [0u8; 40],
+            len: 0,
+        };
+        write!(buf, "{x:.precision$e}").ok()?;
+        Sci::from_text(&buf.bytes[..buf.len])
+    }
+
     /// Python's repr digits of a non-negative finite float: the shortest that read back as
     /// `x` and, of those, the closest to `x`, a tie going to the even digit.
     ///
-    /// Rust's shortest mode already gives the shortest length and, but for ties, the closest
-    /// digits; on a tie (`992380462925747.25` has `…747.2` and `…747.3` at 16 digits) it may
+    /// `zmij` (Schubfach) gives the shortest length and, but for ties, the closest digits;
+    /// on a tie (`992380462925747.25` has `…747.2` and `…747.3` at 16 digits) it may
     /// pick the odd one, where Python (David Gay's dtoa) picks the even one. So when the last
     /// digit is odd and a tie is possible at all, the correctly rounded value at that length
     /// (Rust's exact mode rounds half to even) replaces it if it still reads back as `x`.
     fn shortest(x: f64) -> Option<Sci> {
-        let sci = Sci::format(x, None)?;
+        let mut buffer = zmij::Buffer::new();
+        let sci = Sci::from_text(buffer.format_finite(x).as_bytes())?;
         if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 || !tie_possible(x) {
             return Some(sci);
         }
-        match Sci::format(x, Some(sci.n - 1)) {
+        match Sci::exact(x, sci.n - 1) {
             Some(exact) if exact.n <= sci.n && exact.reads_back_as(x) => Some(exact),
             _ => Some(sci),
         }
