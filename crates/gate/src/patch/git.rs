@@ -6,18 +6,38 @@
 //! bend the answer.
 
 use std::ffi::OsString;
-use std::io::Write;
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::Mutex;
 
 use super::PatchError;
 
 /// A handle on one repository and the `git` program used to question it.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Git {
     dir: PathBuf,
     program: OsString,
     env: Vec<(OsString, OsString)>,
+    /// One `git cat-file --batch` for every blob read, started on first use.
+    batch: Mutex<Option<Batch>>,
+}
+
+/// A running `git cat-file --batch`: one object id in, one object out.
+#[derive(Debug)]
+struct Batch {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        // Closing stdin ends git; reap it so no zombie is left behind.
+        let _ = self.stdin.flush();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// One path change between two trees, as `git diff-tree --raw` reports it.
@@ -56,6 +76,7 @@ impl Git {
             dir: dir.to_path_buf(),
             program,
             env,
+            batch: Mutex::new(None),
         }
     }
 
@@ -267,7 +288,46 @@ impl Git {
 
     /// The bytes of a blob.
     pub(crate) fn blob(&self, oid: &str) -> Result<Vec<u8>, PatchError> {
-        self.run(&[], &["cat-file", "blob", oid])
+        let args = ["cat-file", "--batch"];
+        let broken = |detail: String| Self::output_error(&args, detail);
+        if oid.is_empty() || !oid.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(broken(format!("not an object id: {oid:?}")));
+        }
+        let mut guard = self
+            .batch
+            .lock()
+            .map_err(|_| broken("poisoned lock".into()))?;
+        if guard.is_none() {
+            let mut child = self
+                .command(&[], &args)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .map_err(|source| PatchError::GitSpawn {
+                    dir: self.dir.clone(),
+                    source,
+                })?;
+            let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(broken("no pipes".into()));
+            };
+            *guard = Some(Batch {
+                child,
+                stdin,
+                stdout: BufReader::new(stdout),
+            });
+        }
+        let Some(batch) = guard.as_mut() else {
+            return Err(broken("not started".into()));
+        };
+        let result = read_object(batch, oid).map_err(|e| broken(e.to_string()));
+        if result.is_err() {
+            // A batch process in an unknown state is not reused.
+            *guard = None;
+        }
+        result
     }
 
     /// The raw object text of a commit (headers, blank line, message).
@@ -417,6 +477,29 @@ impl Git {
         }
         Ok(records)
     }
+}
+
+/// Asks a running `cat-file --batch` for one blob.
+fn read_object(batch: &mut Batch, oid: &str) -> std::io::Result<Vec<u8>> {
+    use std::io::{BufRead, Error, Read};
+    writeln!(batch.stdin, "{oid}")?;
+    batch.stdin.flush()?;
+    let mut header = String::new();
+    batch.stdout.read_line(&mut header)?;
+    let fields: Vec<&str> = header.trim_end().split(' ').collect();
+    let [got, kind, size] = fields.as_slice() else {
+        return Err(Error::other(format!("{oid}: {}", header.trim_end())));
+    };
+    if *got != oid || *kind != "blob" {
+        return Err(Error::other(format!("{oid}: {}", header.trim_end())));
+    }
+    let size: usize = size.parse().map_err(Error::other)?;
+    let mut bytes = vec![0; size + 1];
+    batch.stdout.read_exact(&mut bytes)?;
+    if bytes.pop() != Some(b'\n') {
+        return Err(Error::other(format!("{oid}: object not terminated")));
+    }
+    Ok(bytes)
 }
 
 /// Parses `git diff-tree -r -z --raw --no-abbrev` output.
