@@ -184,7 +184,7 @@ fn run_check(text: &[u8]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(ProptestConfig::with_cases(100))]
 
     #[test]
     fn render_then_parse_is_the_identity(rows in rows()) {
