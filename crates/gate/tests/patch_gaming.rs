@@ -192,6 +192,36 @@ def test_total_is_sum(x, y):
             harmless: "import unittest\n\nclass Tax(unittest.TestCase):\n    maxDiff = None\n    def test_total(self):\n        self.assertEqual(1 + 1, 2)\n",
         },
         Case {
+            rule: "skip-added",
+            path: "tests/compiled_out.rs",
+            before: PROPTEST_BLOCK,
+            gaming: &*Box::leak(
+                PROPTEST_BLOCK
+                    .replace("proptest! {", "#[cfg(any())]\nproptest! {")
+                    .into_boxed_str(),
+            ),
+            harmless: &*Box::leak(
+                PROPTEST_BLOCK
+                    .replace("proptest! {", "#[cfg(test)]\nproptest! {")
+                    .into_boxed_str(),
+            ),
+        },
+        Case {
+            rule: "skip-added",
+            path: "py/test_importorskip.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(
+                PY_PROPERTY
+                    .replace("import pytest\n", "import pytest\nnumpy = pytest.importorskip(\"numpy_missing\")\n")
+                    .into_boxed_str(),
+            ),
+            harmless: &*Box::leak(
+                PY_PROPERTY
+                    .replace("import pytest\n", "import pytest\nimport numpy\n")
+                    .into_boxed_str(),
+            ),
+        },
+        Case {
             rule: "catch-broadened",
             path: "tests/unwind.rs",
             before: "fn check(x: u32) -> bool {\n    tax::total(x) == x\n}\n",

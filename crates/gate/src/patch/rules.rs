@@ -165,6 +165,8 @@ pub const RULES: &[Rule] = &[
             r"#\s*\[\s*ignore\b",
             r"#\s*\[\s*should_panic\b",
             r"#\s*\[\s*cfg_attr\s*\(.*\bignore\b",
+            r"#\s*\[\s*cfg\s*\(\s*(?:any\s*\(\s*\)|not\s*\(\s*test\s*\)|FALSE\b|false\b)",
+            r"\bimportorskip\s*\(",
             r"\bpytest\s*\.\s*mark\s*\.\s*skip(?:if)?\b",
             r"\bskipif\b",
             r"\bxfail\b",
