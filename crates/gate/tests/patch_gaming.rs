@@ -416,13 +416,19 @@ fn judged() -> &'static Judged {
         let base = repo.commit("base");
         let run = |branch: &str, pick: fn(&Case) -> &'static str| -> (Vec<String>, PatchReport) {
             repo.branch(branch, &base);
-            let shas = cases
-                .iter()
-                .map(|c| {
-                    repo.write(c.path, pick(c));
-                    repo.commit(&format!("{} {}", c.rule, c.path))
-                })
+            for c in &cases {
+                repo.write(c.path, pick(c));
+                repo.git(&["add", "-A"]);
+                repo.git(&["commit", "-q", "-m", &format!("{} {}", c.rule, c.path)]);
+            }
+            // One commit per case, in case order.
+            let range = format!("{base}..HEAD");
+            let shas: Vec<String> = repo
+                .git(&["rev-list", "--reverse", &range])
+                .lines()
+                .map(str::to_string)
                 .collect();
+            assert_eq!(shas.len(), cases.len());
             (shas, repo.check(&base))
         };
         let (gaming_shas, gaming_report) = run("gaming", |c| c.gaming);
