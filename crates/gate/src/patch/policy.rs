@@ -152,8 +152,11 @@ pub(crate) struct PathRules {
     pub has_property_paths: bool,
 }
 
+/// A glob over repository-relative paths: `*` stays within a directory, `**` crosses them; a
+/// leading `./` or `/` is the repository root.
 fn glob(text: &str) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(text).literal_separator(true).build()
+    let rooted = text.trim_start_matches("./").trim_start_matches('/');
+    GlobBuilder::new(rooted).literal_separator(true).build()
 }
 
 impl PathRules {
@@ -268,6 +271,16 @@ mod tests {
         assert_eq!(r.protection("src/oracle/deep/tax.rs", false), None);
         assert!(r.is_property_path("tests/a/b.rs"));
         assert!(r.is_property_path("py/test_x.py"));
+        let rooted = PathRules::new(
+            &BasePolicy {
+                protected: vec!["./ops/**".into(), "/deploy.sh".into()],
+                ..BasePolicy::default()
+            },
+            "base",
+        )
+        .unwrap();
+        assert!(rooted.protection("ops/a.yml", false).is_some());
+        assert!(rooted.protection("deploy.sh", false).is_some());
         assert!(!r.is_property_path("src/lib.rs"));
     }
 
