@@ -447,3 +447,42 @@ fn an_openpgp_signature_the_machine_trusts_is_not_an_allowed_signature() {
     assert!(report.blocking());
     assert_ne!(report.violations[0].signature, SignatureStatus::Allowed);
 }
+
+#[test]
+fn a_signature_lifted_onto_other_content_is_bad() {
+    let (repo, base) = base_repo(true);
+    let signed = repo.commit_and_write("README.md", "reviewed\n", Some(&keys().alice));
+    // Same headers and signature, another tree: the ledger edit rides on alice's signature.
+    repo.write("freeze/ledger.json", LEDGER_WITH_ROW);
+    repo.git(&["add", "-A"]);
+    let tree = repo.git(&["write-tree"]);
+    let object = repo.git(&["cat-file", "commit", &signed]);
+    let old_tree = repo.git(&["rev-parse", &format!("{signed}^{{tree}}")]);
+    let forged = object.replacen(&format!("tree {old_tree}"), &format!("tree {tree}"), 1) + "\n";
+    let path = repo.path().join(".git/forged");
+    std::fs::write(&path, forged).unwrap();
+    let forged_sha = repo.git(&["hash-object", "-t", "commit", "-w", path.to_str().unwrap()]);
+    repo.git(&["reset", "-q", "--hard", &forged_sha]);
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(forged_sha, "freeze/ledger.json".to_string())]
+    );
+    assert_eq!(report.violations[0].signature, SignatureStatus::Bad);
+}
+
+#[test]
+fn a_listed_key_outside_the_git_namespace_is_not_allowed() {
+    let repo = Repo::new();
+    let line = keys()
+        .alice
+        .allowed_line()
+        .replace("namespaces=\"git\"", "namespaces=\"file\"");
+    repo.write("freeze/allowed_signers", &line);
+    repo.write("freeze/ledger.json", LEDGER);
+    let base = repo.commit("base");
+    repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, Some(&keys().alice));
+    let report = repo.check(&base);
+    assert!(report.blocking());
+    assert_ne!(report.violations[0].signature, SignatureStatus::Allowed);
+}
