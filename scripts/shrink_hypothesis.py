@@ -5,10 +5,12 @@ Runs each shrinking-challenge problem (shared/shrinking-challenges.md) as a Hypo
 under several fixed seeds and prints one JSON line per (problem, seed):
 
     {"anchor": "hypothesis", "problem": ..., "seed": ..., "found": true,
-     "minimum": <canonical JSON text>, "size": <its length>, "calls_after_failure": N}
+     "minimum": <canonical JSON text>, "size": <its length>, "calls_after_failure": N,
+     "start": <the first failing input, canonical JSON text>}
 
 "calls_after_failure" counts test-body calls from the first failing call (excluded) to the
-end, i.e. the cost of shrinking. The benchmark (crates/shrink/benches/challenges.rs) calls
+end, i.e. the cost of shrinking; "start" lets the benchmark shrink the same first failure with
+freezegate-shrink. The benchmark (crates/shrink/benches/challenges.rs) calls
 this script; with --ensure-venv it first creates a virtual environment under
 target/shrink-bench-venv and installs hypothesis from PyPI when it is missing, then re-runs
 itself there.
@@ -162,7 +164,7 @@ def run(problem, strategy, holds, seed):
     from hypothesis import seed as hseed
 
     sys.set_int_max_str_digits(0)
-    state = {"calls": 0, "first_failure": None, "last_failure": None}
+    state = {"calls": 0, "first_failure": None, "first_value": None, "last_failure": None}
 
     @hseed(seed)
     @settings(database=None, max_examples=2000, deadline=None,
@@ -173,6 +175,7 @@ def run(problem, strategy, holds, seed):
         if not holds(value):
             if state["first_failure"] is None:
                 state["first_failure"] = state["calls"]
+                state["first_value"] = canonical(value)
             state["last_failure"] = value
             raise AssertionError("falsified")
 
@@ -194,6 +197,7 @@ def run(problem, strategy, holds, seed):
         "minimum": minimum,
         "size": len(minimum.encode("utf-8")),
         "calls_after_failure": state["calls"] - state["first_failure"],
+        "start": state["first_value"],
     }
 
 

@@ -15,7 +15,7 @@
 #[path = "../tests/support/challenges.rs"]
 mod support;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::Command;
@@ -34,6 +34,8 @@ struct Run {
     minimum: Option<String>,
     /// Oracle calls after the first failure.
     calls: u64,
+    /// The first failing input it met (the anchors), canonical text.
+    start: Option<String>,
 }
 
 fn canonical(v: &Value) -> String {
@@ -132,11 +134,13 @@ fn proptest_run(strategy: &BoxedStrategy<Value>, fails: fn(&Value) -> bool, seed
     );
     let calls = Cell::new(0u64);
     let first = Cell::new(None::<u64>);
+    let start = RefCell::new(None::<String>);
     let result = runner.run(strategy, |v| {
         calls.set(calls.get() + 1);
         if fails(&v) {
             if first.get().is_none() {
                 first.set(Some(calls.get()));
+                *start.borrow_mut() = Some(canonical(&v));
             }
             return Err(TestCaseError::fail("falsified"));
         }
@@ -146,10 +150,12 @@ fn proptest_run(strategy: &BoxedStrategy<Value>, fails: fn(&Value) -> bool, seed
         (Err(TestError::Fail(_, minimum)), Some(first)) => Run {
             minimum: Some(canonical(&minimum)),
             calls: calls.get() - first,
+            start: start.take(),
         },
         _ => Run {
             minimum: None,
             calls: 0,
+            start: None,
         },
     }
 }
@@ -186,15 +192,54 @@ fn hypothesis_runs(seeds: u64) -> Result<(String, BTreeMap<String, Vec<Run>>), S
             (true, Some(Value::String(m)), Some(Value::Int(c))) => Run {
                 minimum: Some(m.clone()),
                 calls: c.to_u64().unwrap_or(0),
+                start: match v.get("start") {
+                    Some(Value::String(s)) => Some(s.clone()),
+                    _ => None,
+                },
             },
             _ => Run {
                 minimum: None,
                 calls: 0,
+                start: None,
             },
         };
         runs.entry(problem.clone()).or_default().push(run);
     }
     Ok((version, runs))
+}
+
+/// freezegate-shrink on the first failing inputs an anchor met: the same starting points.
+fn ours_from(starts: &[Run], fails: fn(&Value) -> bool) -> Vec<Run> {
+    starts
+        .iter()
+        .filter_map(|run| run.start.as_deref())
+        .filter_map(|text| parse_str(text).ok())
+        .filter(&fails)
+        .map(|input| {
+            let shrunk =
+                shrink(&input, fails, &Options::default()).expect("parsed inputs are canonical");
+            Run {
+                minimum: Some(canonical(&shrunk.value)),
+                calls: shrunk.oracle_calls,
+                start: None,
+            }
+        })
+        .collect()
+}
+
+/// Mean canonical size of the anchors' first failing inputs.
+fn mean_start(runs: &[Run]) -> String {
+    let sizes: Vec<usize> = runs
+        .iter()
+        .filter_map(|r| r.start.as_ref().map(String::len))
+        .collect();
+    if sizes.is_empty() {
+        return "–".to_owned();
+    }
+    format!(
+        "{:.0}",
+        sizes.iter().sum::<usize>() as f64 / sizes.len() as f64
+    )
 }
 
 /// "k/n", mean size of the minima found, mean and max calls.
@@ -228,13 +273,16 @@ fn summary(runs: &[Run], min_size: usize) -> String {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    // `cargo bench` passes `--bench`; without it (`cargo test --benches`) this is a quick
+    // smoke run: two seeds, no Hypothesis.
+    let quick = !args.iter().any(|a| a == "--bench");
     let seeds = args
         .iter()
         .position(|a| a == "--seeds")
         .and_then(|i| args.get(i + 1))
         .and_then(|s| s.parse().ok())
-        .unwrap_or(10u64);
-    let with_hypothesis = !args.iter().any(|a| a == "--no-hypothesis");
+        .unwrap_or(if quick { 2 } else { 10u64 });
+    let with_hypothesis = !quick && !args.iter().any(|a| a == "--no-hypothesis");
 
     let hypothesis = if with_hypothesis {
         eprintln!("running the Hypothesis anchor ({seeds} seeds per problem)…");
@@ -250,7 +298,7 @@ fn main() {
     }
     println!();
     println!(
-        "| problem | known min | shrinker | reached min | mean size | calls: mean (max) | noisy input size: mean |"
+        "| problem | known min | shrinker | reached min | mean size | calls: mean (max) | start size: mean |"
     );
     println!("|---|---|---|---|---|---|---|");
     let mut total_ms = 0u128;
@@ -270,6 +318,7 @@ fn main() {
             ours.push(Run {
                 minimum: Some(canonical(&shrunk.value)),
                 calls: shrunk.oracle_calls,
+                start: None,
             });
         }
         total_ms += started.elapsed().as_millis();
@@ -288,10 +337,13 @@ fn main() {
         match &hypothesis {
             Ok((_, runs)) => {
                 let runs = runs.get(challenge.name).cloned().unwrap_or_default();
+                let start = mean_start(&runs);
+                row("Hypothesis", summary(&runs, challenge.min_size), &start);
+                let ours = ours_from(&runs, challenge.fails);
                 row(
-                    "Hypothesis",
-                    summary(&runs, challenge.min_size),
-                    "own generator",
+                    "freezegate-shrink, same starts",
+                    summary(&ours, challenge.min_size),
+                    &start,
                 );
             }
             Err(_) => row("Hypothesis", "unavailable | – | –".to_owned(), "–"),
@@ -300,13 +352,33 @@ fn main() {
             let runs: Vec<Run> = (1..=seeds)
                 .map(|seed| proptest_run(&strategy, challenge.fails, seed))
                 .collect();
+            let start = mean_start(&runs);
+            row("proptest", summary(&runs, challenge.min_size), &start);
+            let ours = ours_from(&runs, challenge.fails);
             row(
-                "proptest",
-                summary(&runs, challenge.min_size),
-                "own generator",
+                "freezegate-shrink, same starts",
+                summary(&ours, challenge.min_size),
+                &start,
             );
         }
     }
+    // The cost target: one element among a thousand matters.
+    let mut rng = support::Rng::new(7);
+    let mut items: Vec<Value> = (0..1000).map(|_| Value::int(rng.range(0, 9_999))).collect();
+    items[613] = Value::int(123_456_789);
+    let fails = |v: &Value| match v {
+        Value::Array(items) => items
+            .iter()
+            .any(|x| matches!(x, Value::Int(n) if n.to_i64().is_none_or(|n| n >= 10_000))),
+        _ => false,
+    };
+    let shrunk = shrink(&Value::Array(items), fails, &Options::default()).expect("canonical");
+    println!();
+    println!(
+        "1 000-element list, one element matters: {} in {} oracle calls",
+        canonical(&shrunk.value),
+        shrunk.oracle_calls
+    );
     println!();
     println!("freezegate-shrink wall time, all problems and seeds: {total_ms} ms");
 }

@@ -14,6 +14,9 @@ use crate::path::{Params, Step};
 /// joint moves of the integer pass.
 const PAIR_WINDOW: usize = 4;
 
+/// How many descendants of a container (nearest first) the replacement pass tries.
+const MAX_DESCENDANTS: usize = 64;
+
 /// Arrays up to this length try keeping a single element right after deleting everything
 /// failed, before the halves; longer ones only after the single deletions.
 const KEEP_ONE_EARLY: usize = 64;
@@ -374,7 +377,7 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
             frontier = next;
         }
         let pointer = pointer_of(&at);
-        for rel in descendants {
+        for rel in descendants.into_iter().take(MAX_DESCENDANTS) {
             if self.exhausted {
                 return;
             }
@@ -525,7 +528,7 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
         let (Some(x), Some(y)) = (self.int_at(a), self.int_at(b)) else {
             return;
         };
-        if x.is_zero() && y.is_zero() {
+        if x.is_zero() || y.is_zero() {
             return;
         }
         // Together, keeping the difference.
