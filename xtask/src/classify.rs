@@ -74,6 +74,7 @@ pub fn run(args: Args) -> Outcome {
         pinned_at: now.to_string(),
         patch_id,
         pin: true,
+        stop_if_pinned: false,
     };
     let record = classify::classify(&plan, &input).map_err(Failure::usage)?;
     print!("{}", to_pretty_string(&record.to_value()));

@@ -731,3 +731,45 @@ fn reports_snapshot() {
         "{md}"
     );
 }
+
+#[test]
+fn rust_properties_run_through_the_hidden_subcommand() {
+    let toml = config("[[property]]\nid = \"canon.text_and_value_agree\"\ncases = 20\n");
+    let repo = Repo::new(&[("freezegate.toml", &toml)]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report = json(&run);
+    assert_eq!(report["settings"]["properties"][0]["oracle"], "rust");
+    assert_eq!(report["campaigns"][0]["status"], "pass");
+    assert_eq!(report["campaigns"][0]["cases_run"], 20);
+
+    // One run of the hidden subcommand: a fitting input passes, another shape cannot be
+    // tested (exit 125), which is a harness error, never a failure.
+    let serve = |input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["__freezegate-property", "canon.text_and_value_agree"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .env_remove("FREEZEGATE_WORKER")
+            .spawn()
+            .expect("xtask runs");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input.as_bytes())
+            .expect("write");
+        child.wait().expect("exit").code()
+    };
+    assert_eq!(serve("{\"a\":[[1,0.5,\"x\"]]}\n"), Some(0));
+    assert_eq!(serve("[1,2]\n"), Some(125));
+    repo.write("input.json", "[1,2]");
+    let run = repo.xtask(
+        &[
+            "classify",
+            "--property",
+            "canon.text_and_value_agree",
+            "--input",
+            "input.json",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert_eq!(json(&run)["action"], "infra_queue");
+}

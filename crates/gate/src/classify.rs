@@ -29,6 +29,9 @@ pub enum Action {
     DropNonreproducible,
     /// A run timed out or broke: the runner owners' queue; nothing pinned.
     InfraQueue,
+    /// (Gate campaigns only.) The minimal input is an already pinned fixture, whose own
+    /// replays decide for it; nothing was replayed or written.
+    AlreadyPinned,
 }
 
 impl Action {
@@ -41,6 +44,7 @@ impl Action {
             Action::PinOrigin => "pin_origin",
             Action::DropNonreproducible => "drop_nonreproducible",
             Action::InfraQueue => "infra_queue",
+            Action::AlreadyPinned => "already_pinned",
         }
     }
 
@@ -58,6 +62,7 @@ impl Action {
             Action::NoFailure | Action::DropNonreproducible => 0,
             Action::PinFixture | Action::FreezeAfterPin | Action::PinOrigin => 1,
             Action::InfraQueue => 2,
+            Action::AlreadyPinned => 1,
         }
     }
 }
@@ -153,6 +158,9 @@ pub struct Plan<'a> {
     pub patch_id: String,
     /// Whether to write the fixture files (the gate and `classify` do).
     pub pin: bool,
+    /// Stop after shrinking when the minimal input is already pinned: its own replays decide
+    /// for it (the gate's campaigns set this; `classify` does not).
+    pub stop_if_pinned: bool,
 }
 
 /// Why classify could not run.
@@ -174,6 +182,17 @@ const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
 
 /// Runs the classify loop on `input` (SPEC §8).
 pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError> {
+    classify_observed(plan, input, None)
+}
+
+/// The classify loop on an input whose first run was already observed (a campaign's failing
+/// case): `first` stands for the first run, so a flaky failure that was seen once is not
+/// lost to a second look. With `None` the first run happens here.
+pub fn classify_observed(
+    plan: &Plan<'_>,
+    input: &Value,
+    first: Option<freezegate_replay::RunOutcome>,
+) -> Result<Record, ClassifyError> {
     let form = plan.canonicalization;
     let origin =
         freezegate_canon::canonicalize_value(input, form).map_err(ClassifyError::Canonical)?;
@@ -181,7 +200,10 @@ pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError>
     let ctx = RunContext::new(plan.seed)
         .with_property(plan.property.as_str())
         .with_timeout(timeout);
-    let first = plan.oracles.fresh.run(origin.bytes(), &ctx);
+    let first = match first {
+        Some(outcome) => outcome,
+        None => plan.oracles.fresh.run(origin.bytes(), &ctx),
+    };
     let mut record = Record {
         property_id: plan.property.clone(),
         meta: None,
@@ -229,6 +251,33 @@ pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError>
         .map_err(ClassifyError::Canonical)?;
     record.trivial = TRIVIAL.contains(&minimal.bytes());
 
+    if plan.stop_if_pinned
+        && fixture::fixture_path(plan.root, plan.property, minimal.fixture_id()).exists()
+    {
+        record.already_pinned = true;
+        record.action = Action::AlreadyPinned;
+        record.labels = Vec::new();
+        record.message =
+            Some("the minimal input is already pinned: its replays decide for it".into());
+        record.meta = Some(Meta {
+            property_id: plan.property.clone(),
+            fixture_id: minimal.fixture_id(),
+            fixture_digest: minimal.digest(),
+            origin_id: origin.fixture_id(),
+            origin_digest: origin.digest(),
+            canonicalization: form,
+            seed: plan.seed,
+            pinned_at: plan.pinned_at.clone(),
+            patch_id: plan.patch_id.clone(),
+            oracle_calls,
+            shrink_path: match freezegate_shrink::path_to_value(&shrunk.path) {
+                Value::Array(steps) => steps,
+                other => vec![other],
+            },
+        });
+        record.minimal = Some(minimal);
+        return Ok(record);
+    }
     let replay = |candidate: &Canonical| -> (Vec<Label>, Verdict) {
         let shared = Arc::new(candidate.bytes().to_vec());
         let jobs = replay_contexts(

@@ -196,10 +196,14 @@ pub fn load_ledger(
         signers: &signers,
         fixtures: &lookup,
     };
-    let report =
-        freezegate_ledger::check(&bytes, &checks).map_err(|source| GateError::LedgerSyntax {
-            path: LEDGER_FILE.into(),
-            source,
+    // One parse: the problems, and the rows that passed the schema for lookups (a row that
+    // breaks a rule is reported and blocks, but does not hide the others).
+    let (ledger, report) =
+        freezegate_ledger::check_and_load(&bytes, &checks).map_err(|source| {
+            GateError::LedgerSyntax {
+                path: LEDGER_FILE.into(),
+                source,
+            }
         })?;
     let findings = report
         .problems
@@ -213,8 +217,6 @@ pub fn load_ledger(
             message: p.to_string(),
         })
         .collect();
-    // Rows that do not validate excuse nothing: lookups use only a ledger that parses.
-    let ledger = Ledger::from_slice(&bytes).unwrap_or_default();
     Ok(LedgerState { ledger, findings })
 }
 
@@ -229,6 +231,13 @@ pub fn ledger_policy(settings: &Settings) -> freezegate_ledger::Policy {
             .filter_map(|c| c.parse::<EnvClass>().ok())
             .collect(),
         max_freeze_days: policy.max_freeze_days,
+        property_replays: settings
+            .config
+            .properties
+            .iter()
+            .filter(|p| settings.replays_for(p) != settings.replays)
+            .map(|p| (p.id.clone(), settings.replays_for(p)))
+            .collect(),
     }
 }
 
@@ -699,7 +708,7 @@ fn campaign(
     // Cases run in chunks of `jobs`; the first failing case in index order is the one shrunk,
     // whatever the completion order.
     let mut first_infra: Option<String> = None;
-    let mut failing: Option<usize> = None;
+    let mut failing: Option<(usize, freezegate_replay::RunOutcome)> = None;
     let chunk = settings.jobs.max(1) * 4;
     let mut done = 0usize;
     for (c, slice) in inputs.chunks(chunk).enumerate() {
@@ -725,7 +734,9 @@ fn campaign(
         done += slice.len();
         for (k, o) in outcomes.iter().enumerate() {
             match o.label {
-                Label::AssertFail if failing.is_none() => failing = Some(c * chunk + k),
+                Label::AssertFail if failing.is_none() => {
+                    failing = Some((c * chunk + k, o.clone()))
+                }
                 Label::Timeout | Label::HarnessError if first_infra.is_none() => {
                     first_infra = Some(format!(
                         "case {} was labelled {} ({})",
@@ -742,7 +753,7 @@ fn campaign(
         }
     }
     result.cases_run = u32::try_from(done).unwrap_or(u32::MAX);
-    let Some(index) = failing else {
+    let Some((index, first)) = failing else {
         result.status = if first_infra.is_some() {
             CampaignStatus::Infra
         } else {
@@ -768,8 +779,9 @@ fn campaign(
         pinned_at: ctx.now.to_string(),
         patch_id: ctx.patch_id.clone(),
         pin: true,
+        stop_if_pinned: true,
     };
-    let record = match classify::classify(&plan, &inputs[index]) {
+    let record = match classify::classify_observed(&plan, &inputs[index], Some(first)) {
         Ok(record) => record,
         Err(e) => {
             result.status = CampaignStatus::Infra;
@@ -795,7 +807,7 @@ fn campaign(
         result.oracle_calls = meta.oracle_calls;
     }
     result.minimal = record.minimal.as_ref().map(|c| c.as_str().to_owned());
-    if record.action.pins() && result.note.is_none() {
+    if (record.action.pins() || record.action == Action::AlreadyPinned) && result.note.is_none() {
         result.note = Some(if result.already_pinned {
             "the same minimal input is already pinned: fix the property's code".to_owned()
         } else {
@@ -839,12 +851,12 @@ pub fn run_with_base(
                 line: None,
                 rule: "patch.unsigned_protected_change".into(),
                 message: format!(
-                    "commit {} changes protected {} ({:?}, protected by {}) without a signature by a key in freeze/allowed_signers at {base} ({:?})",
+                    "commit {} changes protected {} ({}, protected by {}) without a signature by a key in freeze/allowed_signers at {base} ({})",
                     short(&v.commit),
                     v.path,
-                    v.change,
+                    serde_name(&v.change),
                     v.protected_by,
-                    v.signature
+                    serde_name(&v.signature)
                 ),
             });
         }
@@ -889,6 +901,14 @@ pub fn run_with_base(
     Ok(report)
 }
 
+/// The snake_case name serde gives a unit enum variant (as the JSON reports spell it).
+fn serde_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "?".to_owned(),
+    }
+}
+
 fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
@@ -903,55 +923,4 @@ pub enum RunError {
     /// The patch could not be judged (git missing, REV unknown, REV's policy unreadable).
     #[error("the patch checks could not run")]
     Patch(#[source] crate::patch::PatchError),
-}
-
-/// What `freeze` replays with once `freezegate.toml` exists: the file's oracle, seed, replay
-/// count and deadline for the property, and the policy a row is judged by. No flag or
-/// environment variable overrides them for a freeze (SPEC §7).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FreezePlan {
-    /// The oracle command (`sh -c`), a Rust property's re-execution included.
-    pub oracle: String,
-    /// Replay count N of the property.
-    pub replays: usize,
-    /// The policy seed.
-    pub seed: u64,
-    /// Per-run deadline.
-    pub timeout_ms: u64,
-    /// Env classes that may freeze and the longest freeze; `replays` is the property's N.
-    pub policy: freezegate_ledger::Policy,
-}
-
-/// The freeze plan of `property` under `config` (the file alone: no overrides).
-pub fn freeze_plan(
-    config: &crate::config::Config,
-    property: &str,
-    registry: &Registry,
-    exe: Option<&Path>,
-) -> Result<FreezePlan, crate::oracles::OracleError> {
-    let settings = Settings::resolve(config.clone(), &crate::config::RunOverrides::default(), 1)
-        .map_err(|message| crate::oracles::OracleError::Invalid {
-            id: property.to_owned(),
-            message,
-        })?;
-    let p = config
-        .property(property)
-        .ok_or_else(|| crate::oracles::OracleError::Invalid {
-            id: property.to_owned(),
-            message: "not listed in freezegate.toml".to_owned(),
-        })?;
-    let oracle = match oracle_source(p, registry, exe)? {
-        OracleSource::Command(cmd) => cmd,
-        OracleSource::Rust { exe } => crate::rust_prop::oracle_command(&exe, p.id.as_str()),
-    };
-    let replays = settings.replays_for(p);
-    let mut policy = ledger_policy(&settings);
-    policy.replays = replays;
-    Ok(FreezePlan {
-        oracle,
-        replays,
-        seed: settings.seed,
-        timeout_ms: settings.timeout_ms_for(p),
-        policy,
-    })
 }

@@ -105,7 +105,7 @@ pub fn report_schema() -> Value {
         ),
         (
             "action",
-            json!({"enum": ["no_failure", "pin_fixture", "freeze_after_pin", "pin_origin", "drop_nonreproducible", "infra_queue", null]}),
+            json!({"enum": ["no_failure", "pin_fixture", "freeze_after_pin", "pin_origin", "drop_nonreproducible", "infra_queue", "already_pinned", null]}),
         ),
         ("fixture_id", opt_string()),
         ("minimal", opt_string()),

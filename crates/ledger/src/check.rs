@@ -644,7 +644,11 @@ fn check_row(raw: &RawRow, checks: &Checks<'_>, sink: &mut Sink<'_>) {
         }
     }
     if let Some(labels) = &raw.replays {
-        check_replays(raw, labels, policy.replays, sink);
+        let n = raw
+            .property_id
+            .as_ref()
+            .map_or(policy.replays, |p| policy.replays_for(p));
+        check_replays(raw, labels, n, sink);
     }
     if let Some(owner) = &raw.owner
         && !checks.signers.allows(owner)
