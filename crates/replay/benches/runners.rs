@@ -7,7 +7,7 @@
 //! 2. Worker mode against process mode for one trivial Python oracle. Target: at least 20x
 //!    the throughput.
 //!
-//! Prints a table; the median of the rounds is reported.
+//! Prints tables of medians over several rounds.
 
 use std::io::Write;
 use std::path::Path;
@@ -93,26 +93,44 @@ fn main() -> BenchResult {
     // a quick smoke run.
     let quick = std::env::args().any(|a| a == "--test");
     let dir = tempfile::tempdir()?;
-    let rounds = if quick { 1 } else { 7 };
-    let runs = if quick { 20 } else { 400 };
+    let rounds = if quick { 1 } else { 15 };
+    let runs = if quick { 20 } else { 200 };
 
-    println!("## process runner overhead (per run, median of {rounds} rounds of {runs} runs)");
+    println!(
+        "## process runner overhead (per run; {rounds} rounds of {runs} runs, floor and runner \
+         back to back, their order alternating; medians, and the median of the per-round ratios)"
+    );
     println!();
-    println!("| oracle | jobs | floor µs/run | runner µs/run | ratio |");
-    println!("|---|---|---|---|---|");
+    println!("| oracle | jobs | floor µs/run | runner µs/run | ratio (median) | ratio (range) |");
+    println!("|---|---|---|---|---|---|");
     for cmd in ["exit 0", "cat >/dev/null"] {
         let oracle = ProcessOracle::new(cmd, dir.path())?;
         for jobs in [1, 2] {
-            let (mut f, mut r) = (Vec::new(), Vec::new());
+            let (mut f, mut r, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
             // Warm up both paths once.
             floor(cmd, dir.path(), 10, jobs);
             runner(&oracle, 10, jobs)?;
-            for _ in 0..rounds {
-                f.push(per_run_us(floor(cmd, dir.path(), runs, jobs), runs));
-                r.push(per_run_us(runner(&oracle, runs, jobs)?, runs));
+            for round in 0..rounds {
+                // Alternate which goes first, so drift in the machine's load cancels out.
+                let (fi, ri) = if round % 2 == 0 {
+                    let fi = per_run_us(floor(cmd, dir.path(), runs, jobs), runs);
+                    (fi, per_run_us(runner(&oracle, runs, jobs)?, runs))
+                } else {
+                    let ri = per_run_us(runner(&oracle, runs, jobs)?, runs);
+                    (per_run_us(floor(cmd, dir.path(), runs, jobs), runs), ri)
+                };
+                f.push(fi);
+                r.push(ri);
+                ratios.push(ri / fi);
             }
-            let (f, r) = (median(f), median(r));
-            println!("| `{cmd}` | {jobs} | {f:.0} | {r:.0} | {:.2}x |", r / f);
+            let lo = ratios.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = ratios.iter().copied().fold(0.0, f64::max);
+            println!(
+                "| `{cmd}` | {jobs} | {:.0} | {:.0} | {:.2}x | {lo:.2}-{hi:.2} |",
+                median(f),
+                median(r),
+                median(ratios)
+            );
         }
     }
 
