@@ -1,5 +1,6 @@
 //! `xtask shrink --oracle CMD [--input FILE] [--max-calls N] [--worker] [--path]
-//! [--timeout-ms T] [--property ID] [--seed S] [--ordered] [--any-signature]`.
+//! [--timeout-ms T] [--property ID] [--seed S] [--ordered] [--any-signature]
+//! [--format text|json]`.
 //!
 //! Checks that the input fails (the check is the first oracle call), then shrinks it with
 //! `freezegate-shrink`, asking the oracle through the process runner or, with `--worker`, the
@@ -12,11 +13,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
-use freezegate_canon::{Canonicalization, PropertyId, Value, parse, value_bytes};
+use freezegate_canon::{Canonicalization, PropertyId, Value, parse, to_pretty_string, value_bytes};
 use freezegate_replay::{Label, Oracle, ProcessOracle, RunContext, WorkerOracle};
 use freezegate_shrink::{Options, path_to_value, shrink};
 
+use crate::Format;
 use crate::exit::{Failure, INFRA, OK, Outcome, USAGE};
+
+/// The schema name of `--format json`.
+const RESULT_SCHEMA: &str = "freezegate-shrink-result-v1";
 
 /// The seed when neither `--seed` nor `PROP_SEED` gives one (SPEC §8).
 const DEFAULT_SEED: u64 = 20260917;
@@ -55,6 +60,11 @@ pub struct Args {
     /// Accept any `assert_fail` as the same failure, even with another failure signature.
     #[arg(long)]
     any_signature: bool,
+    /// Output format: the canonical bytes and a newline, or one JSON document
+    /// (`freezegate-shrink-result-v1`: schema, value, oracle_calls, budget_exhausted,
+    /// shrink_path).
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
 }
 
 /// Runs `xtask shrink`.
@@ -142,14 +152,41 @@ pub fn run(args: Args) -> Outcome {
             code: USAGE,
             error: e,
         })?;
+    let calls = shrunk.oracle_calls + 1;
+    let document = match args.format {
+        Format::Text => {
+            let mut text = minimal.clone();
+            text.push(b'\n');
+            text
+        }
+        Format::Json => {
+            // The value as its canonical bytes read back: members in canonical order.
+            let value = parse(&minimal)
+                .context("the result's canonical bytes do not parse")
+                .map_err(|e| Failure {
+                    code: USAGE,
+                    error: e,
+                })?;
+            let members = vec![
+                ("schema".to_owned(), Value::from(RESULT_SCHEMA)),
+                ("value".to_owned(), value),
+                ("oracle_calls".to_owned(), Value::Int(calls.into())),
+                (
+                    "budget_exhausted".to_owned(),
+                    Value::Bool(shrunk.budget_exhausted),
+                ),
+                ("shrink_path".to_owned(), path_to_value(&shrunk.path)),
+            ];
+            to_pretty_string(&Value::Object(members)).into_bytes()
+        }
+    };
     let mut stdout = std::io::stdout().lock();
     stdout
-        .write_all(&minimal)
-        .and_then(|()| stdout.write_all(b"\n"))
+        .write_all(&document)
         .and_then(|()| stdout.flush())
         .context("cannot write standard output")
         .map_err(Failure::usage)?;
-    eprintln!("oracle_calls={}", shrunk.oracle_calls + 1);
+    eprintln!("oracle_calls={calls}");
     if shrunk.budget_exhausted {
         eprintln!("budget_exhausted=true");
     }

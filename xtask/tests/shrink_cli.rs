@@ -78,7 +78,7 @@ fn stdout(out: &Output) -> String {
 }
 
 /// The number after `oracle_calls=` on standard error.
-fn calls(out: &Output) -> u64 {
+fn calls_of(out: &Output) -> u64 {
     let err = stderr(out);
     let line = err
         .lines()
@@ -100,7 +100,7 @@ fn process_oracle_shrinks_to_the_minimum_and_the_path_reapplies() {
         "{err}"
     );
     assert!(!err.contains("budget_exhausted"), "{err}");
-    assert!(calls(&out) > 1);
+    assert!(calls_of(&out) > 1);
     let path_json = err
         .lines()
         .find_map(|l| l.strip_prefix("shrink_path="))
@@ -131,7 +131,7 @@ fn worker_oracle_gives_the_same_result_and_calls_as_the_process_oracle() {
     let by_process = xtask(dir.path(), &["--oracle", "sh oracle.sh"], small);
     assert_eq!(stdout(&by_worker), "900\n");
     assert_eq!(stdout(&by_process), stdout(&by_worker));
-    assert_eq!(calls(&by_process), calls(&by_worker));
+    assert_eq!(calls_of(&by_process), calls_of(&by_worker));
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn an_input_that_passes_is_bad_input() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(calls(&out), 1);
+    assert_eq!(calls_of(&out), 1);
 }
 
 #[test]
@@ -163,7 +163,7 @@ fn a_first_run_that_times_out_or_breaks_is_never_shrunk() {
         err.contains("refusing to shrink") && err.contains("timeout"),
         "{err}"
     );
-    assert_eq!(calls(&out), 1);
+    assert_eq!(calls_of(&out), 1);
 
     let out = xtask(dir.path(), &["--oracle", "exit 125"], "[1000, 2000]");
     assert_eq!(out.status.code(), Some(2));
@@ -202,7 +202,7 @@ fn a_spent_budget_still_prints_the_best_value_and_says_so() {
         "{}",
         stderr(&out)
     );
-    assert_eq!(calls(&out), 4);
+    assert_eq!(calls_of(&out), 4);
     let best = parse(stdout(&out).trim_end().as_bytes()).unwrap();
     assert!(
         to_canonical_bytes(&best).unwrap().len()
@@ -238,5 +238,38 @@ fn a_flaky_oracle_never_yields_a_value_that_does_not_really_fail() {
         .trim()
         .parse()
         .unwrap();
-    assert_eq!(runs, calls(&out));
+    assert_eq!(runs, calls_of(&out));
+}
+
+#[test]
+fn json_format_is_one_document_with_the_value_the_calls_and_the_path() {
+    let dir = setup();
+    let input = r#"{"z": [1, 2], "a": [3, 4005]}"#;
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "sh oracle.sh", "--format", "json"],
+        input,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc = parse(&out.stdout).unwrap();
+    assert_eq!(
+        doc.get("schema"),
+        Some(&"freezegate-shrink-result-v1".into())
+    );
+    assert_eq!(
+        doc.get("value").map(|v| to_canonical_bytes(v).unwrap()),
+        Some(b"900".to_vec())
+    );
+    let calls = doc.get("oracle_calls").and_then(|v| match v {
+        freezegate_canon::Value::Int(n) => n.to_u64(),
+        _ => None,
+    });
+    assert_eq!(calls, Some(calls_of(&out)));
+    assert_eq!(
+        doc.get("budget_exhausted"),
+        Some(&freezegate_canon::Value::Bool(false))
+    );
+    let path = path_from_value(doc.get("shrink_path").unwrap()).unwrap();
+    let replayed = apply_path(&parse_str(input).unwrap(), &path).unwrap();
+    assert_eq!(to_canonical_bytes(&replayed).unwrap(), b"900");
 }

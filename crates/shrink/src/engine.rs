@@ -464,7 +464,7 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
     }
 
     /// 0; the positive twin of a negative; fewer leading digits; bisection of the distance
-    /// to zero; one step toward zero.
+    /// to zero; one step toward zero; for a negative still there, the digits 1 to 9.
     fn one_integer(&mut self, at: &[Seg]) {
         let pointer = pointer_of(at);
         let Some(n) = self.int_at(at) else {
@@ -517,6 +517,17 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
         {
             let toward = n.abs().sub(&one).with_sign_of(&n);
             self.set_int(&pointer, &toward);
+        }
+        // A negative that could not become positive (its twin is taken, as a duplicate
+        // would be) tries the one-digit non-negatives, all shorter than it.
+        if let Some(n) = self.int_at(at)
+            && n.is_negative()
+        {
+            for digit in 1..=9 {
+                if self.exhausted || self.set_int(&pointer, &Num::small(digit)) {
+                    return;
+                }
+            }
         }
     }
 

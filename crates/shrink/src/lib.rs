@@ -27,7 +27,7 @@
 //! 3. **string**: remove characters in chunks, then one at a time (whole Unicode scalar
 //!    values, never a split UTF-8 sequence);
 //! 4. **integer**: toward zero, `0` first, then the positive twin of a negative, fewer digits,
-//!    bisection, one step; then pairs of nearby non-zero integers together, keeping their
+//!    bisection, one step (a negative left over tries the digits 1 to 9); then pairs of nearby non-zero integers together, keeping their
 //!    difference or their sum, for values that cannot fall alone (the *difference* problems);
 //! 5. **float**: toward `0.0`, integral values and fewer significant digits;
 //! 6. **merge** two adjacent arrays of the same array.
