@@ -60,6 +60,11 @@ impl Repo {
             .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
             .args(["-c", "commit.gpgsign=false"])
             .args(args)
+            // Fixed dates: the same commits get the same ids on every run (snapshots).
+            .env("GIT_AUTHOR_DATE", "2026-11-30T10:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-11-30T10:00:00Z")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
             .stdout(Stdio::null())
             .status()
             .expect("git runs")
@@ -772,4 +777,70 @@ fn rust_properties_run_through_the_hidden_subcommand() {
     );
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert_eq!(json(&run)["action"], "infra_queue");
+}
+
+#[test]
+fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
+    let toml = |cases: u32, seed: u32| {
+        config(&format!(
+            "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ncases = {cases}\n"
+        ))
+        .replace("seed = 20260917", &format!("seed = {seed}"))
+    };
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml(50, 20260917)),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10}"#);
+    repo.write("p.py", FLICKER);
+    repo.commit("pin a flicker");
+    repo.git(&["tag", "base"]);
+    // The patch: freezes the flicker, lowers the case count and changes the seed, unsigned.
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &id, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.write("freezegate.toml", &toml(20, 7));
+    repo.commit("freeze it and make the suite cheaper");
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    let rules: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["blocking"] == true)
+        .filter_map(|f| f["rule"].as_str())
+        .collect();
+    assert!(
+        rules.contains(&"patch.unsigned_protected_change"),
+        "{rules:?}"
+    );
+    insta::assert_json_snapshot!("gate_base_patch_section", report["patch"]);
+    let text = repo.gate(&["--base", "base"], &[]);
+    let section: String = text
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("patch:"))
+        .take_while(|l| !l.starts_with("gate:"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("gate_base_patch_text", section);
+
+    // An override that weakens the signed policy blocks with --base, even with no commit.
+    let clean = Repo::new(&[("freezegate.toml", &toml(50, 20260917))]);
+    clean.git(&["tag", "base"]);
+    let run = clean.gate(&["--base", "base", "--format", "json"], &[("REPLAYS", "1")]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("patch.weakening_override"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        clean.gate(&["--base", "base"], &[("REPLAYS", "5")]).code,
+        0,
+        "raising the replay count weakens nothing"
+    );
 }

@@ -77,6 +77,7 @@
 pub mod classify;
 pub mod config;
 pub mod demo;
+pub mod diffs;
 pub mod oracles;
 pub mod patch;
 pub mod render;

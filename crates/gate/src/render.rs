@@ -183,6 +183,53 @@ pub fn body_text(report: &Report, style: Style) -> String {
             let _ = writeln!(out, "{}", campaign_line(c, style));
         }
     }
+    if let Some(patch) = &report.patch {
+        let _ = writeln!(
+            out,
+            "patch: {} commit{} of {}..HEAD judged",
+            patch.commits,
+            if patch.commits == 1 { "" } else { "s" },
+            patch.base
+        );
+        if !patch.ledger_diff.is_empty() {
+            let _ = writeln!(out, "  ledger diff:");
+            for c in &patch.ledger_diff {
+                let sign = match c.change.as_str() {
+                    "added" => "+",
+                    "removed" => "-",
+                    _ => "~",
+                };
+                let fields = if c.fields.is_empty() {
+                    String::new()
+                } else {
+                    format!(" [{}]", c.fields.join(", "))
+                };
+                let _ = writeln!(
+                    out,
+                    "    {sign} {}/{} seed {} {} owner {} until {}{fields}",
+                    c.property_id, c.fixture_id, c.seed, c.env_class, c.owner, c.expires_at
+                );
+            }
+        }
+        if !patch.settings_diff.is_empty() {
+            let _ = writeln!(out, "  settings diff:");
+            for c in &patch.settings_diff {
+                let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".into());
+                let _ = writeln!(
+                    out,
+                    "    {}: {} → {}{}",
+                    c.key,
+                    show(&c.base),
+                    show(&c.head),
+                    if c.weakens {
+                        style.paint("33", " (weakens the policy)")
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+        }
+    }
     if !report.expired_rows.is_empty() {
         let _ = writeln!(out, "expired freeze rows (they excuse nothing):");
         for r in &report.expired_rows {

@@ -41,6 +41,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     /// Ledger rows that have expired (they excuse nothing).
     pub expired_rows: Vec<FreezeInfo>,
+    /// With `--base`: what the patch changed in the ledger and the settings.
+    pub patch: Option<PatchSection>,
     /// The decision.
     pub decision: Decision,
     /// Counts for the summary line.
@@ -410,4 +412,53 @@ impl Report {
 
 fn count(fixtures: &[FixtureResult], status: FixtureStatus) -> usize {
     fixtures.iter().filter(|f| f.status == status).count()
+}
+
+/// What a patch changed, shown with `--base`: the commits judged, the ledger diff and the
+/// settings diff between the base revision and the working tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PatchSection {
+    /// The base revision as given.
+    pub base: String,
+    /// Commits of `base..HEAD` judged, merges included.
+    pub commits: usize,
+    /// Freeze rows added, removed or changed, by key.
+    pub ledger_diff: Vec<LedgerChange>,
+    /// Settings that differ between the base's `freezegate.toml` and the working tree's.
+    pub settings_diff: Vec<SettingChange>,
+}
+
+/// One freeze row the patch adds, removes or changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LedgerChange {
+    /// `added`, `removed` or `changed`.
+    pub change: String,
+    /// The row's property.
+    pub property_id: String,
+    /// The row's fixture id.
+    pub fixture_id: String,
+    /// The row's seed.
+    pub seed: String,
+    /// The row's env class.
+    pub env_class: String,
+    /// The owner (the new one for a change).
+    pub owner: String,
+    /// The expiry (the new one for a change).
+    pub expires_at: String,
+    /// For a change, the fields that differ.
+    pub fields: Vec<String>,
+}
+
+/// One setting that differs between the base revision and the working tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingChange {
+    /// `policy.seed`, `property[tax.total].cases`, ...
+    pub key: String,
+    /// The value at the base (`null` when the setting did not exist).
+    pub base: Option<String>,
+    /// The value now (`null` when it was removed).
+    pub head: Option<String>,
+    /// Whether the change weakens the policy (other seed, fewer replays or cases, a longer
+    /// deadline, a longer freeze, more env classes that may freeze, a property removed).
+    pub weakens: bool,
 }

@@ -461,6 +461,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
         campaigns,
         findings,
         expired_rows,
+        patch: None,
         decision: Decision {
             outcome: Outcome::Pass,
             exit_code: 0,
@@ -839,10 +840,27 @@ pub fn run_with_base(
     base: Option<&str>,
 ) -> Result<Report, RunError> {
     let mut patch_findings = Vec::new();
+    let mut section = None;
     if let Some(base) = base {
         let report =
             crate::patch::check_patch(&ctx.root, base, &crate::patch::PatchOptions::default())
                 .map_err(RunError::Patch)?;
+        let base_ledger = crate::diffs::file_at(&ctx.root, base, LEDGER_FILE);
+        let head_ledger = std::fs::read(ctx.root.join(LEDGER_FILE)).ok();
+        let base_config = crate::diffs::file_at(&ctx.root, base, crate::config::CONFIG_FILE)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| {
+                crate::config::Config::parse(&text, Path::new(crate::config::CONFIG_FILE)).ok()
+            });
+        section = Some(crate::report::PatchSection {
+            base: base.to_owned(),
+            commits: report.commits.len(),
+            ledger_diff: crate::diffs::ledger_diff(
+                &crate::diffs::lenient_ledger(base_ledger.as_deref()),
+                &crate::diffs::lenient_ledger(head_ledger.as_deref()),
+            ),
+            settings_diff: crate::diffs::settings_diff(base_config.as_ref(), &settings.config),
+        });
         for v in &report.violations {
             patch_findings.push(Finding {
                 kind: FindingKind::Patch,
@@ -895,6 +913,7 @@ pub fn run_with_base(
         }
     }
     let mut report = run(settings, ctx).map_err(RunError::Gate)?;
+    report.patch = section;
     report.findings.extend(patch_findings);
     report.findings.sort();
     report.decide();

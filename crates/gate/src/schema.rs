@@ -127,6 +127,32 @@ pub fn report_schema() -> Value {
         ("rule", string()),
         ("message", string()),
     ]);
+    let patch = object(&[
+        ("base", string()),
+        ("commits", uint()),
+        (
+            "ledger_diff",
+            json!({"type": "array", "items": object(&[
+                ("change", json!({"enum": ["added", "removed", "changed"]})),
+                ("property_id", string()),
+                ("fixture_id", string()),
+                ("seed", string()),
+                ("env_class", json!({"enum": ["local", "remote"]})),
+                ("owner", string()),
+                ("expires_at", string()),
+                ("fields", json!({"type": "array", "items": string()})),
+            ])}),
+        ),
+        (
+            "settings_diff",
+            json!({"type": "array", "items": object(&[
+                ("key", string()),
+                ("base", opt_string()),
+                ("head", opt_string()),
+                ("weakens", json!({"type": "boolean"})),
+            ])}),
+        ),
+    ]);
     let mut schema = object(&[
         ("format", json!({"const": REPORT_FORMAT})),
         ("settings", settings),
@@ -134,6 +160,7 @@ pub fn report_schema() -> Value {
         ("campaigns", json!({"type": "array", "items": campaign})),
         ("findings", json!({"type": "array", "items": finding})),
         ("expired_rows", json!({"type": "array", "items": freeze()})),
+        ("patch", json!({"anyOf": [patch, {"type": "null"}]})),
         (
             "decision",
             object(&[
