@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use freezegate_canon::{Float, Int, Value, to_canonical_bytes};
+use freezegate_canon::{Canonicalization, Float, Int, Value, to_canonical_bytes, value_bytes};
 use freezegate_shrink::{Options, Shrunk, apply_path, path_from_value, path_to_value, shrink};
 use proptest::prelude::*;
 
@@ -224,5 +224,30 @@ proptest! {
             prop_assert_eq!(&unlimited.value, &shrunk.value);
         }
         prop_assert_eq!(apply_path(&input, &shrunk.path).unwrap(), shrunk.value);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_ordered_form_measures_and_memoises_in_its_own_bytes((input, oracle) in case()) {
+        let form = Canonicalization::V1Ordered;
+        let bytes = |v: &Value| value_bytes(v, form).unwrap();
+        let mut asked = Vec::new();
+        let shrunk = shrink(
+            &input,
+            |v: &Value| {
+                asked.push(bytes(v));
+                oracle.fails(v)
+            },
+            &Options { canonicalization: form, ..Options::default() },
+        )
+        .unwrap();
+        prop_assert!(oracle.fails(&shrunk.value));
+        prop_assert!(bytes(&shrunk.value).len() <= bytes(&input).len());
+        let distinct: BTreeSet<&Vec<u8>> = asked.iter().collect();
+        prop_assert_eq!(distinct.len(), asked.len());
+        prop_assert_eq!(bytes(&apply_path(&input, &shrunk.path).unwrap()), bytes(&shrunk.value));
     }
 }
