@@ -15,6 +15,40 @@
 //! nothing else lives in a property folder.
 //!
 //! The crate never reads the clock: `pinned_at` is whatever the caller puts in the [`Meta`].
+//!
+//! # Example
+//!
+//! ```
+//! use freezegate_canon::fixture::{self, Meta};
+//! use freezegate_canon::{Canonicalization, canonicalize};
+//!
+//! # fn main() -> Result<(), freezegate_canon::Error> {
+//! # let dir = tempfile::tempdir().map_err(|e| freezegate_canon::Error::Name(e.to_string()))?;
+//! let root = dir.path();
+//! let origin = canonicalize(br#"{"items": [3, -1, 7]}"#, Canonicalization::V1)?;
+//! let minimal = canonicalize(br#"{"items": [-1]}"#, Canonicalization::V1)?;
+//! let meta = Meta {
+//!     property_id: "cart.total_is_positive".parse()?,
+//!     fixture_id: minimal.fixture_id(),
+//!     fixture_digest: minimal.digest(),
+//!     origin_id: origin.fixture_id(),
+//!     origin_digest: origin.digest(),
+//!     canonicalization: Canonicalization::V1,
+//!     seed: 20260917,
+//!     pinned_at: "2026-09-17T08:30:00Z".to_owned(),
+//!     patch_id: "4f2a9c1".to_owned(),
+//!     oracle_calls: 12,
+//!     shrink_path: Vec::new(),
+//! };
+//! let path = fixture::pin(root, &meta, &minimal, &origin)?;
+//! assert_eq!(std::fs::read(&path).unwrap(), b"{\"items\":[-1]}\n");
+//!
+//! let (bytes, _value) = fixture::read_fixture(root, &meta.property_id, meta.fixture_id)?;
+//! assert_eq!(bytes, minimal);
+//! assert!(fixture::verify(root).is_empty());
+//! # Ok(())
+//! # }
+//! ```
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
