@@ -122,6 +122,13 @@ fn invalid_utf8_is_refused() {
     refused(b"[1,\n\"\xc3\"]", K::InvalidUtf8, 2, 2);
     // An encoded surrogate (CESU-8) is not UTF-8 either.
     refused(b"\"\xed\xa0\x80\"", K::InvalidUtf8, 1, 2);
+    // Outside a string, and in a key.
+    refused(b"[1, \xff]", K::InvalidUtf8, 1, 5);
+    refused(b"{\"k\xc3\": 1}", K::InvalidUtf8, 1, 4);
+    // The encoding is checked as a whole first, as if the text were decoded before parsing:
+    // invalid UTF-8 after a syntax error is still what is reported.
+    refused(b"[1,,\"\xff\"]", K::InvalidUtf8, 1, 6);
+    refused(b"[1] \xff", K::InvalidUtf8, 1, 5);
 }
 
 #[test]
