@@ -43,11 +43,7 @@ pub fn run(args: Args) -> Outcome {
         }
     };
     let mut stdout = std::io::stdout().lock();
-    let mut demo = Demo {
-        exe,
-        dir,
-        out: &mut stdout,
-    };
+    let mut demo = Demo::new(exe, dir, &mut stdout);
     match demo.run() {
         Ok(()) => Ok(OK),
         Err(e) => Err(Failure {

@@ -79,6 +79,9 @@ impl Repo {
 
     fn xtask(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        if let Some(path) = python_path() {
+            cmd.env("PATH", path);
+        }
         cmd.arg("-C").arg(&self.dir).args(args);
         for var in [
             "ENV_CLASS",
@@ -154,6 +157,31 @@ impl Repo {
         out.sort();
         out
     }
+}
+
+/// `PATH` with the real Python interpreter's directory first: where `python3` is a launcher
+/// script (pyenv), each of the hundreds of oracle starts would pay for it.
+fn python_path() -> Option<std::ffi::OsString> {
+    static PATH: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| {
+        let out = Command::new("python3")
+            .args([
+                "-c",
+                "import os, sys; print(os.path.dirname(os.path.realpath(sys.executable)))",
+            ])
+            .output()
+            .ok()?;
+        let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
+        if !dir.join("python3").exists() {
+            return None;
+        }
+        let mut paths = vec![dir];
+        paths.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        std::env::join_paths(paths).ok()
+    })
+    .clone()
 }
 
 fn config(properties: &str) -> String {
