@@ -1,6 +1,6 @@
 //! `xtask canon [FILE] [--digest | --id] [--ordered]`.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -26,22 +26,7 @@ pub struct Args {
 
 /// Runs `xtask canon`.
 pub fn run(args: Args) -> Outcome {
-    let (name, text) = match &args.file {
-        Some(path) if path.as_os_str() != "-" => {
-            let text = std::fs::read(path)
-                .with_context(|| format!("cannot read {}", path.display()))
-                .map_err(Failure::usage)?;
-            (path.display().to_string(), text)
-        }
-        _ => {
-            let mut text = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut text)
-                .context("cannot read standard input")
-                .map_err(Failure::usage)?;
-            ("<stdin>".to_owned(), text)
-        }
-    };
+    let (name, text) = crate::exit::read_input(args.file.as_deref())?;
     let form = if args.ordered {
         Canonicalization::V1Ordered
     } else {

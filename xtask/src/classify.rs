@@ -41,7 +41,7 @@ pub fn run(args: Args) -> Outcome {
             args.property
         ))
     })?;
-    let text = read_input(args.input.as_deref()).map_err(Failure::usage)?;
+    let (_, text) = crate::exit::read_input(args.input.as_deref())?;
     let input = freezegate_canon::parse(&text)
         .with_context(|| {
             format!(
@@ -94,21 +94,4 @@ pub fn run(args: Args) -> Outcome {
         );
     }
     Ok(record.action.exit_code())
-}
-
-/// Reads FILE, or standard input for `None` or `-`.
-fn read_input(path: Option<&std::path::Path>) -> anyhow::Result<Vec<u8>> {
-    use std::io::Read;
-    match path {
-        Some(p) if p.as_os_str() != "-" => {
-            std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))
-        }
-        _ => {
-            let mut text = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut text)
-                .context("cannot read standard input")?;
-            Ok(text)
-        }
-    }
 }

@@ -44,3 +44,26 @@ pub fn finish(outcome: Outcome) -> ExitCode {
         }
     }
 }
+
+/// The bytes of FILE, or of standard input for `None` or `-`, with the name to use in
+/// messages (`<stdin>` for standard input). A read error is a usage error (exit 3).
+pub fn read_input(path: Option<&std::path::Path>) -> Result<(String, Vec<u8>), Failure> {
+    use anyhow::Context;
+    use std::io::Read;
+    match path {
+        Some(path) if path.as_os_str() != "-" => {
+            let text = std::fs::read(path)
+                .with_context(|| format!("cannot read {}", path.display()))
+                .map_err(Failure::usage)?;
+            Ok((path.display().to_string(), text))
+        }
+        _ => {
+            let mut text = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut text)
+                .context("cannot read standard input")
+                .map_err(Failure::usage)?;
+            Ok(("<stdin>".to_owned(), text))
+        }
+    }
+}

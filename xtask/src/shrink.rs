@@ -8,7 +8,7 @@
 //! signature (when the original run had one) counts as "still fails": a candidate labelled
 //! `assert_pass`, `timeout` or `harness_error`, or failing with another signature, does not.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -198,22 +198,7 @@ pub fn run(args: Args) -> Outcome {
 
 /// The input document, parsed.
 fn read_input(args: &Args) -> Result<Value, Failure> {
-    let (name, text) = match &args.input {
-        Some(path) if path.as_os_str() != "-" => {
-            let text = std::fs::read(path)
-                .with_context(|| format!("cannot read {}", path.display()))
-                .map_err(Failure::usage)?;
-            (path.display().to_string(), text)
-        }
-        _ => {
-            let mut text = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut text)
-                .context("cannot read standard input")
-                .map_err(Failure::usage)?;
-            ("<stdin>".to_owned(), text)
-        }
-    };
+    let (name, text) = crate::exit::read_input(args.input.as_deref())?;
     parse(&text)
         .with_context(|| format!("{name} is not valid JSON"))
         .map_err(Failure::usage)

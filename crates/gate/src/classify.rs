@@ -250,6 +250,23 @@ pub fn classify_observed(
     let minimal = freezegate_canon::canonicalize_value(&shrunk.value, form)
         .map_err(ClassifyError::Canonical)?;
     record.trivial = TRIVIAL.contains(&minimal.bytes());
+    // The meta of a fixture: the origin, the seed, when and where, and the shrink path.
+    let meta_of = |fixture: &Canonical, path: Value| Meta {
+        property_id: plan.property.clone(),
+        fixture_id: fixture.fixture_id(),
+        fixture_digest: fixture.digest(),
+        origin_id: origin.fixture_id(),
+        origin_digest: origin.digest(),
+        canonicalization: form,
+        seed: plan.seed,
+        pinned_at: plan.pinned_at.clone(),
+        patch_id: plan.patch_id.clone(),
+        oracle_calls,
+        shrink_path: match path {
+            Value::Array(steps) => steps,
+            other => vec![other],
+        },
+    };
 
     if plan.stop_if_pinned
         && fixture::fixture_path(plan.root, plan.property, minimal.fixture_id()).exists()
@@ -259,22 +276,10 @@ pub fn classify_observed(
         record.labels = Vec::new();
         record.message =
             Some("the minimal input is already pinned: its replays decide for it".into());
-        record.meta = Some(Meta {
-            property_id: plan.property.clone(),
-            fixture_id: minimal.fixture_id(),
-            fixture_digest: minimal.digest(),
-            origin_id: origin.fixture_id(),
-            origin_digest: origin.digest(),
-            canonicalization: form,
-            seed: plan.seed,
-            pinned_at: plan.pinned_at.clone(),
-            patch_id: plan.patch_id.clone(),
-            oracle_calls,
-            shrink_path: match freezegate_shrink::path_to_value(&shrunk.path) {
-                Value::Array(steps) => steps,
-                other => vec![other],
-            },
-        });
+        record.meta = Some(meta_of(
+            &minimal,
+            freezegate_shrink::path_to_value(&shrunk.path),
+        ));
         record.minimal = Some(minimal);
         return Ok(record);
     }
@@ -346,23 +351,7 @@ pub fn classify_observed(
             }
         }
     };
-    let shrink_path = match path {
-        Value::Array(steps) => steps,
-        other => vec![other],
-    };
-    let meta = Meta {
-        property_id: plan.property.clone(),
-        fixture_id: fixture.fixture_id(),
-        fixture_digest: fixture.digest(),
-        origin_id: origin.fixture_id(),
-        origin_digest: origin.digest(),
-        canonicalization: form,
-        seed: plan.seed,
-        pinned_at: plan.pinned_at.clone(),
-        patch_id: plan.patch_id.clone(),
-        oracle_calls,
-        shrink_path,
-    };
+    let meta = meta_of(&fixture, path);
     // An already pinned fixture is never rewritten: its files are protected, and its meta
     // records when and where it was first pinned.
     let existing = fixture::fixture_path(plan.root, plan.property, fixture.fixture_id()).exists();

@@ -7,16 +7,7 @@ use serde::Deserialize;
 use super::PatchError;
 use super::git::Git;
 
-/// Paths protected whatever `freezegate.toml` says (SPEC §9).
-pub const DEFAULT_PROTECTED: &[&str] = &[
-    "freezegate.toml",
-    "freeze/**",
-    ".ci/**",
-    ".github/workflows/**",
-    ".cargo/**",
-    "rust-toolchain.toml",
-    "xtask/**",
-];
+pub use crate::config::{CONFIG_FILE, DEFAULT_PROTECTED};
 
 /// Files under this glob are protected once they exist: adding one is free.
 pub const EXISTING_FIXTURES: &str = "fixtures/**";
@@ -24,11 +15,8 @@ pub const EXISTING_FIXTURES: &str = "fixtures/**";
 /// The allowed-signers file, read at the base revision.
 pub const ALLOWED_SIGNERS: &str = "freeze/allowed_signers";
 
-/// The configuration file, read at the base revision.
-pub const CONFIG_FILE: &str = "freezegate.toml";
-
 /// Default `min_cases` of the policy (SPEC §9).
-pub const DEFAULT_MIN_CASES: u64 = 50;
+pub const DEFAULT_MIN_CASES: u64 = crate::config::DEFAULT_MIN_CASES as u64;
 
 /// The `[policy]` keys the patch checks need, as they stand at the base revision.
 #[derive(Debug, Clone, PartialEq, Eq)]
