@@ -60,7 +60,8 @@ pub fn run(args: Args) -> Outcome {
         .run
         .patch_id
         .clone()
-        .unwrap_or_else(|| run::head_commit(&root));
+        .or_else(|| run::head_commit(&root))
+        .unwrap_or_else(|| "unknown".to_owned());
     let plan = Plan {
         root: &root,
         property: &property.id,

@@ -18,7 +18,8 @@ use freezegate_ledger::{
 use freezegate_replay::{ProcessOracle, ReplayOptions, ReplayPlan, replay};
 
 use crate::exit::{BLOCKED, Failure, OK, Outcome};
-use crate::ledger::{file_settings, now_or_clock, policy, signers};
+use crate::gate::now as now_or_clock;
+use crate::ledger::{file_settings, policy, signers};
 
 /// Arguments of `xtask freeze`.
 #[derive(Debug, clap::Args)]
@@ -185,21 +186,6 @@ fn runner() -> Result<(EnvClass, String), Failure> {
     Ok((class, runner_id))
 }
 
-fn head_commit() -> Result<String, Failure> {
-    let out = std::process::Command::new("git")
-        .args(["rev-parse", "HEAD"])
-        .output()
-        .context("cannot run git to find HEAD; pass --patch-id")
-        .map_err(Failure::usage)?;
-    if !out.status.success() {
-        return Err(Failure::usage(anyhow!(
-            "git rev-parse HEAD failed ({}); pass --patch-id",
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-}
-
 /// Runs `xtask freeze`.
 pub fn run(args: Args) -> Outcome {
     let now = now_or_clock(args.now.as_deref())?;
@@ -226,7 +212,11 @@ pub fn run(args: Args) -> Outcome {
     let (env_class, runner_id) = runner()?;
     let patch_id = match &args.patch_id {
         Some(p) => p.clone(),
-        None => head_commit()?,
+        None => freezegate_gate::run::head_commit(Path::new(".")).ok_or_else(|| {
+            Failure::usage(anyhow!(
+                "cannot read the commit of HEAD with git: pass --patch-id"
+            ))
+        })?,
     };
     let signers = signers()?;
     let request = FreezeRequest {

@@ -162,7 +162,8 @@ pub fn run(args: Args) -> Outcome {
         .run
         .patch_id
         .clone()
-        .unwrap_or_else(|| run::head_commit(&root));
+        .or_else(|| run::head_commit(&root))
+        .unwrap_or_else(|| "unknown".to_owned());
     let bar = Bar {
         phase: Mutex::new((String::new(), 0, Instant::now())),
     };

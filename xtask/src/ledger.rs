@@ -67,12 +67,12 @@ pub fn run(args: Args) -> Outcome {
             strict,
             now,
             format,
-        } => run_check(strict, now_or_clock(now.as_deref())?, format),
+        } => run_check(strict, crate::gate::now(now.as_deref())?, format),
         Sub::List {
             expiring,
             now,
             format,
-        } => run_list(expiring, now_or_clock(now.as_deref())?, format),
+        } => run_list(expiring, crate::gate::now(now.as_deref())?, format),
         Sub::Lift { property, fixture } => run_lift(&property, &fixture),
     }
 }
@@ -92,24 +92,6 @@ pub fn file_settings() -> Result<Settings, Failure> {
     let config = Config::load(Path::new(".")).map_err(Failure::usage)?;
     Settings::resolve(config, &RunOverrides::default(), 1)
         .map_err(|e| Failure::usage(anyhow!("{CONFIG_FILE}: {e}")))
-}
-
-/// `--now`, or the clock read here (the ledger crate never reads it).
-pub fn now_or_clock(now: Option<&str>) -> Result<Timestamp, Failure> {
-    match now {
-        Some(text) => Timestamp::parse_rfc3339(text)
-            .context("invalid --now")
-            .map_err(Failure::usage),
-        None => {
-            let secs = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            i64::try_from(secs)
-                .ok()
-                .and_then(Timestamp::from_unix_seconds)
-                .ok_or_else(|| Failure::usage(anyhow!("the clock is out of range")))
-        }
-    }
 }
 
 /// `freeze/allowed_signers`; a missing file allows nobody.

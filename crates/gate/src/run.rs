@@ -105,8 +105,9 @@ pub enum GateError {
     Generate(#[from] crate::rust_prop::RegistryError),
 }
 
-/// The full SHA of `HEAD` in `root`, or `"unknown"` outside a git repository.
-pub fn head_commit(root: &Path) -> String {
+/// The full SHA of `HEAD` in `root`; `None` outside a git repository or before the first
+/// commit.
+pub fn head_commit(root: &Path) -> Option<String> {
     std::process::Command::new("git")
         .arg("-C")
         .arg(root)
@@ -118,7 +119,6 @@ pub fn head_commit(root: &Path) -> String {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| s.trim().to_owned())
         .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 /// The oracle source of a property: its command, or the registered Rust property.
