@@ -872,3 +872,32 @@ fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
         "raising the replay count weakens nothing"
     );
 }
+
+#[test]
+fn a_test_name_in_the_ledger_excuses_nothing_and_blocks() {
+    // SPEC §1, last row: a test name that failed once somewhere gets nothing.
+    let repo = Repo::new(&[
+        ("freezegate.toml", &config("")),
+        ("freeze/allowed_signers", SIGNERS),
+        (
+            "freeze/ledger.json",
+            "{\"schema\": \"freezegate-ledger-v1\", \"rows\": [{\"nodeid\": \"tests/test_tax.py::test_total\", \"owner\": \"alice@example.com\"}]}\n",
+        ),
+    ]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    let messages: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["kind"] == "ledger" && f["blocking"] == true)
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("rows must be keyed by a fixture digest, not a test name")),
+        "{messages:?}"
+    );
+}
