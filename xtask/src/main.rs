@@ -22,7 +22,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 /// freezegate: shrink, pin, replay and gate property-test failures.
 #[derive(Debug, Parser)]
-#[command(name = "xtask", version, about, propagate_version = true)]
+#[command(name = "xtask", version, propagate_version = true)]
 struct Cli {
     /// Act as if started in DIR.
     #[arg(short = 'C', global = true, value_name = "DIR")]
