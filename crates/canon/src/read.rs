@@ -64,15 +64,16 @@ const fn splat(b: u8) -> u64 {
     0x0101_0101_0101_0101 * b as u64
 }
 
-/// Whether any byte of `w` is `"`, `\` or below U+0020.
+/// A mask with the high bit set in each byte of `w` that is `"`, `\\` or below U+0020 (and
+/// possibly in bytes above the lowest such byte: only the lowest set bit is exact).
 #[inline]
-fn has_special(w: u64) -> bool {
+fn special_mask(w: u64) -> u64 {
     const HIGH: u64 = splat(0x80);
     let zero = |v: u64| v.wrapping_sub(splat(1)) & !v & HIGH;
     let quote = zero(w ^ splat(b'"'));
     let backslash = zero(w ^ splat(b'\\'));
     let control = w.wrapping_sub(splat(0x20)) & !w & HIGH;
-    (quote | backslash | control) != 0
+    quote | backslash | control
 }
 
 /// Scans plain string content from `i`: returns the index of the first `"`, `\` or control
@@ -84,8 +85,14 @@ fn scan_plain(input: &[u8], mut i: usize) -> (usize, bool) {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let w = u64::from_le_bytes(word);
-        if has_special(w) {
-            break;
+        let mask = special_mask(w);
+        if mask != 0 {
+            // The lowest flagged byte is the first special one; the bytes below it are
+            // plain content.
+            let n = mask.trailing_zeros() / 8;
+            let below = (1u64 << (n * 8)).wrapping_sub(1);
+            seen |= w & below;
+            return (i + n as usize, seen & splat(0x80) == 0);
         }
         seen |= w;
         i += 8;
@@ -526,16 +533,40 @@ fn first_duplicate<'s>(
         .min_by_key(|&(_, b)| offset(b))
 }
 
-/// One member of an object being canonicalised: its NFC key (a range of the key arena), the
-/// range of its `"key":value` bytes in the output, and where its key was in the input.
+/// One member of an object being canonicalised: its NFC key (a range of the output, or of
+/// the key arena when the key was escaped or changed by NFC), the range of its
+/// `"key":value` bytes in the output, and where its key was in the input.
 struct Member {
     /// The first eight bytes of the NFC key, big-endian, zero-padded: comparing these
     /// orders two keys unless they are equal, when the whole keys decide.
     prefix: u64,
     key: (usize, usize),
+    /// Whether `key` is a range of the key arena rather than of the output.
+    in_arena: bool,
     out: (usize, usize),
     at: usize,
     changed: bool,
+}
+
+impl Member {
+    /// The member's NFC key: the output holds it verbatim unless it was written escaped.
+    #[inline]
+    fn key<'k>(&self, out: &'k [u8], arena: &'k [u8]) -> &'k [u8] {
+        let (s, e) = self.key;
+        if self.in_arena {
+            &arena[s..e]
+        } else {
+            &out[s..e]
+        }
+    }
+}
+
+/// Orders two members by NFC key (code point order is UTF-8 byte order).
+#[inline]
+fn key_order(a: &Member, b: &Member, out: &[u8], arena: &[u8]) -> std::cmp::Ordering {
+    a.prefix
+        .cmp(&b.prefix)
+        .then_with(|| a.key(out, arena).cmp(b.key(out, arena)))
 }
 
 /// Streams canonical bytes from JSON text without building a tree.
@@ -548,7 +579,8 @@ struct Canonicalizer<'a> {
     /// The NFC keys of the objects being read, as UTF-8 (byte order is code point order).
     keys: Vec<u8>,
     members: Vec<Member>,
-    order: Vec<usize>,
+    /// The key prefixes and indices of the members of the object being finished, sorted.
+    order: Vec<(u64, usize)>,
     reorder: Vec<u8>,
 }
 
@@ -614,9 +646,10 @@ fn push_short_decimal(out: &mut Vec<u8>, negative: bool, int: &[u8], frac: &[u8]
 }
 
 impl Canonicalizer<'_> {
-    /// Reads the string at `pos` and writes it in canonical form (NFC, escaped); when `key`
-    /// is true its NFC text is also appended to the key arena. Returns whether NFC changed it.
-    fn string(&mut self, key: bool) -> Result<bool, ParseError> {
+    /// Reads the string at `pos` and writes it in canonical form (NFC, escaped). Returns
+    /// whether NFC changed it, and whether its NFC text differs from the bytes written
+    /// between the quotes (then, when `key` is true, that text is appended to the key arena).
+    fn string(&mut self, key: bool) -> Result<(bool, bool), ParseError> {
         let input = self.r.input;
         let start = self.r.pos + 1;
         let (end, ascii) = scan_plain(input, start);
@@ -634,11 +667,8 @@ impl Canonicalizer<'_> {
                 self.out.push(b'"');
                 self.out.extend_from_slice(chunk);
                 self.out.push(b'"');
-                if key {
-                    self.keys.extend_from_slice(chunk);
-                }
                 self.r.pos = end + 1;
-                return Ok(false);
+                return Ok((false, false));
             }
         }
         self.r.read_string(&mut self.buf)?;
@@ -647,7 +677,7 @@ impl Canonicalizer<'_> {
         if key {
             self.keys.extend_from_slice(self.buf.as_bytes());
         }
-        Ok(changed)
+        Ok((changed, true))
     }
 
     fn number(&mut self) -> Result<(), ParseError> {
@@ -700,7 +730,7 @@ impl Canonicalizer<'_> {
         match self.r.peek() {
             Some(b'{') => self.object(depth + 1),
             Some(b'[') => self.array(depth + 1),
-            Some(b'"') => self.string(false).map(|_| ()),
+            Some(b'"') => self.string(false).map(drop),
             Some(b't') => {
                 self.r.expect_literal(b"true")?;
                 self.out.extend_from_slice(b"true");
@@ -774,7 +804,12 @@ impl Canonicalizer<'_> {
             let at = self.r.pos;
             let key_start = self.keys.len();
             let out_start = self.out.len();
-            let changed = self.string(true)?;
+            let (changed, in_arena) = self.string(true)?;
+            let key = if in_arena {
+                (key_start, self.keys.len())
+            } else {
+                (out_start + 1, self.out.len() - 1)
+            };
             self.out.push(b':');
             self.r.skip_ws();
             if self.r.peek() != Some(b':') {
@@ -784,12 +819,17 @@ impl Canonicalizer<'_> {
             self.r.skip_ws();
             self.value(depth)?;
             let mut head = [0u8; 8];
-            let key_bytes = &self.keys[key_start..];
+            let key_bytes = if in_arena {
+                &self.keys[key.0..key.1]
+            } else {
+                &self.out[key.0..key.1]
+            };
             let n = key_bytes.len().min(8);
             head[..n].copy_from_slice(&key_bytes[..n]);
             self.members.push(Member {
                 prefix: u64::from_be_bytes(head),
-                key: (key_start, self.keys.len()),
+                key,
+                in_arena,
                 out: (out_start, self.out.len()),
                 at,
                 changed,
@@ -829,21 +869,36 @@ impl Canonicalizer<'_> {
             ..
         } = self;
         let members = &members[base..];
-        let key = |i: usize| &keys[members[i].key.0..members[i].key.1];
-        let cmp = |a: usize, b: usize| {
-            members[a]
-                .prefix
-                .cmp(&members[b].prefix)
-                .then_with(|| key(a).cmp(key(b)))
-        };
+        let key = |i: usize| members[i].key(out, keys);
         // Strictly increasing keys: sorted already, and no duplicates.
-        if (1..members.len()).all(|i| cmp(i - 1, i).is_lt()) {
+        if members
+            .windows(2)
+            .all(|w| key_order(&w[0], &w[1], out, keys).is_lt())
+        {
             return Ok(());
         }
+        // Prefixes decide unless equal; the whole keys decide then.
+        let less =
+            |a: (u64, usize), b: (u64, usize)| a.0 < b.0 || (a.0 == b.0 && key(a.1) < key(b.1));
         order.clear();
-        order.extend(0..members.len());
-        order.sort_unstable_by(|&a, &b| cmp(a, b));
-        if order.windows(2).any(|w| cmp(w[0], w[1]).is_eq()) {
+        order.extend(members.iter().enumerate().map(|(i, m)| (m.prefix, i)));
+        if order.len() <= 16 {
+            for i in 1..order.len() {
+                let x = order[i];
+                let mut j = i;
+                while j > 0 && less(x, order[j - 1]) {
+                    order[j] = order[j - 1];
+                    j -= 1;
+                }
+                order[j] = x;
+            }
+        } else {
+            order.sort_unstable_by(|&a, &b| a.0.cmp(&b.0).then_with(|| key(a.1).cmp(key(b.1))));
+        }
+        if order
+            .windows(2)
+            .any(|w| w[0].0 == w[1].0 && key(w[0].1) == key(w[1].1))
+        {
             let text = |i: usize| std::str::from_utf8(key(i)).unwrap_or_default();
             if let Some((a, b)) = first_duplicate(members.len(), text, |i| members[i].at) {
                 let name = text(b).to_owned();
@@ -858,15 +913,25 @@ impl Canonicalizer<'_> {
         if !*sort {
             return Ok(());
         }
+        // Members already in their place at the start stay where they are.
+        let first = order
+            .iter()
+            .enumerate()
+            .take_while(|&(n, &(_, i))| n == i)
+            .count();
+        let from = match first.checked_sub(1) {
+            Some(last) => members[last].out.1,
+            None => body,
+        };
         reorder.clear();
-        reorder.extend_from_slice(&out[body..]);
-        out.truncate(body);
-        for (n, &i) in order.iter().enumerate() {
-            if n > 0 {
+        reorder.extend_from_slice(&out[from..]);
+        out.truncate(from);
+        for (n, &(_, i)) in order[first..].iter().enumerate() {
+            if n > 0 || first > 0 {
                 out.push(b',');
             }
             let (s, e) = members[i].out;
-            out.extend_from_slice(&reorder[s - body..e - body]);
+            out.extend_from_slice(&reorder[s - from..e - from]);
         }
         Ok(())
     }

@@ -149,42 +149,47 @@ impl Sci {
     fn from_text(t: &[u8]) -> Option<Sci> {
         let mut text = [0u8; 40];
         text.get_mut(..t.len())?.copy_from_slice(t);
-        let e_pos = t
-            .iter()
-            .position(|&b| b == b'e' || b == b'E')
-            .unwrap_or(t.len());
-        let (negative_exp, exp_digits) = match t.get(e_pos + 1) {
-            Some(b'-') => (true, &t[e_pos + 2..]),
-            Some(b'+') => (false, &t[e_pos + 2..]),
-            _ => (false, t.get(e_pos + 1..).unwrap_or_default()),
-        };
-        let magnitude = exp_digits
-            .iter()
-            .fold(0i32, |n, d| n * 10 + i32::from(d.wrapping_sub(b'0')));
-        let mantissa = &t[..e_pos];
-        let point = mantissa
-            .iter()
-            .position(|&b| b == b'.')
-            .unwrap_or(mantissa.len());
         let mut digits = [0u8; 24];
         let mut n = 0;
-        // Index (among the mantissa's digits) of the first significant digit.
-        let mut first = None;
+        // Mantissa digits seen, the count of them before the point, and the index of the
+        // first significant one.
         let mut seen = 0i32;
-        for &b in mantissa {
-            if b == b'.' {
-                continue;
+        let mut point = None;
+        let mut first = 0i32;
+        let mut i = 0;
+        while let Some(&b) = t.get(i) {
+            if b.is_ascii_digit() {
+                if n > 0 || b != b'0' {
+                    if n == 0 {
+                        first = seen;
+                    }
+                    *digits.get_mut(n)? = b;
+                    n += 1;
+                }
+                seen += 1;
+            } else if b == b'.' {
+                point = Some(seen);
+            } else {
+                break;
             }
-            if first.is_none() && b != b'0' {
-                first = Some(seen);
-            }
-            if first.is_some() {
-                *digits.get_mut(n)? = b;
-                n += 1;
-            }
-            seen += 1;
+            i += 1;
         }
-        let Some(first) = first else {
+        let mut exponent = 0i32;
+        if i < t.len() {
+            // `e` or `E`, an optional sign, digits.
+            let (negative, digits_at) = match t.get(i + 1) {
+                Some(b'-') => (true, i + 2),
+                Some(b'+') => (false, i + 2),
+                _ => (false, i + 1),
+            };
+            let magnitude = t
+                .get(digits_at..)
+                .unwrap_or_default()
+                .iter()
+                .fold(0i32, |m, d| m * 10 + i32::from(d.wrapping_sub(b'0')));
+            exponent = if negative { -magnitude } else { magnitude };
+        }
+        if n == 0 {
             // Zero.
             digits[0] = b'0';
             return Some(Sci {
@@ -194,12 +199,12 @@ impl Sci {
                 n: 1,
                 exp: 0,
             });
-        };
+        }
         while n > 1 && digits[n - 1] == b'0' {
             n -= 1;
         }
-        let point = i32::try_from(point).ok()?;
-        let exp = point - 1 - first + if negative_exp { -magnitude } else { magnitude };
+        let point = point.unwrap_or(seen);
+        let exp = point - 1 - first + exponent;
         Some(Sci {
             text,
             len: t.len(),
