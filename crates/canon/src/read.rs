@@ -162,13 +162,29 @@ impl<'a> Reader<'a> {
 
     #[inline]
     fn skip_ws(&mut self) {
-        while let Some(&b) = self.input.get(self.pos) {
-            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
-                self.pos += 1;
+        let input = self.input;
+        let mut i = self.pos;
+        while let Some(&b) = input.get(i) {
+            if b == b' ' {
+                i += 1;
+            } else if matches!(b, b'\n' | b'\r' | b'\t') {
+                i += 1;
+                // Indentation: spaces, eight at a time.
+                while let Some(chunk) = input.get(i..i + 8) {
+                    let mut word = [0u8; 8];
+                    word.copy_from_slice(chunk);
+                    let other = u64::from_le_bytes(word) ^ splat(b' ');
+                    if other != 0 {
+                        i += (other.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    i += 8;
+                }
             } else {
                 break;
             }
         }
+        self.pos = i;
     }
 
     #[inline]
@@ -657,19 +673,34 @@ impl Canonicalizer<'_> {
             // No escapes and no control characters: the content is its own canonical form
             // if it is in NFC.
             let chunk = &input[start..end];
-            let plain = ascii
-                || match std::str::from_utf8(chunk) {
-                    Ok(text) => is_nfc_quick(text.chars()) == IsNormalized::Yes,
+            let mut plain = true;
+            if !ascii {
+                let text = match std::str::from_utf8(chunk) {
+                    Ok(text) => text,
                     Err(e) => return Err(self.r.err(start + e.valid_up_to(), K::InvalidUtf8)),
                 };
-            if plain {
-                self.out.reserve(chunk.len() + 2);
-                self.out.push(b'"');
-                self.out.extend_from_slice(chunk);
-                self.out.push(b'"');
-                self.r.pos = end + 1;
-                return Ok((false, false));
+                if is_nfc_quick(text.chars()) != IsNormalized::Yes {
+                    self.scratch.clear();
+                    self.scratch.extend(text.nfc());
+                    plain = self.scratch.as_bytes() == chunk;
+                }
             }
+            if !plain {
+                // Changed by NFC (which can turn some characters into ASCII ones, so the
+                // result is escaped again).
+                push_escaped(&mut self.out, &self.scratch);
+                if key {
+                    self.keys.extend_from_slice(self.scratch.as_bytes());
+                }
+                self.r.pos = end + 1;
+                return Ok((true, true));
+            }
+            self.out.reserve(chunk.len() + 2);
+            self.out.push(b'"');
+            self.out.extend_from_slice(chunk);
+            self.out.push(b'"');
+            self.r.pos = end + 1;
+            return Ok((false, false));
         }
         self.r.read_string(&mut self.buf)?;
         let changed = nfc_in_place(&mut self.buf, &mut self.scratch);
