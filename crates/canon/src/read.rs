@@ -108,6 +108,30 @@ fn scan_plain(input: &[u8], mut i: usize) -> (usize, bool) {
     (i, !high)
 }
 
+/// The index of the first byte from `i` on that is not an ASCII digit (or the end). Eight
+/// bytes at a time.
+#[inline]
+fn digits_end(input: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = input.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Nonzero in the high nibble of each byte that is not `0`-`9` (a carry out of a
+        // byte from 0xFA up can only disturb the bytes above it, which is already flagged).
+        let high = (w & splat(0xF0)) ^ splat(0x30);
+        let past_nine = (w.wrapping_add(splat(0x06)) & splat(0xF0)) ^ splat(0x30);
+        let other = high | past_nine;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while matches!(input.get(i), Some(b'0'..=b'9')) {
+        i += 1;
+    }
+    i
+}
+
 /// Normalises `s` to NFC in place if it is not already (ASCII never changes).
 /// Returns whether it changed.
 pub(crate) fn nfc_in_place(s: &mut String, scratch: &mut String) -> bool {
@@ -665,10 +689,34 @@ impl Canonicalizer<'_> {
     /// Reads the string at `pos` and writes it in canonical form (NFC, escaped). Returns
     /// whether NFC changed it, and whether its NFC text differs from the bytes written
     /// between the quotes (then, when `key` is true, that text is appended to the key arena).
+    #[inline]
     fn string(&mut self, key: bool) -> Result<(bool, bool), ParseError> {
         let input = self.r.input;
         let start = self.r.pos + 1;
         let (end, ascii) = scan_plain(input, start);
+        if ascii && input.get(end) == Some(&b'"') {
+            // ASCII without escapes or control characters: its own canonical form.
+            let chunk = &input[start..end];
+            self.out.reserve(chunk.len() + 2);
+            self.out.push(b'"');
+            self.out.extend_from_slice(chunk);
+            self.out.push(b'"');
+            self.r.pos = end + 1;
+            return Ok((false, false));
+        }
+        self.string_slow(key, start, end, ascii)
+    }
+
+    /// [`Self::string`] for content that is not plain ASCII up to the closing quote.
+    #[inline(never)]
+    fn string_slow(
+        &mut self,
+        key: bool,
+        start: usize,
+        end: usize,
+        ascii: bool,
+    ) -> Result<(bool, bool), ParseError> {
+        let input = self.r.input;
         if input.get(end) == Some(&b'"') {
             // No escapes and no control characters: the content is its own canonical form
             // if it is in NFC.
@@ -679,7 +727,11 @@ impl Canonicalizer<'_> {
                     Ok(text) => text,
                     Err(e) => return Err(self.r.err(start + e.valid_up_to(), K::InvalidUtf8)),
                 };
-                if is_nfc_quick(text.chars()) != IsNormalized::Yes {
+                // Every character below U+0300 (lead bytes below 0xCC) has NFC_QC=Yes and
+                // combining class 0, so such text is in NFC without a table look-up.
+                if chunk.iter().any(|&b| b >= 0xCC)
+                    && is_nfc_quick(text.chars()) != IsNormalized::Yes
+                {
                     self.scratch.clear();
                     self.scratch.extend(text.nfc());
                     plain = self.scratch.as_bytes() == chunk;
@@ -712,16 +764,16 @@ impl Canonicalizer<'_> {
     }
 
     fn number(&mut self) -> Result<(), ParseError> {
-        if let Some(e) = self.r.non_finite() {
-            return Err(e);
-        }
         let input = self.r.input;
         let start = self.r.pos;
         let negative = input.get(start) == Some(&b'-');
         let int_start = start + usize::from(negative);
-        let mut i = int_start;
-        while matches!(input.get(i), Some(b'0'..=b'9')) {
-            i += 1;
+        let i = digits_end(input, int_start);
+        if i == int_start
+            && let Some(e) = self.r.non_finite()
+        {
+            // `-Infinity`: the only non-finite literal that starts like a number.
+            return Err(e);
         }
         let int_end = i;
         let int = &input[int_start..int_end];
@@ -737,10 +789,7 @@ impl Canonicalizer<'_> {
             return Ok(());
         }
         if well_formed_int && next == Some(b'.') {
-            let mut j = i + 1;
-            while matches!(input.get(j), Some(b'0'..=b'9')) {
-                j += 1;
-            }
+            let j = digits_end(input, i + 1);
             if j > i + 1
                 && !matches!(input.get(j), Some(b'e' | b'E'))
                 && push_short_decimal(&mut self.out, negative, int, &input[i + 1..j])
@@ -965,5 +1014,50 @@ impl Canonicalizer<'_> {
             out.extend_from_slice(&reorder[s - from..e - from]);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use unicode_normalization::char::canonical_combining_class;
+    use unicode_normalization::{IsNormalized, is_nfc_quick};
+
+    /// The string fast path skips the NFC table for text whose characters are all below
+    /// U+0300: that is only right while each of them is NFC_QC=Yes with combining class 0.
+    #[test]
+    fn every_character_below_u0300_is_nfc_by_itself() {
+        for c in (0..0x300).filter_map(char::from_u32) {
+            assert_eq!(is_nfc_quick(std::iter::once(c)), IsNormalized::Yes, "{c:?}");
+            assert_eq!(canonical_combining_class(c), 0, "{c:?}");
+        }
+    }
+
+    /// The eight-at-a-time digit scan agrees with a byte loop at every offset.
+    #[test]
+    fn digits_end_stops_at_the_first_non_digit() {
+        let text = b"0123456789/:\xfa9\xff12345678901234567890a0 9.5e+1";
+        for start in 0..text.len() {
+            let expected = start
+                + text[start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count();
+            assert_eq!(super::digits_end(text, start), expected, "from {start}");
+        }
+    }
+
+    /// The eight-at-a-time string scan agrees with a byte loop at every offset.
+    #[test]
+    fn scan_plain_stops_at_the_first_special_byte() {
+        let text = "abc\u{e9}defgh\"ijklmnop\\qrstuvw\u{1f}xyz\u{7f} \u{80}ABCDEFGHIJK".as_bytes();
+        for start in 0..text.len() {
+            let end = start
+                + text[start..]
+                    .iter()
+                    .take_while(|&&b| b != b'"' && b != b'\\' && b >= 0x20)
+                    .count();
+            let ascii = text[start..end].is_ascii();
+            assert_eq!(super::scan_plain(text, start), (end, ascii), "from {start}");
+        }
     }
 }
