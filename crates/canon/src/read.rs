@@ -609,6 +609,10 @@ fn key_order(a: &Member, b: &Member, out: &[u8], arena: &[u8]) -> std::cmp::Orde
         .then_with(|| a.key(out, arena).cmp(b.key(out, arena)))
 }
 
+/// A parse error on the canonicaliser's paths, boxed so that a `Result` of theirs fits
+/// in registers.
+type Fail = Box<ParseError>;
+
 /// Streams canonical bytes from JSON text without building a tree.
 struct Canonicalizer<'a> {
     r: Reader<'a>,
@@ -640,7 +644,7 @@ pub(crate) fn canonicalize_text(input: &[u8], sort: bool) -> Result<Vec<u8>, Par
             reorder: Vec::new(),
         };
         c.r.skip_ws();
-        c.value(0)?;
+        c.value(0).map_err(|e| *e)?;
         c.r.finish()?;
         Ok(c.out)
     })
@@ -690,7 +694,7 @@ impl Canonicalizer<'_> {
     /// whether NFC changed it, and whether its NFC text differs from the bytes written
     /// between the quotes (then, when `key` is true, that text is appended to the key arena).
     #[inline]
-    fn string(&mut self, key: bool) -> Result<(bool, bool), ParseError> {
+    fn string(&mut self, key: bool) -> Result<(bool, bool), Fail> {
         let input = self.r.input;
         let start = self.r.pos + 1;
         let (end, ascii) = scan_plain(input, start);
@@ -715,7 +719,7 @@ impl Canonicalizer<'_> {
         start: usize,
         end: usize,
         ascii: bool,
-    ) -> Result<(bool, bool), ParseError> {
+    ) -> Result<(bool, bool), Fail> {
         let input = self.r.input;
         if input.get(end) == Some(&b'"') {
             // No escapes and no control characters: the content is its own canonical form
@@ -725,7 +729,9 @@ impl Canonicalizer<'_> {
             if !ascii {
                 let text = match std::str::from_utf8(chunk) {
                     Ok(text) => text,
-                    Err(e) => return Err(self.r.err(start + e.valid_up_to(), K::InvalidUtf8)),
+                    Err(e) => {
+                        return Err(self.r.err(start + e.valid_up_to(), K::InvalidUtf8).into());
+                    }
                 };
                 // Every character below U+0300 (lead bytes below 0xCC) has NFC_QC=Yes and
                 // combining class 0, so such text is in NFC without a table look-up.
@@ -763,7 +769,7 @@ impl Canonicalizer<'_> {
         Ok((changed, true))
     }
 
-    fn number(&mut self) -> Result<(), ParseError> {
+    fn number(&mut self) -> Result<(), Fail> {
         let input = self.r.input;
         let start = self.r.pos;
         let negative = input.get(start) == Some(&b'-');
@@ -773,7 +779,7 @@ impl Canonicalizer<'_> {
             && let Some(e) = self.r.non_finite()
         {
             // `-Infinity`: the only non-finite literal that starts like a number.
-            return Err(e);
+            return Err(e.into());
         }
         let int_end = i;
         let int = &input[int_start..int_end];
@@ -788,13 +794,37 @@ impl Canonicalizer<'_> {
             self.out.extend_from_slice(int);
             return Ok(());
         }
-        if well_formed_int && next == Some(b'.') {
-            let j = digits_end(input, i + 1);
-            if j > i + 1
-                && !matches!(input.get(j), Some(b'e' | b'E'))
-                && push_short_decimal(&mut self.out, negative, int, &input[i + 1..j])
-            {
-                self.r.pos = j;
+        if well_formed_int {
+            // A fraction, an exponent, or both (each only with at least one digit).
+            let mut end = int_end;
+            if next == Some(b'.') {
+                let j = digits_end(input, i + 1);
+                if j > i + 1 {
+                    if !matches!(input.get(j), Some(b'e' | b'E'))
+                        && push_short_decimal(&mut self.out, negative, int, &input[i + 1..j])
+                    {
+                        self.r.pos = j;
+                        return Ok(());
+                    }
+                    end = j;
+                }
+            }
+            if matches!(input.get(end), Some(b'e' | b'E')) {
+                let digits = end + 1 + usize::from(matches!(input.get(end + 1), Some(b'+' | b'-')));
+                let e = digits_end(input, digits);
+                if e > digits {
+                    end = e;
+                }
+            }
+            if end > int_end {
+                let invalid = || self.r.err(start, K::InvalidNumber);
+                let text = std::str::from_utf8(&input[start..end]).map_err(|_| invalid())?;
+                let x: f64 = text.parse().map_err(|_| invalid())?;
+                if !x.is_finite() {
+                    return Err(self.r.err(start, K::FloatOverflow).into());
+                }
+                self.r.pos = end;
+                push_float_repr(&mut self.out, x);
                 return Ok(());
             }
         }
@@ -806,7 +836,7 @@ impl Canonicalizer<'_> {
         Ok(())
     }
 
-    fn value(&mut self, depth: usize) -> Result<(), ParseError> {
+    fn value(&mut self, depth: usize) -> Result<(), Fail> {
         match self.r.peek() {
             Some(b'{') => self.object(depth + 1),
             Some(b'[') => self.array(depth + 1),
@@ -827,13 +857,17 @@ impl Canonicalizer<'_> {
                 Ok(())
             }
             Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(self.r.non_finite().unwrap_or_else(|| self.r.unexpected())),
+            _ => Err(self
+                .r
+                .non_finite()
+                .unwrap_or_else(|| self.r.unexpected())
+                .into()),
         }
     }
 
-    fn array(&mut self, depth: usize) -> Result<(), ParseError> {
+    fn array(&mut self, depth: usize) -> Result<(), Fail> {
         if depth > MAX_DEPTH {
-            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)));
+            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)).into());
         }
         self.r.pos += 1;
         self.out.push(b'[');
@@ -857,14 +891,14 @@ impl Canonicalizer<'_> {
                     self.out.push(b']');
                     return Ok(());
                 }
-                _ => return Err(self.r.unexpected()),
+                _ => return Err(self.r.unexpected().into()),
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<(), ParseError> {
+    fn object(&mut self, depth: usize) -> Result<(), Fail> {
         if depth > MAX_DEPTH {
-            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)));
+            return Err(self.r.err(self.r.pos, K::TooDeep(MAX_DEPTH)).into());
         }
         self.r.pos += 1;
         self.out.push(b'{');
@@ -879,7 +913,7 @@ impl Canonicalizer<'_> {
         }
         loop {
             if self.r.peek() != Some(b'"') {
-                return Err(self.r.unexpected());
+                return Err(self.r.unexpected().into());
             }
             let at = self.r.pos;
             let key_start = self.keys.len();
@@ -893,7 +927,7 @@ impl Canonicalizer<'_> {
             self.out.push(b':');
             self.r.skip_ws();
             if self.r.peek() != Some(b':') {
-                return Err(self.r.unexpected());
+                return Err(self.r.unexpected().into());
             }
             self.r.pos += 1;
             self.r.skip_ws();
@@ -925,7 +959,7 @@ impl Canonicalizer<'_> {
                     self.r.pos += 1;
                     break;
                 }
-                _ => return Err(self.r.unexpected()),
+                _ => return Err(self.r.unexpected().into()),
             }
         }
         self.finish_object(body, base)?;
@@ -937,7 +971,7 @@ impl Canonicalizer<'_> {
 
     /// Checks the members of the object whose body starts at `body` for duplicate keys and,
     /// for v1, rewrites them in key order.
-    fn finish_object(&mut self, body: usize, base: usize) -> Result<(), ParseError> {
+    fn finish_object(&mut self, body: usize, base: usize) -> Result<(), Fail> {
         let Canonicalizer {
             r,
             out,
@@ -987,7 +1021,7 @@ impl Canonicalizer<'_> {
                 } else {
                     K::DuplicateKey(name)
                 };
-                return Err(r.err(members[b].at, kind));
+                return Err(r.err(members[b].at, kind).into());
             }
         }
         if !*sort {
