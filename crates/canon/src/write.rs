@@ -118,10 +118,12 @@ impl std::fmt::Write for StackText {
     }
 }
 
-/// Whether two decimals of the same length can be equally close to `x` (x > 0): only when
-/// x's exact decimal expansion is short, i.e. x = m·2^e with e >= 0, or with e < 0 and
-/// m·5^-e below 10^18 (a midpoint has at most 18 significant digits).
-fn tie_possible(x: f64) -> bool {
+/// Whether two decimals of `n` significant digits can be equally close to `x` (x > 0): only
+/// when x's exact decimal expansion is short, i.e. x = m·2^e with e >= 0, or with e < 0 and
+/// m·5^-e below 10^18 (a midpoint has at most 18 significant digits); and then only when
+/// that expansion has exactly n + 1 significant digits, the last a 5. Where the expansion
+/// does not fit in 64 bits, a tie is assumed possible.
+fn tie_possible(x: f64, n: usize) -> bool {
     let bits = x.to_bits();
     let exp_bits = ((bits >> 52) & 0x7ff) as i32;
     let fraction = bits & ((1u64 << 52) - 1);
@@ -136,11 +138,24 @@ fn tie_possible(x: f64) -> bool {
     let tz = m.trailing_zeros();
     m >>= tz;
     e += tz as i32;
-    if e >= 0 {
-        return true;
+    // The exact significand: x = significand · 10^-k.
+    let significand = if e >= 0 {
+        if e > 10 {
+            return true;
+        }
+        m << e
+    } else {
+        let k = e.unsigned_abs();
+        if k > 26 || u128::from(m) * 5u128.pow(k) >= 1_000_000_000_000_000_000 {
+            return false;
+        }
+        m * 5u64.pow(k)
+    };
+    let mut digits = significand;
+    while digits % 10 == 0 {
+        digits /= 10;
     }
-    let k = e.unsigned_abs();
-    k <= 26 && u128::from(m) * 5u128.pow(k) < 1_000_000_000_000_000_000
+    digits % 10 == 5 && digits.ilog10() as usize == n
 }
 
 impl Sci {
@@ -237,7 +252,7 @@ impl Sci {
     fn shortest(x: f64) -> Option<Sci> {
         let mut buffer = zmij::Buffer::new();
         let sci = Sci::from_text(buffer.format_finite(x).as_bytes())?;
-        if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 || !tie_possible(x) {
+        if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 || !tie_possible(x, sci.n) {
             return Some(sci);
         }
         match Sci::exact(x, sci.n - 1) {
@@ -444,5 +459,53 @@ fn pretty(out: &mut Vec<u8>, value: &Value, level: usize) {
             out.push(b'}');
         }
         other => write_compact(out, other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sci;
+    use rand_core::{RngCore, SeedableRng};
+
+    /// [`Sci::shortest`] without the `tie_possible` filter: the exact-mode check on every
+    /// odd last digit.
+    fn shortest_checking_every_odd_digit(x: f64) -> Option<(Vec<u8>, i32)> {
+        let mut buffer = zmij::Buffer::new();
+        let sci = Sci::from_text(buffer.format_finite(x).as_bytes())?;
+        let chosen = if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 {
+            sci
+        } else {
+            match Sci::exact(x, sci.n - 1) {
+                Some(exact) if exact.n <= sci.n && exact.reads_back_as(x) => exact,
+                _ => sci,
+            }
+        };
+        Some((chosen.digits().to_vec(), chosen.exp))
+    }
+
+    /// The tie filter only skips the exact-mode check where it could not change the digits:
+    /// integers, halves and quarters, short decimals, and random bit patterns.
+    #[test]
+    fn the_tie_filter_never_changes_the_digits() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        let mut xs = vec![
+            3_969_521_851_702_989.0 / 4.0,
+            0.5,
+            2.5,
+            1e23,
+            9007199254740993.0,
+            5e-324,
+        ];
+        for _ in 0..20_000 {
+            let r = rng.next_u64();
+            xs.push((r % 1_000_000_000_000_000) as f64 / 4.0);
+            xs.push((r % 100_000) as f64 * 10f64.powi((r >> 40) as i32 % 30 - 15));
+            xs.push((r >> 11) as f64 * 2f64.powi((r % 80) as i32 - 40));
+            xs.push(f64::from_bits(r >> 2));
+        }
+        for x in xs.into_iter().filter(|x| x.is_finite() && *x > 0.0) {
+            let got = Sci::shortest(x).map(|s| (s.digits().to_vec(), s.exp));
+            assert_eq!(got, shortest_checking_every_odd_digit(x), "{x:e}");
+        }
     }
 }
