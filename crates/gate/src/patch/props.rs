@@ -121,7 +121,8 @@ pub(crate) fn blank_rust_comments_and_strings(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out: Vec<u8> = bytes.to_vec();
     let blank = |out: &mut Vec<u8>, from: usize, to: usize| {
-        for b in &mut out[from..to.min(bytes.len())] {
+        // An unterminated literal or comment at the end can give `from > to`: nothing to blank.
+        for b in out.get_mut(from..to.min(bytes.len())).unwrap_or_default() {
             if *b != b'\n' {
                 *b = b' ';
             }
