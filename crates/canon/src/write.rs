@@ -44,7 +44,25 @@ pub(crate) fn push_escaped(out: &mut Vec<u8>, s: &str) {
 /// in scientific notation otherwise (`1e-05`, `1e+16`, `1.5e+300`); always a `.0` or an
 /// exponent, so it never reads back as an integer.
 pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
-    let Some(sci) = Sci::shortest(x.abs()) else {
+    // zmij writes fixed notation for decimal exponents -5..=15 (`0.00001` to
+    // `999999999999999.9`), in the layout of Python's repr (`1000.0`, `0.25`), which uses
+    // it for -4..=15. Where no two shortest decimals can be equally close to x, both pick
+    // the same digits, so the text is Python's repr as it is.
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(x.abs()).as_bytes();
+    if !text.contains(&b'e') && !text.starts_with(b"0.0000") && !any_tie_possible(x.abs()) {
+        if x.is_sign_negative() {
+            out.push(b'-');
+        }
+        out.extend_from_slice(text);
+        return;
+    }
+    push_float_repr_digits(out, x, Sci::shortest_from(x.abs(), text));
+}
+
+/// [`push_float_repr`] from the digits and exponent of [`Sci::shortest`].
+fn push_float_repr_digits(out: &mut Vec<u8>, x: f64, sci: Option<Sci>) {
+    let Some(sci) = sci else {
         out.extend_from_slice(x.to_string().as_bytes());
         return;
     };
@@ -118,26 +136,46 @@ impl std::fmt::Write for StackText {
     }
 }
 
+/// `x` (x > 0) as m·2^e with m odd.
+fn binary_parts(x: f64) -> Option<(u64, i32)> {
+    let bits = x.to_bits();
+    let exp_bits = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (m, e) = if exp_bits == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), exp_bits - 1075)
+    };
+    if m == 0 {
+        return None;
+    }
+    let tz = m.trailing_zeros();
+    Some((m >> tz, e + tz as i32))
+}
+
+/// Whether two decimals of some length can be equally close to `x` (x >= 0): only when x's
+/// exact decimal expansion is short, i.e. x = m·2^e with e >= 0, or with e < 0 and m·5^-e
+/// below 10^18 (a midpoint has at most 18 significant digits).
+fn any_tie_possible(x: f64) -> bool {
+    let Some((m, e)) = binary_parts(x) else {
+        return false;
+    };
+    if e >= 0 {
+        return true;
+    }
+    let k = e.unsigned_abs();
+    k <= 26 && u128::from(m) * 5u128.pow(k) < 1_000_000_000_000_000_000
+}
+
 /// Whether two decimals of `n` significant digits can be equally close to `x` (x > 0): only
 /// when x's exact decimal expansion is short, i.e. x = m·2^e with e >= 0, or with e < 0 and
 /// m·5^-e below 10^18 (a midpoint has at most 18 significant digits); and then only when
 /// that expansion has exactly n + 1 significant digits, the last a 5. Where the expansion
 /// does not fit in 64 bits, a tie is assumed possible.
 fn tie_possible(x: f64, n: usize) -> bool {
-    let bits = x.to_bits();
-    let exp_bits = ((bits >> 52) & 0x7ff) as i32;
-    let fraction = bits & ((1u64 << 52) - 1);
-    let (mut m, mut e) = if exp_bits == 0 {
-        (fraction, -1074)
-    } else {
-        (fraction | (1u64 << 52), exp_bits - 1075)
-    };
-    if m == 0 {
+    let Some((m, e)) = binary_parts(x) else {
         return false;
-    }
-    let tz = m.trailing_zeros();
-    m >>= tz;
-    e += tz as i32;
+    };
     // The exact significand: x = significand · 10^-k.
     let significand = if e >= 0 {
         if e > 10 {
@@ -249,9 +287,9 @@ impl Sci {
     /// pick the odd one, where Python (David Gay's dtoa) picks the even one. So when the last
     /// digit is odd and a tie is possible at all, the correctly rounded value at that length
     /// (Rust's exact mode rounds half to even) replaces it if it still reads back as `x`.
-    fn shortest(x: f64) -> Option<Sci> {
-        let mut buffer = zmij::Buffer::new();
-        let sci = Sci::from_text(buffer.format_finite(x).as_bytes())?;
+    /// `text` is zmij's text for `x`.
+    fn shortest_from(x: f64, text: &[u8]) -> Option<Sci> {
+        let sci = Sci::from_text(text)?;
         if sci.n < 2 || sci.digits[sci.n - 1] % 2 == 0 || !tie_possible(x, sci.n) {
             return Some(sci);
         }
@@ -259,6 +297,13 @@ impl Sci {
             Some(exact) if exact.n <= sci.n && exact.reads_back_as(x) => Some(exact),
             _ => Some(sci),
         }
+    }
+
+    /// [`Sci::shortest_from`] with zmij's text computed here.
+    #[cfg(test)]
+    fn shortest(x: f64) -> Option<Sci> {
+        let mut buffer = zmij::Buffer::new();
+        Sci::shortest_from(x, buffer.format_finite(x).as_bytes())
     }
 
     fn reads_back_as(&self, x: f64) -> bool {
@@ -481,6 +526,40 @@ mod tests {
             }
         };
         Some((chosen.digits().to_vec(), chosen.exp))
+    }
+
+    /// zmij's text, where it is taken as it is, is what the digits path writes.
+    #[test]
+    fn the_zmij_text_shortcut_writes_python_repr() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            1e-4,
+            1e-5,
+            9.9999e-5,
+            1e15,
+            1e16,
+            9999999999999998.0,
+            0.1,
+            1.0,
+            3_969_521_851_702_989.0 / 4.0,
+        ];
+        for _ in 0..20_000 {
+            let r = rng.next_u64();
+            xs.push((r >> 11) as f64 / (1u64 << 53) as f64);
+            xs.push((r % 1_000_000_000_000_000) as f64 / 4.0);
+            xs.push((r % 100_000) as f64 * 10f64.powi((r >> 40) as i32 % 44 - 22));
+            xs.push((r >> 11) as f64 * 2f64.powi((r % 120) as i32 - 60));
+            xs.push(f64::from_bits(r >> 1));
+            xs.push(-f64::from_bits(r >> 2));
+        }
+        for x in xs.into_iter().filter(|x| x.is_finite()) {
+            let (mut fast, mut digits) = (Vec::new(), Vec::new());
+            super::push_float_repr(&mut fast, x);
+            super::push_float_repr_digits(&mut digits, x, Sci::shortest(x.abs()));
+            assert_eq!(fast, digits, "{x:e}");
+        }
     }
 
     /// The tie filter only skips the exact-mode check where it could not change the digits:
