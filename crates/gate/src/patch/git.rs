@@ -132,19 +132,7 @@ impl Git {
                 dir: self.dir.clone(),
                 source,
             })?;
-        if out.status.success() {
-            Ok(out.stdout)
-        } else {
-            Err(PatchError::GitFailed {
-                args: args.join(" "),
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_string(),
-            })
-        }
+        Self::stdout_if_ok(args, out)
     }
 
     /// Runs git with `input` on its standard input and fails unless it exits 0.
@@ -175,19 +163,24 @@ impl Git {
         if let Some(writer) = writer {
             let _ = writer.join();
         }
+        Self::stdout_if_ok(args, out)
+    }
+
+    /// The output of a git that exited 0; otherwise the failure with the first line of its
+    /// standard error.
+    fn stdout_if_ok(args: &[&str], out: std::process::Output) -> Result<Vec<u8>, PatchError> {
         if out.status.success() {
-            Ok(out.stdout)
-        } else {
-            Err(PatchError::GitFailed {
-                args: args.join(" "),
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .to_string(),
-            })
+            return Ok(out.stdout);
         }
+        Err(PatchError::GitFailed {
+            args: args.join(" "),
+            status: out.status.to_string(),
+            stderr: String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string(),
+        })
     }
 
     fn output_error(args: &[&str], detail: impl Into<String>) -> PatchError {
