@@ -241,9 +241,6 @@ pub fn run(args: Args) -> Outcome {
         .map_err(Failure::usage)?;
     let oracle = ProcessOracle::new(settings.oracle.as_str(), dir).map_err(Failure::usage)?;
     let plan = ReplayPlan::new(settings.policy.replays, settings.seed).map_err(Failure::usage)?;
-    if let Err(e) = freezegate_replay::become_child_subreaper() {
-        eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
-    }
     let options = ReplayOptions {
         timeout: settings.timeout,
         property_id: property.to_string(),

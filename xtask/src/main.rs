@@ -88,6 +88,15 @@ fn main() -> ExitCode {
         eprintln!("error: cannot change to directory {}: {e}", dir.display());
         return ExitCode::from(exit::USAGE);
     }
+    // Commands that run oracles adopt the orphans their oracles leave, so every process of a
+    // run is reaped here rather than by PID 1 (SPEC §4).
+    let runs_oracles = !matches!(
+        cli.command,
+        Command::Canon(_) | Command::Ledger(_) | Command::Property { .. }
+    );
+    if runs_oracles && let Err(e) = freezegate_replay::become_child_subreaper() {
+        eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
+    }
     let outcome = match cli.command {
         Command::Canon(args) => canon::run(args),
         Command::Classify(args) => classify::run(args),

@@ -71,9 +71,6 @@ pub fn run(args: Args) -> Outcome {
         .context("cannot read the current directory")
         .map_err(Failure::usage)?;
     let oracle = ProcessOracle::new(args.oracle.as_str(), dir).map_err(Failure::usage)?;
-    if let Err(e) = freezegate_replay::become_child_subreaper() {
-        eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
-    }
     let options = ReplayOptions {
         jobs: args.jobs.unwrap_or_else(|| ReplayOptions::default().jobs),
         timeout: Duration::from_millis(args.timeout_ms),

@@ -89,9 +89,6 @@ pub fn run(args: Args) -> Outcome {
     let dir = std::env::current_dir()
         .context("cannot read the current directory")
         .map_err(Failure::usage)?;
-    if let Err(e) = freezegate_replay::become_child_subreaper() {
-        eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
-    }
     let ctx = RunContext::new(seed)
         .with_property(property_id)
         .with_timeout(Duration::from_millis(args.timeout_ms));
