@@ -519,9 +519,11 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
             self.set_int(&pointer, &toward);
         }
         // A negative that could not become positive (its twin is taken, as a duplicate
-        // would be) tries the one-digit non-negatives, all shorter than it.
+        // would be), or a number of two or more digits that bisection could not lower (the
+        // failing values below it are sparse, as with rounding), tries the one-digit
+        // non-negatives, all shorter than it.
         if let Some(n) = self.int_at(at)
-            && n.is_negative()
+            && (n.is_negative() || n.cmp_abs(&Num::small(10)).is_ge())
         {
             for digit in 1..=9 {
                 if self.exhausted || self.set_int(&pointer, &Num::small(digit)) {
