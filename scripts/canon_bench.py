@@ -17,31 +17,15 @@ import json
 import os
 import sys
 import time
-import unicodedata
 
-if hasattr(sys, "set_int_max_str_digits"):
-    sys.set_int_max_str_digits(0)
-
-
-def nfc(value):
-    if isinstance(value, str):
-        return unicodedata.normalize("NFC", value)
-    if isinstance(value, list):
-        return [nfc(item) for item in value]
-    if isinstance(value, dict):
-        return {nfc(key): nfc(item) for key, item in value.items()}
-    return value
+# The one definition of canonical form v1 lives beside this script; importing it also lifts
+# Python's limit on integer digits.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from canon_reference import canonical  # noqa: E402
 
 
 def digest(text):
-    data = json.dumps(
-        nfc(json.loads(text)),
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    ).encode("utf-8")
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(canonical(text)).hexdigest()
 
 
 def main(argv):
