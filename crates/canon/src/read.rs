@@ -609,6 +609,30 @@ fn key_order(a: &Member, b: &Member, out: &[u8], arena: &[u8]) -> std::cmp::Orde
         .then_with(|| a.key(out, arena).cmp(b.key(out, arena)))
 }
 
+/// The first eight bytes of the key at `buf[start..end]`, big-endian, zero-padded
+/// ([`Member::prefix`]). When `buf` holds eight bytes from `start` (a key in the output is
+/// followed by at least `":` and a value), they are loaded as one word and the bytes past the
+/// key masked off, instead of copying a key of variable length into a zeroed word (a `memcpy`
+/// call, and a stalled load of what it stored).
+#[inline]
+fn key_prefix(buf: &[u8], start: usize, end: usize) -> u64 {
+    let n = end - start;
+    if let Some(&word) = buf.get(start..).and_then(|b| b.first_chunk::<8>()) {
+        let word = u64::from_be_bytes(word);
+        // Keep the first n bytes: the top 8n bits of the big-endian word.
+        return if n < 8 {
+            word & !(u64::MAX >> (8 * n))
+        } else {
+            word
+        };
+    }
+    let mut word = [0u8; 8];
+    for (w, &b) in word.iter_mut().zip(&buf[start..end]) {
+        *w = b;
+    }
+    u64::from_be_bytes(word)
+}
+
 /// A parse error on the canonicaliser's paths, boxed so that a `Result` of theirs fits
 /// in registers.
 type Fail = Box<ParseError>;
@@ -932,16 +956,13 @@ impl Canonicalizer<'_> {
             self.r.pos += 1;
             self.r.skip_ws();
             self.value(depth)?;
-            let mut head = [0u8; 8];
-            let key_bytes = if in_arena {
-                &self.keys[key.0..key.1]
+            let prefix = if in_arena {
+                key_prefix(&self.keys, key.0, key.1)
             } else {
-                &self.out[key.0..key.1]
+                key_prefix(&self.out, key.0, key.1)
             };
-            let n = key_bytes.len().min(8);
-            head[..n].copy_from_slice(&key_bytes[..n]);
             self.members.push(Member {
-                prefix: u64::from_be_bytes(head),
+                prefix,
                 key,
                 in_arena,
                 out: (out_start, self.out.len()),

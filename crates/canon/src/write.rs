@@ -48,14 +48,35 @@ pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
     // `999999999999999.9`), in the layout of Python's repr (`1000.0`, `0.25`), which uses
     // it for -4..=15. Where no two shortest decimals can be equally close to x, both pick
     // the same digits, so the text is Python's repr as it is.
+    // zmij's scientific notation (decimal exponents from 16 up and from -6 down, where
+    // Python's repr uses it too) is Python's but for the exponent's width: `1.5e-7` where
+    // Python writes `1.5e-07`.
     let mut buffer = zmij::Buffer::new();
     let text = buffer.format_finite(x.abs()).as_bytes();
-    if !text.contains(&b'e') && !text.starts_with(b"0.0000") && !any_tie_possible(x.abs()) {
-        if x.is_sign_negative() {
-            out.push(b'-');
+    if !any_tie_possible(x.abs()) {
+        match text.iter().position(|&b| b == b'e') {
+            None if !text.starts_with(b"0.0000") => {
+                if x.is_sign_negative() {
+                    out.push(b'-');
+                }
+                out.extend_from_slice(text);
+                return;
+            }
+            // `e`, a sign, and one digit or more.
+            Some(e) if text.len() > e + 2 => {
+                if x.is_sign_negative() {
+                    out.push(b'-');
+                }
+                let (head, exponent) = text.split_at(e + 2);
+                out.extend_from_slice(head);
+                if exponent.len() == 1 {
+                    out.push(b'0');
+                }
+                out.extend_from_slice(exponent);
+                return;
+            }
+            _ => {}
         }
-        out.extend_from_slice(text);
-        return;
     }
     push_float_repr_digits(out, x, Sci::shortest_from(x.abs(), text));
 }
@@ -528,7 +549,8 @@ mod tests {
         Some((chosen.digits().to_vec(), chosen.exp))
     }
 
-    /// zmij's text, where it is taken as it is, is what the digits path writes.
+    /// zmij's text, where it is taken as it is (fixed notation) or with its exponent
+    /// widened to two digits (scientific notation), is what the digits path writes.
     #[test]
     fn the_zmij_text_shortcut_writes_python_repr() {
         let mut rng = rand_pcg::Pcg64::seed_from_u64(11);
@@ -537,6 +559,14 @@ mod tests {
             -0.0,
             1e-4,
             1e-5,
+            1e-6,
+            -1.5e-7,
+            1.2e-9,
+            2.5e-100,
+            5e-324,
+            1e300,
+            1.7976931348623157e308,
+            1.2345e16,
             9.9999e-5,
             1e15,
             1e16,
