@@ -674,42 +674,111 @@ pub(crate) fn canonicalize_text(input: &[u8], sort: bool) -> Result<Vec<u8>, Par
     })
 }
 
-/// Appends the canonical form of a float literal with no exponent and at most 15
-/// significant digits (`12.50`, `-0.001`, `100.0`), or returns false for any other literal.
+/// Appends the canonical form of a float literal with at most 15 significant digits whose
+/// value is a normal double (`12.50`, `-0.001`, `100.0`, `25e-3`, `1.5E+200`), or returns
+/// false for any other literal. `int` is a well-formed integer part, `frac` the digits after
+/// the point (empty without one), `exp` the exponent's sign and digits (`None` without one).
 ///
 /// Such a literal needs no float parsing or formatting: distinct decimals of at most 15
-/// significant digits are distinct doubles, so its digits (trailing zeros dropped) are the
-/// shortest that round-trip, which is what Python's repr prints; fixed notation applies
-/// while the decimal exponent is in `-4..16`.
+/// significant digits are distinct doubles in the normal range (DBL_DIG), so its digits
+/// (zeros at either end dropped) are the shortest that round-trip, which is what Python's
+/// repr prints: in fixed notation while the decimal exponent is in `-4..16`, else in
+/// scientific notation with at least two exponent digits.
 #[inline]
-fn push_short_decimal(out: &mut Vec<u8>, negative: bool, int: &[u8], frac: &[u8]) -> bool {
-    let frac = match frac.iter().rposition(|&d| d != b'0') {
-        Some(last) => &frac[..=last],
-        None => &frac[..0],
-    };
-    let significant = if int == b"0" {
-        let zeros = frac.iter().take_while(|&&d| d == b'0').count();
-        if frac.is_empty() {
-            0
-        } else if zeros > 3 {
-            return false;
-        } else {
-            frac.len() - zeros
+fn push_short_float(
+    out: &mut Vec<u8>,
+    negative: bool,
+    int: &[u8],
+    frac: &[u8],
+    exp: Option<&[u8]>,
+) -> bool {
+    // The exponent, when it is small enough to matter here.
+    let exp = match exp {
+        None => 0,
+        Some(e) => {
+            let (minus, digits) = match e.split_first() {
+                Some((b'-', rest)) => (true, rest),
+                Some((b'+', rest)) => (false, rest),
+                _ => (false, e),
+            };
+            let zeros = digits.iter().take_while(|&&d| d == b'0').count();
+            let digits = &digits[zeros..];
+            if digits.len() > 4 {
+                return false;
+            }
+            let value = digits
+                .iter()
+                .fold(0i32, |n, &d| n * 10 + i32::from(d - b'0'));
+            if minus { -value } else { value }
         }
-    } else if frac.is_empty() {
-        int.iter().rposition(|&d| d != b'0').map_or(0, |i| i + 1)
-    } else {
-        int.len() + frac.len()
     };
-    if significant > 15 || int.len() > 16 {
+    // The significant digits (int and frac without the zeros at either end), as two
+    // slices, and the decimal exponent of the first of them.
+    let trim_end =
+        |d: &'_ [u8]| -> usize { d.len() - d.iter().rev().take_while(|&&d| d == b'0').count() };
+    let (first, second, point) = if int == b"0" {
+        let zeros = frac.iter().take_while(|&&d| d == b'0').count();
+        let rest = &frac[zeros..];
+        (&rest[..trim_end(rest)], &[][..], -(zeros as i32) - 1)
+    } else {
+        let point = int.len() as i32 - 1;
+        match trim_end(frac) {
+            0 => (&int[..trim_end(int)], &[][..], point),
+            kept => (int, &frac[..kept], point),
+        }
+    };
+    let n = first.len() + second.len();
+    if n == 0 {
+        // Zero, whatever its exponent.
+        out.extend_from_slice(if negative { b"-0.0" } else { b"0.0" });
+        return true;
+    }
+    if n > 15 {
         return false;
     }
+    let sci = point + exp;
+    if !(-300..=300).contains(&sci) {
+        return false;
+    }
+    let mut sig = [0u8; 15];
+    sig[..first.len()].copy_from_slice(first);
+    sig[first.len()..n].copy_from_slice(second);
+    let sig = &sig[..n];
     if negative {
         out.push(b'-');
     }
-    out.extend_from_slice(int);
-    out.push(b'.');
-    out.extend_from_slice(if frac.is_empty() { b"0" } else { frac });
+    if (-4..16).contains(&sci) {
+        if sci < 0 {
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat_n(b'0', (-sci - 1) as usize));
+            out.extend_from_slice(sig);
+        } else {
+            let whole = sci as usize + 1;
+            if whole >= n {
+                out.extend_from_slice(sig);
+                out.extend(std::iter::repeat_n(b'0', whole - n));
+                out.extend_from_slice(b".0");
+            } else {
+                out.extend_from_slice(&sig[..whole]);
+                out.push(b'.');
+                out.extend_from_slice(&sig[whole..]);
+            }
+        }
+    } else {
+        out.push(sig[0]);
+        if n > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&sig[1..]);
+        }
+        out.push(b'e');
+        out.push(if sci < 0 { b'-' } else { b'+' });
+        let e = sci.unsigned_abs();
+        if e >= 100 {
+            out.push(b'0' + (e / 100) as u8);
+        }
+        out.push(b'0' + (e / 10 % 10) as u8);
+        out.push(b'0' + (e % 10) as u8);
+    }
     true
 }
 
@@ -821,15 +890,12 @@ impl Canonicalizer<'_> {
         if well_formed_int {
             // A fraction, an exponent, or both (each only with at least one digit).
             let mut end = int_end;
+            let mut frac: &[u8] = &[];
+            let mut exp = None;
             if next == Some(b'.') {
                 let j = digits_end(input, i + 1);
                 if j > i + 1 {
-                    if !matches!(input.get(j), Some(b'e' | b'E'))
-                        && push_short_decimal(&mut self.out, negative, int, &input[i + 1..j])
-                    {
-                        self.r.pos = j;
-                        return Ok(());
-                    }
+                    frac = &input[i + 1..j];
                     end = j;
                 }
             }
@@ -837,8 +903,13 @@ impl Canonicalizer<'_> {
                 let digits = end + 1 + usize::from(matches!(input.get(end + 1), Some(b'+' | b'-')));
                 let e = digits_end(input, digits);
                 if e > digits {
+                    exp = Some(&input[end + 1..e]);
                     end = e;
                 }
+            }
+            if end > int_end && push_short_float(&mut self.out, negative, int, frac, exp) {
+                self.r.pos = end;
+                return Ok(());
             }
             if end > int_end {
                 let invalid = || self.r.err(start, K::InvalidNumber);
@@ -1084,6 +1155,91 @@ mod tests {
         for c in (0..0x300).filter_map(char::from_u32) {
             assert_eq!(is_nfc_quick(std::iter::once(c)), IsNormalized::Yes, "{c:?}");
             assert_eq!(canonical_combining_class(c), 0, "{c:?}");
+        }
+    }
+
+    /// A float literal of at most 15 significant digits is written from its own digits:
+    /// that must be what parsing it and writing Python's repr of the double gives.
+    #[test]
+    fn short_float_literals_are_written_as_their_repr() {
+        use rand_core::{RngCore, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(15);
+        let digits = |n: u64, rng: &mut rand_pcg::Pcg64| -> String {
+            (0..n)
+                .map(|_| char::from(b'0' + (rng.next_u64() % 10) as u8))
+                .collect()
+        };
+        let (mut taken, mut tried) = (0, 0);
+        for _ in 0..200_000 {
+            let r = rng.next_u64();
+            let int = match r % 4 {
+                0 => "0".to_owned(),
+                _ => format!("{}{}", 1 + r % 9, digits(r >> 8 & 15, &mut rng)),
+            };
+            let frac = match r >> 12 & 3 {
+                0 => String::new(),
+                1 => format!(
+                    "{}{}",
+                    "0".repeat((r >> 16 & 7) as usize),
+                    digits(r >> 20 & 15, &mut rng)
+                ),
+                _ => digits(1 + (r >> 24 & 15), &mut rng),
+            };
+            let exp = match r >> 28 & 3 {
+                0 if !frac.is_empty() => String::new(),
+                1 => format!("e-{}", r >> 32 & 511),
+                2 => format!("E+0{}", r >> 32 & 511),
+                _ => format!("e{}", (r >> 32) % 100_000),
+            };
+            let negative = r >> 60 & 1 == 1;
+            let text = format!(
+                "{}{int}{}{frac}{exp}",
+                if negative { "-" } else { "" },
+                if frac.is_empty() { "" } else { "." }
+            );
+            let exp_part = exp.strip_prefix(['e', 'E']).map(str::as_bytes);
+            let mut short = Vec::new();
+            tried += 1;
+            if !super::push_short_float(
+                &mut short,
+                negative,
+                int.as_bytes(),
+                frac.as_bytes(),
+                exp_part,
+            ) {
+                continue;
+            }
+            taken += 1;
+            let x: f64 = text.parse().expect("a valid literal");
+            let mut repr = Vec::new();
+            crate::write::push_float_repr(&mut repr, x);
+            assert_eq!(
+                String::from_utf8_lossy(&short),
+                String::from_utf8_lossy(&repr),
+                "{text}"
+            );
+        }
+        // Many literals take the shortcut; the rest (too many digits, out of range) do not.
+        assert!(taken > tried / 5 && taken < tried, "{taken} of {tried}");
+    }
+
+    /// A key's prefix is its first eight bytes, zero-padded, whatever follows it.
+    #[test]
+    fn key_prefix_ignores_the_bytes_after_the_key() {
+        let buf = b"abcdefghij\":1,\"z\":\xff\xff\xff\xff\xff\xff\xff\xff";
+        for start in 0..buf.len() {
+            for end in start..buf.len() {
+                let mut word = [0u8; 8];
+                for (w, &b) in word.iter_mut().zip(&buf[start..end]) {
+                    *w = b;
+                }
+                let expected = u64::from_be_bytes(word);
+                assert_eq!(
+                    super::key_prefix(buf, start, end),
+                    expected,
+                    "{start}..{end}"
+                );
+            }
         }
     }
 
