@@ -132,10 +132,39 @@ fn digits_end(input: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Ranges of code points (start inclusive, end exclusive) in which every character has
+/// NFC_QC=Yes and canonical combining class 0: a starter that nothing before it can
+/// combine with. Text made only of these is in NFC. They cover Latin to U+02FF, Greek and
+/// Cyrillic, CJK punctuation, kana and ideographs, Hangul syllables, and the planes of emoji
+/// and CJK extensions; a unit test checks every code point in them against the tables of
+/// `unicode-normalization`.
+const NFC_STARTERS: [(u32, u32); 7] = [
+    (0x0000, 0x0300),
+    (0x0388, 0x0483),
+    (0x1E00, 0x1F71),
+    (0x2E00, 0x302A),
+    (0x309B, 0xA66F),
+    (0xABEE, 0xF900),
+    (0x1_E94B, 0x2_F800),
+];
+
+/// Whether every character of `s` is in [`NFC_STARTERS`] (then `s` is in NFC), without a
+/// table look-up per character; false says nothing.
+#[inline]
+fn is_nfc_by_ranges(s: &str) -> bool {
+    s.chars().all(|c| {
+        let u = u32::from(c);
+        NFC_STARTERS.iter().any(|&(lo, hi)| lo <= u && u < hi)
+    })
+}
+
 /// Normalises `s` to NFC in place if it is not already (ASCII never changes).
 /// Returns whether it changed.
 pub(crate) fn nfc_in_place(s: &mut String, scratch: &mut String) -> bool {
     if s.is_ascii() {
+        return false;
+    }
+    if is_nfc_by_ranges(s) {
         return false;
     }
     match is_nfc_quick(s.chars()) {
@@ -827,10 +856,9 @@ impl Canonicalizer<'_> {
                     }
                 };
                 // Every character below U+0300 (lead bytes below 0xCC) has NFC_QC=Yes and
-                // combining class 0, so such text is in NFC without a table look-up.
-                if chunk.iter().any(|&b| b >= 0xCC)
-                    && is_nfc_quick(text.chars()) != IsNormalized::Yes
-                {
+                // combining class 0, so such text is in NFC without a table look-up; so is
+                // text of characters from the ranges of `NFC_STARTERS`.
+                if chunk.iter().any(|&b| b >= 0xCC) && !is_nfc_by_ranges(text) {
                     self.scratch.clear();
                     self.scratch.extend(text.nfc());
                     plain = self.scratch.as_bytes() == chunk;
@@ -1372,6 +1400,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Text of characters from `NFC_STARTERS` skips the NFC quick check: each of them must
+    /// be NFC_QC=Yes with combining class 0.
+    #[test]
+    fn every_character_of_the_nfc_starter_ranges_is_nfc_by_itself() {
+        for (lo, hi) in super::NFC_STARTERS {
+            for c in (lo..hi).filter_map(char::from_u32) {
+                assert_eq!(is_nfc_quick(std::iter::once(c)), IsNormalized::Yes, "{c:?}");
+                assert_eq!(canonical_combining_class(c), 0, "{c:?}");
+            }
+        }
+        // The ranges stop where the tables say so: at a combining mark, a decomposing
+        // compatibility ideograph, a trailing Hangul jamo.
+        for c in [
+            '\u{0300}',
+            '\u{0483}',
+            '\u{3099}',
+            '\u{F900}',
+            '\u{2F800}',
+            '\u{11A8}',
+        ] {
+            assert!(!super::is_nfc_by_ranges(&c.to_string()), "{c:?}");
+        }
+        assert!(super::is_nfc_by_ranges(
+            "数据 Ωmega Ελλάδα 😀 ok Łódź 한국어"
+        ));
     }
 
     /// The eight-at-a-time digit scan agrees with a byte loop at every offset.
