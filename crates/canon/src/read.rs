@@ -213,8 +213,23 @@ impl<'a> Reader<'a> {
             .and_then(|s| s.chars().next())
     }
 
+    /// Skips whitespace. The common cases take one or two comparisons: no whitespace (a byte
+    /// above U+0020 is never whitespace) and a single space before such a byte (`": "` and
+    /// `", "`, as most JSON writers separate).
     #[inline]
     fn skip_ws(&mut self) {
+        match self.input.get(self.pos) {
+            Some(&b) if b > b' ' => {}
+            Some(b' ') if self.input.get(self.pos + 1).is_some_and(|&b| b > b' ') => {
+                self.pos += 1;
+            }
+            None => {}
+            Some(_) => self.skip_ws_run(),
+        }
+    }
+
+    /// [`Self::skip_ws`] for runs of whitespace.
+    fn skip_ws_run(&mut self) {
         let input = self.input;
         let mut i = self.pos;
         while let Some(&b) = input.get(i) {
