@@ -1531,6 +1531,26 @@ mod tests {
         ));
     }
 
+    /// Skipping whitespace stops at the first byte that is not a space, tab, line feed or
+    /// carriage return, from every offset, whichever path it takes.
+    #[test]
+    fn skip_ws_stops_at_the_first_other_byte() {
+        let text = b" x  y \n          z\r\n\t \t  ,\n\n:          \x0b  \x0c ]  ";
+        for start in 0..=text.len() {
+            let expected = start
+                + text[start..]
+                    .iter()
+                    .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                    .count();
+            let mut r = super::Reader {
+                input: text,
+                pos: start,
+            };
+            r.skip_ws();
+            assert_eq!(r.pos, expected, "from {start}");
+        }
+    }
+
     /// The eight-at-a-time digit scan agrees with a byte loop at every offset.
     #[test]
     fn digits_end_stops_at_the_first_non_digit() {
