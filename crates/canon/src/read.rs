@@ -895,12 +895,9 @@ impl Canonicalizer<'_> {
         let start = self.r.pos + 1;
         let (end, ascii) = scan_plain(input, start);
         if ascii && input.get(end) == Some(&b'"') {
-            // ASCII without escapes or control characters: its own canonical form.
-            let chunk = &input[start..end];
-            self.out.reserve(chunk.len() + 2);
-            self.out.push(b'"');
-            self.out.extend_from_slice(chunk);
-            self.out.push(b'"');
+            // ASCII without escapes or control characters: its own canonical form, quotes
+            // and all.
+            self.out.extend_from_slice(&input[start - 1..=end]);
             self.r.pos = end + 1;
             return Ok((false, false));
         }
@@ -948,10 +945,7 @@ impl Canonicalizer<'_> {
                 self.r.pos = end + 1;
                 return Ok((true, true));
             }
-            self.out.reserve(chunk.len() + 2);
-            self.out.push(b'"');
-            self.out.extend_from_slice(chunk);
-            self.out.push(b'"');
+            self.out.extend_from_slice(&input[start - 1..=end]);
             self.r.pos = end + 1;
             return Ok((false, false));
         }
