@@ -777,6 +777,28 @@ thread_local! {
     static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
 }
 
+/// For a literal `int.frac` (no exponent, `frac` not empty) that [`push_short_float`]
+/// would write in fixed notation, the number of fraction digits its canonical form keeps:
+/// the literal up to them is that form (`12.50` is written `12.5`, `3.000` is `3.0`).
+/// `None` for any other literal.
+#[inline]
+fn plain_decimal(int: &[u8], frac: &[u8]) -> Option<usize> {
+    let kept = frac.len() - frac.iter().rev().take_while(|&&d| d == b'0').count();
+    let significant = if int == b"0" {
+        let zeros = frac.iter().take_while(|&&d| d == b'0').count();
+        if kept > 0 && zeros > 3 {
+            // 0.0000123 is 1.23e-05.
+            return None;
+        }
+        kept.saturating_sub(zeros)
+    } else if kept == 0 {
+        int.len() - int.iter().rev().take_while(|&&d| d == b'0').count()
+    } else {
+        int.len() + kept
+    };
+    (significant <= 15 && int.len() <= 16).then_some(kept.max(1))
+}
+
 /// Appends the canonical form of a float literal with at most 15 significant digits whose
 /// value is a normal double (`12.50`, `-0.001`, `100.0`, `25e-3`, `1.5E+200`), or returns
 /// false for any other literal. `int` is a well-formed integer part, `frac` the digits after
@@ -1074,6 +1096,14 @@ impl Canonicalizer<'_> {
                     exp = Some(&input[end + 1..e]);
                     end = e;
                 }
+            }
+            if exp.is_none()
+                && let Some(keep) = plain_decimal(int, frac)
+            {
+                // Its own canonical form, up to the digits kept of its fraction.
+                self.out.extend_from_slice(&input[start..i + 1 + keep]);
+                self.r.pos = end;
+                return Ok(());
             }
             if end > int_end && push_short_float(&mut self.out, negative, int, frac, exp) {
                 self.r.pos = end;
@@ -1476,6 +1506,55 @@ mod tests {
             String::from_utf8_lossy(&expected),
             r#"{"a":[{"c":3,"d":2}],"b":{"x":"café","y":1}}"#
         );
+    }
+
+    /// Where a decimal is written as a prefix of itself, that prefix is what the general
+    /// short-float path writes.
+    #[test]
+    fn plain_decimals_are_their_own_prefix() {
+        use rand_core::{RngCore, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(21);
+        let mut taken = 0;
+        for _ in 0..100_000 {
+            let r = rng.next_u64();
+            let digits = |n: u64, seed: u64| -> String {
+                (0..n)
+                    .map(|k| char::from(b'0' + (seed >> (k % 16 * 4) & 15) as u8 % 10))
+                    .collect()
+            };
+            let int = match r % 3 {
+                0 => "0".to_owned(),
+                _ => format!("{}{}", 1 + r % 9, digits(r >> 4 & 15, r >> 8)),
+            };
+            let frac = format!(
+                "{}{}{}",
+                "0".repeat((r >> 12 & 7) as usize),
+                digits(1 + (r >> 16 & 15), r >> 20),
+                "0".repeat((r >> 24 & 3) as usize)
+            );
+            let negative = r >> 30 & 1 == 1;
+            let literal = format!("{}{int}.{frac}", if negative { "-" } else { "" });
+            let mut general = Vec::new();
+            let written = super::push_short_float(
+                &mut general,
+                negative,
+                int.as_bytes(),
+                frac.as_bytes(),
+                None,
+            );
+            // The general path decides the others (scientific notation, too many digits).
+            if let Some(keep) = super::plain_decimal(int.as_bytes(), frac.as_bytes()) {
+                taken += 1;
+                let prefix = &literal.as_bytes()[..literal.len() - frac.len() + keep];
+                assert!(written, "{literal}");
+                assert_eq!(
+                    String::from_utf8_lossy(prefix),
+                    String::from_utf8_lossy(&general),
+                    "{literal}"
+                );
+            }
+        }
+        assert!(taken > 20_000, "{taken}");
     }
 
     /// A key's prefix is its first eight bytes, zero-padded, whatever follows it.
