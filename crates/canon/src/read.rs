@@ -777,6 +777,24 @@ thread_local! {
     static SCRATCH: std::cell::Cell<Scratch> = std::cell::Cell::new(Scratch::default());
 }
 
+/// Appends `input[start..end]` to `out`. A run of at most 16 bytes with 16 bytes of input
+/// from its start is copied as a block of 16 and the output cut back to the run: a copy of
+/// fixed size, inlined, instead of a `memcpy` call whose branches on the size go wrong as
+/// often as the sizes of keys and words change.
+#[inline]
+fn push_run(out: &mut Vec<u8>, input: &[u8], start: usize, end: usize) {
+    let len = end - start;
+    if len <= 16
+        && let Some(block) = input.get(start..).and_then(|b| b.first_chunk::<16>())
+    {
+        let at = out.len();
+        out.extend_from_slice(block);
+        out.truncate(at + len);
+    } else {
+        out.extend_from_slice(&input[start..end]);
+    }
+}
+
 /// For a literal `int.frac` (no exponent, `frac` not empty) that [`push_short_float`]
 /// would write in fixed notation, the number of fraction digits its canonical form keeps:
 /// the literal up to them is that form (`12.50` is written `12.5`, `3.000` is `3.0`).
@@ -919,7 +937,7 @@ impl Canonicalizer<'_> {
         if ascii && input.get(end) == Some(&b'"') {
             // ASCII without escapes or control characters: its own canonical form, quotes
             // and all.
-            self.out.extend_from_slice(&input[start - 1..=end]);
+            push_run(&mut self.out, input, start - 1, end + 1);
             self.r.pos = end + 1;
             return Ok((false, false));
         }
@@ -967,7 +985,7 @@ impl Canonicalizer<'_> {
                 self.r.pos = end + 1;
                 return Ok((true, true));
             }
-            self.out.extend_from_slice(&input[start - 1..=end]);
+            push_run(&mut self.out, input, start - 1, end + 1);
             self.r.pos = end + 1;
             return Ok((false, false));
         }
@@ -1071,10 +1089,12 @@ impl Canonicalizer<'_> {
         if well_formed_int && !matches!(next, Some(b'.' | b'e' | b'E')) {
             // An integer: its digits are canonical, but for `-0`.
             self.r.pos = int_end;
-            if negative && int != b"0" {
-                self.out.push(b'-');
-            }
-            self.out.extend_from_slice(int);
+            let from = if negative && int == b"0" {
+                int_start
+            } else {
+                start
+            };
+            push_run(&mut self.out, input, from, int_end);
             return Ok(());
         }
         if well_formed_int {
@@ -1101,7 +1121,7 @@ impl Canonicalizer<'_> {
                 && let Some(keep) = plain_decimal(int, frac)
             {
                 // Its own canonical form, up to the digits kept of its fraction.
-                self.out.extend_from_slice(&input[start..i + 1 + keep]);
+                push_run(&mut self.out, input, start, i + 1 + keep);
                 self.r.pos = end;
                 return Ok(());
             }
@@ -1555,6 +1575,20 @@ mod tests {
             }
         }
         assert!(taken > 20_000, "{taken}");
+    }
+
+    /// A run is appended as it is, whether copied as a block or not.
+    #[test]
+    fn push_run_appends_exactly_the_run() {
+        let input: Vec<u8> = (0..40).collect();
+        for start in 0..=input.len() {
+            for end in start..=input.len() {
+                let mut out = b"head".to_vec();
+                super::push_run(&mut out, &input, start, end);
+                assert_eq!(&out[..4], b"head");
+                assert_eq!(&out[4..], &input[start..end], "{start}..{end}");
+            }
+        }
     }
 
     /// A key's prefix is its first eight bytes, zero-padded, whatever follows it.
