@@ -1351,17 +1351,29 @@ impl Canonicalizer<'_> {
         // same members and commas, so the same length.
         reorder.clear();
         reorder.extend_from_slice(&out[from..]);
+        // Room for a block copy past the last member on both sides, cut off again below.
+        let end = out.len();
+        reorder.extend_from_slice(&[0; 32]);
+        out.extend_from_slice(&[0; 32]);
         let mut dst = from;
         for (n, &(_, i)) in order[first..].iter().enumerate() {
             if n > 0 || first > 0 {
                 out[dst] = b',';
                 dst += 1;
             }
-            let (s, e) = members[i].out;
-            out[dst..dst + (e - s)].copy_from_slice(&reorder[s - from..e - from]);
+            let (s, e) = (members[i].out.0 - from, members[i].out.1 - from);
+            // A member of at most 32 bytes is copied as a block of 32 (the bytes past it are
+            // rewritten by the members after it, or cut off): a fixed-size copy instead of a
+            // `memcpy` call whose size branches go wrong as member lengths vary.
+            if e - s <= 32 {
+                out[dst..dst + 32].copy_from_slice(&reorder[s..s + 32]);
+            } else {
+                out[dst..dst + (e - s)].copy_from_slice(&reorder[s..e]);
+            }
             dst += e - s;
         }
-        debug_assert_eq!(dst, out.len());
+        out.truncate(end);
+        debug_assert_eq!(dst, end);
         Ok(())
     }
 }
