@@ -84,7 +84,9 @@ pub const UNICODE_VERSION: (u8, u8, u8) = unicode_normalization::UNICODE_VERSION
 /// Canonical bytes of JSON text, with their digest.
 ///
 /// This streams: no tree is built, object members are sorted in place in the output buffer,
-/// and memory stays a small multiple of the input.
+/// and memory stays a small multiple of the input. Each thread keeps its working buffers
+/// (at most 1 MiB of them) for the next call, so that many small documents in a row do not
+/// allocate them again; a larger document's buffers are freed when it is done.
 pub fn canonicalize(text: &[u8], form: Canonicalization) -> Result<Canonical, ParseError> {
     read::canonicalize_text(text, form.sorts()).map(Canonical::from_canonical_bytes)
 }
