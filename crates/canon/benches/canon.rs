@@ -6,7 +6,8 @@
 //! The corpus is generated from a fixed `rand_pcg` seed: ~50 MB in documents of 1-20 KB,
 //! nested objects and arrays with unsorted short keys, short strings (some non-ASCII, some
 //! not in NFC, some with escapes), many integers and floats, half pretty-printed and half
-//! compact. The run ends with one summary block of MB/s and ratios.
+//! compact. The run ends with one summary block of MB/s and ratios, and two reference
+//! points: `serde_json` checking the corpus's syntax only, and parsing it into its own tree.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -366,6 +367,18 @@ fn main() {
             black_box(Digest::of(black_box(d)));
         }
     });
+    // Reference points, not targets: a general JSON parser over the same corpus, checking
+    // the syntax only (no output, nothing kept) and building its own tree.
+    let validate = best_of(runs, || {
+        for d in &docs {
+            black_box(serde_json::from_slice::<serde::de::IgnoredAny>(black_box(d)).is_ok());
+        }
+    });
+    let tree = best_of(runs, || {
+        for d in &docs {
+            black_box(serde_json::from_slice::<serde_json::Value>(black_box(d)).is_ok());
+        }
+    });
     let canon_speed = mb_per_s(bytes, canon);
     let sha_speed = mb_per_s(bytes, sha);
     let clock = if thread_cpu().is_some() {
@@ -382,6 +395,14 @@ fn main() {
     println!(
         "  sha256 alone (floor):     {sha_speed:8.1} MB/s  -> canon is {:.1}% of it (target >= 30%)",
         100.0 * canon_speed / sha_speed
+    );
+    println!(
+        "  serde_json, syntax only:  {:8.1} MB/s  (reference point: parsing, no output)",
+        mb_per_s(bytes, validate)
+    );
+    println!(
+        "  serde_json, into a Value: {:8.1} MB/s  (reference point: parsing into a tree)",
+        mb_per_s(bytes, tree)
     );
     match python(&docs, runs) {
         Some((py, theirs)) => {
