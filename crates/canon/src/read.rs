@@ -1149,6 +1149,17 @@ impl Canonicalizer<'_> {
         Ok(())
     }
 
+    /// [`Self::value`] for an array element or member value: strings and numbers, most of
+    /// them, are read here without the call into the recursive dispatch.
+    #[inline]
+    fn member_value(&mut self, depth: usize) -> Result<(), Fail> {
+        match self.r.peek() {
+            Some(b'"') => self.string(false).map(drop),
+            Some(b'0'..=b'9') => self.number(),
+            _ => self.value(depth),
+        }
+    }
+
     fn value(&mut self, depth: usize) -> Result<(), Fail> {
         match self.r.peek() {
             Some(b'{') => self.object(depth + 1),
@@ -1191,7 +1202,7 @@ impl Canonicalizer<'_> {
             return Ok(());
         }
         loop {
-            self.value(depth)?;
+            self.member_value(depth)?;
             self.r.skip_ws();
             match self.r.peek() {
                 Some(b',') => {
@@ -1244,7 +1255,7 @@ impl Canonicalizer<'_> {
             }
             self.r.pos += 1;
             self.r.skip_ws();
-            self.value(depth)?;
+            self.member_value(depth)?;
             let prefix = if in_arena {
                 key_prefix(&self.keys, key.0, key.1)
             } else {
