@@ -929,7 +929,7 @@ impl Canonicalizer<'_> {
     /// Reads the string at `pos` and writes it in canonical form (NFC, escaped). Returns
     /// whether NFC changed it, and whether its NFC text differs from the bytes written
     /// between the quotes (then, when `key` is true, that text is appended to the key arena).
-    #[inline]
+    #[inline(always)]
     fn string(&mut self, key: bool) -> Result<(bool, bool), Fail> {
         let input = self.r.input;
         let start = self.r.pos + 1;
