@@ -1118,6 +1118,7 @@ impl Canonicalizer<'_> {
                 }
             }
             if exp.is_none()
+                && !frac.is_empty()
                 && let Some(keep) = plain_decimal(int, frac)
             {
                 // Its own canonical form, up to the digits kept of its fraction.
