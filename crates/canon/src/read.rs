@@ -9,7 +9,7 @@ use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfc_quick};
 
 use crate::error::{ParseError, ParseErrorKind as K};
 use crate::value::{Float, Int, Value};
-use crate::write::{push_escaped, push_float_repr};
+use crate::write::{push_escaped, push_float_repr, push_repr_layout};
 
 /// The deepest nesting of arrays and objects accepted: 128 levels parse, 129 are an error.
 pub const MAX_DEPTH: usize = 128;
@@ -686,72 +686,25 @@ struct Canonicalizer<'a> {
     r: Reader<'a>,
     out: Vec<u8>,
     sort: bool,
-    buf: String,
-    scratch: String,
-    /// The NFC keys of the objects being read, as UTF-8 (byte order is code point order).
-    keys: Vec<u8>,
-    members: Vec<Member>,
-    /// The key prefixes and indices of the members of the object being finished, sorted.
-    order: Vec<(u64, usize)>,
-    reorder: Vec<u8>,
+    w: Scratch,
 }
 
 /// Canonical bytes of JSON text, streamed: members are sorted in place in the output, so no
 /// tree is built and memory stays a small multiple of the input.
 pub(crate) fn canonicalize_text(input: &[u8], sort: bool) -> Result<Vec<u8>, ParseError> {
     with_encoding(input, || {
-        let Scratch {
-            buf,
-            scratch,
-            keys,
-            members,
-            order,
-            reorder,
-        } = SCRATCH.take();
         let mut c = Canonicalizer {
             r: Reader { input, pos: 0 },
             out: Vec::with_capacity(input.len()),
             sort,
-            buf,
-            scratch,
-            keys,
-            members,
-            order,
-            reorder,
+            w: SCRATCH.take(),
         };
         c.r.skip_ws();
         let done = c.value(0).map_err(|e| *e).and_then(|()| c.r.finish());
-        let Canonicalizer {
-            out,
-            mut buf,
-            mut scratch,
-            mut keys,
-            mut members,
-            mut order,
-            mut reorder,
-            ..
-        } = c;
-        let held = reorder.capacity()
-            + keys.capacity()
-            + buf.capacity()
-            + scratch.capacity()
-            + members.capacity() * std::mem::size_of::<Member>()
-            + order.capacity() * std::mem::size_of::<(u64, usize)>();
-        if held <= SCRATCH_KEPT {
-            buf.clear();
-            scratch.clear();
-            keys.clear();
-            members.clear();
-            order.clear();
-            reorder.clear();
-            SCRATCH.set(Scratch {
-                buf,
-                scratch,
-                keys,
-                members,
-                order,
-                reorder,
-            });
+        let Canonicalizer { out, mut w, .. } = c;
+        if w.held() <= SCRATCH_KEPT {
+            w.clear();
+            SCRATCH.set(w);
         }
         done.map(|()| out)
     })
@@ -763,10 +716,34 @@ pub(crate) fn canonicalize_text(input: &[u8], sort: bool) -> Result<Vec<u8>, Par
 struct Scratch {
     buf: String,
     scratch: String,
+    /// The NFC keys of the objects being read, as UTF-8 (byte order is code point order).
     keys: Vec<u8>,
     members: Vec<Member>,
+    /// The key prefixes and indices of the members of the object being finished, sorted.
     order: Vec<(u64, usize)>,
     reorder: Vec<u8>,
+}
+
+impl Scratch {
+    /// The bytes the buffers hold allocated.
+    fn held(&self) -> usize {
+        self.reorder.capacity()
+            + self.keys.capacity()
+            + self.buf.capacity()
+            + self.scratch.capacity()
+            + self.members.capacity() * std::mem::size_of::<Member>()
+            + self.order.capacity() * std::mem::size_of::<(u64, usize)>()
+    }
+
+    /// Empties every buffer, keeping its allocation.
+    fn clear(&mut self) {
+        self.buf.clear();
+        self.scratch.clear();
+        self.keys.clear();
+        self.members.clear();
+        self.order.clear();
+        self.reorder.clear();
+    }
 }
 
 /// The most bytes of working buffers a thread keeps for the next document; a larger
@@ -886,42 +863,7 @@ fn push_short_float(
     let mut sig = [0u8; 15];
     sig[..first.len()].copy_from_slice(first);
     sig[first.len()..n].copy_from_slice(second);
-    let sig = &sig[..n];
-    if negative {
-        out.push(b'-');
-    }
-    if (-4..16).contains(&sci) {
-        if sci < 0 {
-            out.extend_from_slice(b"0.");
-            out.extend(std::iter::repeat_n(b'0', (-sci - 1) as usize));
-            out.extend_from_slice(sig);
-        } else {
-            let whole = sci as usize + 1;
-            if whole >= n {
-                out.extend_from_slice(sig);
-                out.extend(std::iter::repeat_n(b'0', whole - n));
-                out.extend_from_slice(b".0");
-            } else {
-                out.extend_from_slice(&sig[..whole]);
-                out.push(b'.');
-                out.extend_from_slice(&sig[whole..]);
-            }
-        }
-    } else {
-        out.push(sig[0]);
-        if n > 1 {
-            out.push(b'.');
-            out.extend_from_slice(&sig[1..]);
-        }
-        out.push(b'e');
-        out.push(if sci < 0 { b'-' } else { b'+' });
-        let e = sci.unsigned_abs();
-        if e >= 100 {
-            out.push(b'0' + (e / 100) as u8);
-        }
-        out.push(b'0' + (e / 10 % 10) as u8);
-        out.push(b'0' + (e % 10) as u8);
-    }
+    push_repr_layout(out, negative, &sig[..n], sci);
     true
 }
 
@@ -970,17 +912,17 @@ impl Canonicalizer<'_> {
                 // combining class 0, so such text is in NFC without a table look-up; so is
                 // text of characters from the ranges of `NFC_STARTERS`.
                 if chunk.iter().any(|&b| b >= 0xCC) && !is_nfc_by_ranges(text) {
-                    self.scratch.clear();
-                    self.scratch.extend(text.nfc());
-                    plain = self.scratch.as_bytes() == chunk;
+                    self.w.scratch.clear();
+                    self.w.scratch.extend(text.nfc());
+                    plain = self.w.scratch.as_bytes() == chunk;
                 }
             }
             if !plain {
                 // Changed by NFC (which can turn some characters into ASCII ones, so the
                 // result is escaped again).
-                push_escaped(&mut self.out, &self.scratch);
+                push_escaped(&mut self.out, &self.w.scratch);
                 if key {
-                    self.keys.extend_from_slice(self.scratch.as_bytes());
+                    self.w.keys.extend_from_slice(self.w.scratch.as_bytes());
                 }
                 self.r.pos = end + 1;
                 return Ok((true, true));
@@ -992,11 +934,11 @@ impl Canonicalizer<'_> {
         if !key && ascii && self.ascii_escaped(start) {
             return Ok((false, true));
         }
-        self.r.read_string(&mut self.buf)?;
-        let changed = nfc_in_place(&mut self.buf, &mut self.scratch);
-        push_escaped(&mut self.out, &self.buf);
+        self.r.read_string(&mut self.w.buf)?;
+        let changed = nfc_in_place(&mut self.w.buf, &mut self.w.scratch);
+        push_escaped(&mut self.out, &self.w.buf);
         if key {
-            self.keys.extend_from_slice(self.buf.as_bytes());
+            self.w.keys.extend_from_slice(self.w.buf.as_bytes());
         }
         Ok((changed, true))
     }
@@ -1228,8 +1170,8 @@ impl Canonicalizer<'_> {
         self.r.pos += 1;
         self.out.push(b'{');
         let body = self.out.len();
-        let base = self.members.len();
-        let keys_base = self.keys.len();
+        let base = self.w.members.len();
+        let keys_base = self.w.keys.len();
         self.r.skip_ws();
         if self.r.peek() == Some(b'}') {
             self.r.pos += 1;
@@ -1241,11 +1183,11 @@ impl Canonicalizer<'_> {
                 return Err(self.r.unexpected().into());
             }
             let at = self.r.pos;
-            let key_start = self.keys.len();
+            let key_start = self.w.keys.len();
             let out_start = self.out.len();
             let (changed, in_arena) = self.string(true)?;
             let key = if in_arena {
-                (key_start, self.keys.len())
+                (key_start, self.w.keys.len())
             } else {
                 (out_start + 1, self.out.len() - 1)
             };
@@ -1258,11 +1200,11 @@ impl Canonicalizer<'_> {
             self.r.skip_ws();
             self.member_value(depth)?;
             let prefix = if in_arena {
-                key_prefix(&self.keys, key.0, key.1)
+                key_prefix(&self.w.keys, key.0, key.1)
             } else {
                 key_prefix(&self.out, key.0, key.1)
             };
-            self.members.push(Member {
+            self.w.members.push(Member {
                 prefix,
                 key,
                 in_arena,
@@ -1286,8 +1228,8 @@ impl Canonicalizer<'_> {
         }
         self.finish_object(body, base)?;
         self.out.push(b'}');
-        self.members.truncate(base);
-        self.keys.truncate(keys_base);
+        self.w.members.truncate(base);
+        self.w.keys.truncate(keys_base);
         Ok(())
     }
 
@@ -1298,11 +1240,14 @@ impl Canonicalizer<'_> {
             r,
             out,
             sort,
-            keys,
-            members,
-            order,
-            reorder,
-            ..
+            w:
+                Scratch {
+                    keys,
+                    members,
+                    order,
+                    reorder,
+                    ..
+                },
         } = self;
         let members = &members[base..];
         let key = |i: usize| members[i].key(out, keys);

@@ -83,48 +83,54 @@ pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
 
 /// [`push_float_repr`] from the digits and exponent of [`Sci::shortest`].
 fn push_float_repr_digits(out: &mut Vec<u8>, x: f64, sci: Option<Sci>) {
-    let Some(sci) = sci else {
-        out.extend_from_slice(x.to_string().as_bytes());
-        return;
-    };
-    let digits = sci.digits();
+    match sci {
+        Some(sci) => push_repr_layout(out, x.is_sign_negative(), sci.digits(), sci.exp),
+        None => out.extend_from_slice(x.to_string().as_bytes()),
+    }
+}
+
+/// Appends a float in the layout of Python's repr, from its shortest significant digits
+/// (`digits`, not empty, no zeros at either end) and the decimal exponent of the first of
+/// them (`sci`: the value is d.ddd × 10^sci): fixed notation while `sci` is in `-4..16`
+/// (`0.0001`, `1234567890123456.0`, always with a fraction), scientific notation otherwise
+/// with at least two exponent digits (`1e-05`, `1.5e+300`).
+#[inline]
+pub(crate) fn push_repr_layout(out: &mut Vec<u8>, negative: bool, digits: &[u8], sci: i32) {
     let n = digits.len();
-    let exp = sci.exp;
-    // Value = 0.d1d2...dn × 10^decpt.
-    let decpt = exp + 1;
-    if x.is_sign_negative() {
+    if negative {
         out.push(b'-');
     }
-    if decpt <= -4 || decpt > 16 {
-        out.push(digits[0]);
+    if (-4..16).contains(&sci) {
+        if sci < 0 {
+            out.extend_from_slice(b"0.");
+            out.extend(std::iter::repeat_n(b'0', (-sci - 1) as usize));
+            out.extend_from_slice(digits);
+        } else {
+            let whole = sci as usize + 1;
+            if whole >= n {
+                out.extend_from_slice(digits);
+                out.extend(std::iter::repeat_n(b'0', whole - n));
+                out.extend_from_slice(b".0");
+            } else {
+                out.extend_from_slice(&digits[..whole]);
+                out.push(b'.');
+                out.extend_from_slice(&digits[whole..]);
+            }
+        }
+    } else {
+        out.extend_from_slice(&digits[..1.min(n)]);
         if n > 1 {
             out.push(b'.');
             out.extend_from_slice(&digits[1..]);
         }
         out.push(b'e');
-        let e = decpt - 1;
-        out.push(if e < 0 { b'-' } else { b'+' });
-        let e = e.unsigned_abs();
+        out.push(if sci < 0 { b'-' } else { b'+' });
+        let e = sci.unsigned_abs();
         if e >= 100 {
             out.push(b'0' + (e / 100) as u8);
         }
         out.push(b'0' + (e / 10 % 10) as u8);
         out.push(b'0' + (e % 10) as u8);
-    } else if decpt <= 0 {
-        out.extend_from_slice(b"0.");
-        out.extend(std::iter::repeat_n(b'0', decpt.unsigned_abs() as usize));
-        out.extend_from_slice(digits);
-    } else {
-        let d = decpt as usize;
-        if d >= n {
-            out.extend_from_slice(digits);
-            out.extend(std::iter::repeat_n(b'0', d - n));
-            out.extend_from_slice(b".0");
-        } else {
-            out.extend_from_slice(&digits[..d]);
-            out.push(b'.');
-            out.extend_from_slice(&digits[d..]);
-        }
     }
 }
 
