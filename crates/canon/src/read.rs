@@ -911,7 +911,10 @@ impl Canonicalizer<'_> {
                 // Every character below U+0300 (lead bytes below 0xCC) has NFC_QC=Yes and
                 // combining class 0, so such text is in NFC without a table look-up; so is
                 // text of characters from the ranges of `NFC_STARTERS`.
-                if chunk.iter().any(|&b| b >= 0xCC) && !is_nfc_by_ranges(text) {
+                if chunk.iter().any(|&b| b >= 0xCC)
+                    && !is_nfc_by_ranges(text)
+                    && is_nfc_quick(text.chars()) != IsNormalized::Yes
+                {
                     self.w.scratch.clear();
                     self.w.scratch.extend(text.nfc());
                     plain = self.w.scratch.as_bytes() == chunk;
