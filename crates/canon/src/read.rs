@@ -809,7 +809,7 @@ thread_local! {
 /// from its start is copied as a block of 16 and the output cut back to the run: a copy of
 /// fixed size, inlined, instead of a `memcpy` call whose branches on the size go wrong as
 /// often as the sizes of keys and words change.
-#[inline]
+#[inline(always)]
 fn push_run(out: &mut Vec<u8>, input: &[u8], start: usize, end: usize) {
     let len = end - start;
     if len <= 16
@@ -1239,18 +1239,34 @@ impl Canonicalizer<'_> {
             let at = self.r.pos;
             let key_start = self.w.keys.len();
             let out_start = self.out.len();
-            let (changed, in_arena) = self.string(true)?;
-            let key = if in_arena {
-                (key_start, self.w.keys.len())
-            } else {
-                (out_start + 1, self.out.len() - 1)
-            };
-            self.out.push(b':');
-            self.r.skip_ws();
-            if self.r.peek() != Some(b':') {
-                return Err(self.r.unexpected().into());
-            }
-            self.r.pos += 1;
+            let input = self.r.input;
+            let (end, ascii) = scan_plain(input, at + 1);
+            let (changed, in_arena, key) =
+                if ascii && input.get(end) == Some(&b'"') && input.get(end + 1) == Some(&b':') {
+                    // A plain key with its colon right after it, as most writers put it: the
+                    // key, quotes and colon are copied as they are.
+                    push_run(&mut self.out, input, at, end + 2);
+                    self.r.pos = end + 2;
+                    (
+                        false,
+                        false,
+                        (out_start + 1, out_start + 1 + (end - at - 1)),
+                    )
+                } else {
+                    let (changed, in_arena) = self.string(true)?;
+                    let key = if in_arena {
+                        (key_start, self.w.keys.len())
+                    } else {
+                        (out_start + 1, self.out.len() - 1)
+                    };
+                    self.out.push(b':');
+                    self.r.skip_ws();
+                    if self.r.peek() != Some(b':') {
+                        return Err(self.r.unexpected().into());
+                    }
+                    self.r.pos += 1;
+                    (changed, in_arena, key)
+                };
             self.r.skip_ws();
             self.member_value(depth)?;
             let prefix = if in_arena {
