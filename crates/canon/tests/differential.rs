@@ -166,6 +166,39 @@ fn float_repr_matches_python_for_many_floats() {
             "[{sign}{int}.{zeros}{frac},{sign}{int}.{frac}000,{sign}{int}.0]"
         ));
     }
+    // Literals with an exponent (`25e-3`, `1.50E+200`, `7e-0310`), which take the same fast
+    // path when they have at most 15 significant digits and a decimal exponent within
+    // -300..300, and the full path otherwise (subnormals and zero included).
+    for i in 0..20_000u64 {
+        let r = rand_core::RngCore::next_u64(&mut rng);
+        let digits = format!("{:020}", rand_core::RngCore::next_u64(&mut rng));
+        let int_len = 1 + (r % 17) as usize;
+        let int = match r >> 6 & 3 {
+            0 => "0".to_owned(),
+            _ => format!("{}{}", 1 + r % 9, &digits[..int_len - 1]),
+        };
+        let frac = match r >> 9 & 3 {
+            0 => String::new(),
+            1 => format!(".{}", &digits[..1 + (r >> 12) as usize % 4]),
+            2 => format!(".000{}", &digits[..1 + (r >> 12) as usize % 12]),
+            _ => format!(".{}00", &digits[..1 + (r >> 12) as usize % 16]),
+        };
+        let magnitude = (r >> 20) % 330;
+        let exp = match r >> 30 & 3 {
+            0 => format!("e{magnitude}"),
+            1 => format!("E+{magnitude:03}"),
+            2 => format!("e-{magnitude}"),
+            _ => format!("E-0{magnitude}"),
+        };
+        // Keep clear of overflow, which both sides refuse (the edge lines test that).
+        let exp = if (r >> 30 & 3) < 2 && magnitude + int_len as u64 > 300 {
+            "e1".to_owned()
+        } else {
+            exp
+        };
+        let sign = if i % 3 == 0 { "-" } else { "" };
+        lines.push(format!("[{sign}{int}{frac}{exp}]"));
+    }
     let expected = python(&lines);
     let mut mismatches = Vec::new();
     for (line, want) in lines.iter().zip(&expected) {
