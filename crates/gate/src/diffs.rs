@@ -1,25 +1,10 @@
 //! What a patch changed between the base revision and the working tree: the freeze ledger's
 //! rows and `freezegate.toml`'s settings, for the report of `gate --base`.
 
-use std::path::Path;
-
 use freezegate_ledger::{Ledger, Row};
 
 use crate::config::{Config, Property};
 use crate::report::{LedgerChange, SettingChange};
-
-/// The bytes of `path` at `rev` in the repository at `root`; `None` when the file does not
-/// exist there (or the revision is unknown).
-pub fn file_at(root: &Path, rev: &str, path: &str) -> Option<Vec<u8>> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["--no-replace-objects", "show", &format!("{rev}:{path}")])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()?;
-    out.status.success().then_some(out.stdout)
-}
 
 fn change(kind: &str, row: &Row, fields: Vec<String>) -> LedgerChange {
     LedgerChange {
@@ -252,6 +237,8 @@ fn property_diff(
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
 
     fn config(text: &str) -> Config {

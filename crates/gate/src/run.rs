@@ -842,12 +842,20 @@ pub fn run_with_base(
     let mut patch_findings = Vec::new();
     let mut section = None;
     if let Some(base) = base {
+        let options = crate::patch::PatchOptions::default();
         let report =
-            crate::patch::check_patch(&ctx.root, base, &crate::patch::PatchOptions::default())
-                .map_err(RunError::Patch)?;
-        let base_ledger = crate::diffs::file_at(&ctx.root, base, LEDGER_FILE);
+            crate::patch::check_patch(&ctx.root, base, &options).map_err(RunError::Patch)?;
+        let mut at_base = crate::patch::files_at(
+            &ctx.root,
+            &report.base,
+            &[LEDGER_FILE, crate::config::CONFIG_FILE],
+            &options,
+        )
+        .map_err(RunError::Patch)?
+        .into_iter();
+        let (base_ledger, base_config) = (at_base.next().flatten(), at_base.next().flatten());
         let head_ledger = std::fs::read(ctx.root.join(LEDGER_FILE)).ok();
-        let base_config = crate::diffs::file_at(&ctx.root, base, crate::config::CONFIG_FILE)
+        let base_config = base_config
             .and_then(|bytes| String::from_utf8(bytes).ok())
             .and_then(|text| {
                 crate::config::Config::parse(&text, Path::new(crate::config::CONFIG_FILE)).ok()

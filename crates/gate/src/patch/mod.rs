@@ -242,6 +242,24 @@ pub fn check_patch(
     Ok(report)
 }
 
+/// The bytes of the files `paths` at revision `rev` of the repository at `repo_dir`, read
+/// with the same pinned git invocations as [`check_patch`] (replacement refs ignored, the
+/// caller's `git` and environment); `None` for a path that is absent there or not a regular
+/// file.
+pub fn files_at(
+    repo_dir: &Path,
+    rev: &str,
+    paths: &[&str],
+    options: &PatchOptions,
+) -> Result<Vec<Option<Vec<u8>>>, PatchError> {
+    let git = Git::new(repo_dir, options.git.clone(), options.git_env.clone());
+    let commit = git.resolve_commit(rev)?;
+    paths
+        .iter()
+        .map(|path| read_at(&git, &commit, path))
+        .collect()
+}
+
 /// The protected paths a change touches, each with why.
 fn protections(paths: &PathRules, change: &FileChange) -> Vec<(String, Protection)> {
     let mut found: Vec<(String, Protection)> = Vec::new();
