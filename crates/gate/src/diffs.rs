@@ -83,6 +83,19 @@ fn setting(
     }
 }
 
+/// Appends the change of a numeric setting, if its value changed; `weakens` says whether
+/// the new value weakens the policy.
+fn push_number(out: &mut Vec<SettingChange>, key: String, old: u64, new: u64, weakens: bool) {
+    if old != new {
+        out.push(setting(
+            key,
+            Some(old.to_string()),
+            Some(new.to_string()),
+            weakens,
+        ));
+    }
+}
+
 /// Settings that differ between `base` (the base revision's `freezegate.toml`, if any) and
 /// `head`, policy first, then properties in `head`'s order, then removed properties.
 pub fn settings_diff(base: Option<&Config>, head: &Config) -> Vec<SettingChange> {
@@ -94,41 +107,35 @@ pub fn settings_diff(base: Option<&Config>, head: &Config) -> Vec<SettingChange>
     };
     let base = base.unwrap_or(&default);
     let (b, h) = (&base.policy, &head.policy);
-    let mut num = |key: &str, old: u64, new: u64, weaker: bool| {
-        if old != new {
-            out.push(setting(
-                format!("policy.{key}"),
-                Some(old.to_string()),
-                Some(new.to_string()),
-                weaker,
-            ));
-        }
-    };
-    num("seed", b.seed, h.seed, true);
-    num(
-        "replays",
-        b.replays as u64,
-        h.replays as u64,
-        h.replays < b.replays,
-    );
-    num(
-        "timeout_ms",
-        b.timeout_ms,
-        h.timeout_ms,
-        h.timeout_ms > b.timeout_ms,
-    );
-    num(
-        "min_cases",
-        u64::from(b.min_cases),
-        u64::from(h.min_cases),
-        h.min_cases < b.min_cases,
-    );
-    num(
-        "max_freeze_days",
-        u64::from(b.max_freeze_days),
-        u64::from(h.max_freeze_days),
-        h.max_freeze_days > b.max_freeze_days,
-    );
+    for (key, old, new, weakens) in [
+        ("seed", b.seed, h.seed, true),
+        (
+            "replays",
+            b.replays as u64,
+            h.replays as u64,
+            h.replays < b.replays,
+        ),
+        (
+            "timeout_ms",
+            b.timeout_ms,
+            h.timeout_ms,
+            h.timeout_ms > b.timeout_ms,
+        ),
+        (
+            "min_cases",
+            u64::from(b.min_cases),
+            u64::from(h.min_cases),
+            h.min_cases < b.min_cases,
+        ),
+        (
+            "max_freeze_days",
+            u64::from(b.max_freeze_days),
+            u64::from(h.max_freeze_days),
+            h.max_freeze_days > b.max_freeze_days,
+        ),
+    ] {
+        push_number(&mut out, format!("policy.{key}"), old, new, weakens);
+    }
     if b.freeze_env_classes != h.freeze_env_classes {
         let more = h
             .freeze_env_classes
@@ -181,34 +188,28 @@ fn property_diff(
     key: &dyn Fn(&str) -> String,
     out: &mut Vec<SettingChange>,
 ) {
-    let mut num = |field: &str, a: u64, b: u64, weaker: bool| {
-        if a != b {
-            out.push(setting(
-                key(field),
-                Some(a.to_string()),
-                Some(b.to_string()),
-                weaker,
-            ));
-        }
-    };
-    num(
-        "cases",
-        u64::from(old.cases),
-        u64::from(new.cases),
-        new.cases < old.cases,
-    );
-    num(
-        "replays",
-        old.replays as u64,
-        new.replays as u64,
-        new.replays < old.replays,
-    );
-    num(
-        "timeout_ms",
-        old.timeout_ms,
-        new.timeout_ms,
-        new.timeout_ms > old.timeout_ms,
-    );
+    for (field, a, b, weakens) in [
+        (
+            "cases",
+            u64::from(old.cases),
+            u64::from(new.cases),
+            new.cases < old.cases,
+        ),
+        (
+            "replays",
+            old.replays as u64,
+            new.replays as u64,
+            new.replays < old.replays,
+        ),
+        (
+            "timeout_ms",
+            old.timeout_ms,
+            new.timeout_ms,
+            new.timeout_ms > old.timeout_ms,
+        ),
+    ] {
+        push_number(out, key(field), a, b, weakens);
+    }
     for (field, a, b) in [
         ("oracle", &old.oracle, &new.oracle),
         ("generate", &old.generate, &new.generate),
