@@ -41,22 +41,20 @@ fn check_prefix(input: &[u8]) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// Runs a driver over `input` with the encoding rules of SPEC §3 applied first.
-///
-/// UTF-8 is not validated in a pass of its own: outside strings only ASCII is accepted, and
-/// each run of string content is validated as it is read, so a successful parse has seen
-/// only UTF-8. When parsing fails, the whole input is checked, so that an encoding error
-/// wins over a syntax error further on, as if the input had been decoded first (as Python
-/// does).
+/// Runs a driver over `input` with the encoding rules of SPEC §3 applied first: no
+/// byte-order mark, not UTF-16/32, and valid UTF-8 throughout (checked in one pass before
+/// any parsing, so an encoding error wins over a syntax error further on, as when Python
+/// decodes the bytes first). The driver gets the input as text: its slices need no further
+/// validation.
 fn with_encoding<T>(
     input: &[u8],
-    run: impl FnOnce() -> Result<T, ParseError>,
+    run: impl FnOnce(&str) -> Result<T, ParseError>,
 ) -> Result<T, ParseError> {
     check_prefix(input)?;
-    run().map_err(|e| match std::str::from_utf8(input) {
-        Ok(_) => e,
-        Err(bad) => ParseError::at(input, bad.valid_up_to(), K::InvalidUtf8),
-    })
+    match std::str::from_utf8(input) {
+        Ok(text) => run(text),
+        Err(bad) => Err(ParseError::at(input, bad.valid_up_to(), K::InvalidUtf8)),
+    }
 }
 
 /// Eight copies of byte `b`.
@@ -235,8 +233,21 @@ pub(crate) fn nfc_in_place(s: &mut String, scratch: &mut String) -> bool {
 
 /// The lexical layer: position, whitespace, strings, numbers, literals.
 struct Reader<'a> {
+    /// The input, valid UTF-8.
+    text: &'a str,
+    /// The same input as bytes.
     input: &'a [u8],
     pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(text: &'a str) -> Self {
+        Reader {
+            text,
+            input: text.as_bytes(),
+            pos: 0,
+        }
+    }
 }
 
 enum Number<'a> {
@@ -258,10 +269,8 @@ impl<'a> Reader<'a> {
     }
 
     fn char_at(&self, pos: usize) -> Option<char> {
-        // The input was validated as UTF-8 and `pos` is always on a character boundary here.
-        std::str::from_utf8(&self.input[pos.min(self.input.len())..])
-            .ok()
-            .and_then(|s| s.chars().next())
+        // `pos` is always on a character boundary here.
+        self.text.get(pos..).and_then(|s| s.chars().next())
     }
 
     /// Skips whitespace. The common cases take one or two comparisons: no whitespace (a byte
@@ -347,13 +356,10 @@ impl<'a> Reader<'a> {
             while i < input.len() && !STRING_SPECIAL[input[i] as usize] {
                 i += 1;
             }
-            // The input is valid UTF-8 and `start..i` ends before an ASCII byte or at the
-            // end, so it is a whole number of characters.
-            if i > start {
-                match std::str::from_utf8(&input[start..i]) {
-                    Ok(chunk) => buf.push_str(chunk),
-                    Err(e) => return Err(self.err(start + e.valid_up_to(), K::InvalidUtf8)),
-                }
+            // `start..i` starts after and ends before an ASCII byte (or at the end), so it
+            // is a whole number of characters.
+            if let Some(chunk) = self.text.get(start..i) {
+                buf.push_str(chunk);
             }
             self.pos = i;
             match input.get(i) {
@@ -474,8 +480,10 @@ impl<'a> Reader<'a> {
         }
         self.pos = i;
         // The slice holds only ASCII bytes.
-        let text =
-            std::str::from_utf8(&input[start..i]).map_err(|_| self.err(start, K::InvalidNumber))?;
+        let text = self
+            .text
+            .get(start..i)
+            .ok_or_else(|| self.err(start, K::InvalidNumber))?;
         if i == int_end {
             return Ok(Number::Int(text));
         }
@@ -505,9 +513,9 @@ impl<'a> Reader<'a> {
 /// Every error of SPEC §3 is reported here, with line and column, including keys that are
 /// equal only after NFC: a value this function returns always has a canonical form.
 pub fn parse(input: &[u8]) -> Result<Value, ParseError> {
-    with_encoding(input, || {
+    with_encoding(input, |text| {
         let mut p = ValueParser {
-            r: Reader { input, pos: 0 },
+            r: Reader::new(text),
             nfc_a: String::new(),
             scratch: String::new(),
         };
@@ -743,9 +751,9 @@ struct Canonicalizer<'a> {
 /// Canonical bytes of JSON text, streamed: members are sorted in place in the output, so no
 /// tree is built and memory stays a small multiple of the input.
 pub(crate) fn canonicalize_text(input: &[u8], sort: bool) -> Result<Vec<u8>, ParseError> {
-    with_encoding(input, || {
+    with_encoding(input, |text| {
         let mut c = Canonicalizer {
-            r: Reader { input, pos: 0 },
+            r: Reader::new(text),
             out: Vec::with_capacity(input.len()),
             sort,
             w: SCRATCH.take(),
@@ -952,13 +960,8 @@ impl Canonicalizer<'_> {
             // if it is in NFC.
             let chunk = &input[start..end];
             let mut plain = true;
-            if !ascii {
-                let text = match std::str::from_utf8(chunk) {
-                    Ok(text) => text,
-                    Err(e) => {
-                        return Err(self.r.err(start + e.valid_up_to(), K::InvalidUtf8).into());
-                    }
-                };
+            // The content lies between two quotes: a whole number of characters.
+            if !ascii && let Some(text) = self.r.text.get(start..end) {
                 // Every character below U+0300 (lead bytes below 0xCC) has NFC_QC=Yes and
                 // combining class 0, so such text is in NFC without a table look-up; so is
                 // text of characters from the ranges of `NFC_STARTERS`.
@@ -1128,7 +1131,7 @@ impl Canonicalizer<'_> {
             }
             if end > int_end {
                 let invalid = || self.r.err(start, K::InvalidNumber);
-                let text = std::str::from_utf8(&input[start..end]).map_err(|_| invalid())?;
+                let text = self.r.text.get(start..end).ok_or_else(invalid)?;
                 let x: f64 = text.parse().map_err(|_| invalid())?;
                 if !x.is_finite() {
                     return Err(self.r.err(start, K::FloatOverflow).into());
@@ -1681,17 +1684,15 @@ mod tests {
     /// carriage return, from every offset, whichever path it takes.
     #[test]
     fn skip_ws_stops_at_the_first_other_byte() {
-        let text = b" x  y \n          z\r\n\t \t  ,\n\n:          \x0b  \x0c ]  ";
+        let text = " x  y \n          z\r\n\t \t  ,\n\n:          \x0b  \x0c ]  ";
         for start in 0..=text.len() {
             let expected = start
-                + text[start..]
+                + text.as_bytes()[start..]
                     .iter()
                     .take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
                     .count();
-            let mut r = super::Reader {
-                input: text,
-                pos: start,
-            };
+            let mut r = super::Reader::new(text);
+            r.pos = start;
             r.skip_ws();
             assert_eq!(r.pos, expected, "from {start}");
         }
