@@ -134,8 +134,6 @@ pub fn check_patch(
         violations: Vec::new(),
         findings: Vec::new(),
         warnings: Vec::new(),
-        ledger_diff: None,
-        settings_diff: None,
     };
     if allowed.is_none() {
         report.warnings.push(Warning {

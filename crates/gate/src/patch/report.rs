@@ -13,7 +13,10 @@
 //! | `violations` | protected-path changes without an allowed signature ([`Violation`]) |
 //! | `findings` | gaming moves ([`Finding`]), each `blocking` unless its commit is allowed |
 //! | `warnings` | non-blocking notes ([`Warning`]) |
-//! | `ledger_diff`, `settings_diff` | filled by the gate (`null` until then) |
+//!
+//! What the patch changed in the freeze ledger and in `freezegate.toml` is not part of this
+//! judgement: [`crate::diffs::ledger_diff`] and [`crate::diffs::settings_diff`] compute it, and
+//! the gate's report shows both beside it.
 
 use serde::Serialize;
 
@@ -147,11 +150,8 @@ pub struct Warning {
 }
 
 /// The patch-integrity judgement of `REV..HEAD`.
-///
-/// `L` and `S` are the ledger diff and the settings diff the gate attaches with
-/// [`PatchReport::with_diffs`]; until then they are `()` and serialize as `null`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct PatchReport<L = (), S = ()> {
+pub struct PatchReport {
     /// Full commit id of the base revision.
     pub base: String,
     /// Full commit id of the head.
@@ -166,35 +166,12 @@ pub struct PatchReport<L = (), S = ()> {
     pub findings: Vec<Finding>,
     /// Non-blocking notes.
     pub warnings: Vec<Warning>,
-    /// The ledger diff between REV and HEAD (rows added, removed, changed), from the ledger crate.
-    pub ledger_diff: Option<L>,
-    /// The settings diff between REV and HEAD (seed, replays, cases, timeouts per property).
-    pub settings_diff: Option<S>,
 }
 
-impl<L, S> PatchReport<L, S> {
+impl PatchReport {
     /// Whether the patch is blocked: a violation, or a finding in a commit without an allowed
     /// signature.
     pub fn blocking(&self) -> bool {
         !self.violations.is_empty() || self.findings.iter().any(|f| f.blocking)
-    }
-
-    /// The same report with the gate's ledger and settings diffs attached.
-    pub fn with_diffs<L2, S2>(
-        self,
-        ledger_diff: Option<L2>,
-        settings_diff: Option<S2>,
-    ) -> PatchReport<L2, S2> {
-        PatchReport {
-            base: self.base,
-            head: self.head,
-            allowed_signers_at_base: self.allowed_signers_at_base,
-            commits: self.commits,
-            violations: self.violations,
-            findings: self.findings,
-            warnings: self.warnings,
-            ledger_diff,
-            settings_diff,
-        }
     }
 }
