@@ -72,23 +72,86 @@ pub struct ParseError {
 impl ParseError {
     pub(crate) fn at(input: &[u8], offset: usize, kind: ParseErrorKind) -> ParseError {
         let offset = offset.min(input.len());
-        let before = &input[..offset];
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
-        // Count characters, not bytes: UTF-8 continuation bytes do not start a character.
-        let column = 1 + before[line_start..]
-            .iter()
-            .filter(|&&b| (b & 0xC0) != 0x80)
-            .count();
+        let Position { line, column } = Position::at(input, offset);
         ParseError {
             kind,
             line,
             column,
             offset,
         }
+    }
+}
+
+/// A place in a text as an editor shows it: 1-based line, and 1-based column counted in
+/// characters (code points), the way [`ParseError`] reports it. Other crates use it to point
+/// at a place in a JSON file that parsed but breaks their own rules.
+///
+/// ```
+/// use freezegate_canon::Position;
+///
+/// let text = "{\n  \"naïve\": 1,\n  \"b\": 2}".as_bytes();
+/// let one = text.iter().position(|&c| c == b'1').unwrap();
+/// // `ï` is two bytes but one character.
+/// assert_eq!(Position::at(text, one), Position { line: 2, column: 12 });
+/// let b = text.windows(3).position(|w| w == b"\"b\"").unwrap();
+/// assert_eq!(Position::at_sorted(text, &[one, b])[1], Position { line: 3, column: 3 });
+/// assert_eq!(Position::at(text, 0).to_string(), "line 1, column 1");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Position {
+    /// 1-based line: one more than the `\n` bytes before the place.
+    pub line: usize,
+    /// 1-based column, in characters since the line's start.
+    pub column: usize,
+}
+
+impl Position {
+    /// The position of byte `offset` of `text` (an offset past the end counts as the end).
+    /// Bytes that are not valid UTF-8 count one character per byte that could start one.
+    pub fn at(text: &[u8], offset: usize) -> Position {
+        let before = &text[..offset.min(text.len())];
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        Position {
+            line,
+            column: 1 + columns(&before[line_start..]),
+        }
+    }
+
+    /// The positions of many offsets in one pass over `text`: `offsets` must be sorted
+    /// ascending (unsorted input gives wrong lines, never a panic).
+    pub fn at_sorted(text: &[u8], offsets: &[usize]) -> Vec<Position> {
+        let mut out = Vec::with_capacity(offsets.len());
+        let (mut scanned, mut line, mut line_start) = (0usize, 1usize, 0usize);
+        for &offset in offsets {
+            let offset = offset.min(text.len()).max(scanned);
+            for (i, &b) in text[scanned..offset].iter().enumerate() {
+                if b == b'\n' {
+                    line += 1;
+                    line_start = scanned + i + 1;
+                }
+            }
+            scanned = offset;
+            out.push(Position {
+                line,
+                column: 1 + columns(&text[line_start..offset]),
+            });
+        }
+        out
+    }
+}
+
+/// Characters in a line's bytes: UTF-8 continuation bytes do not start a character.
+fn columns(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}, column {}", self.line, self.column)
     }
 }
 

@@ -72,7 +72,7 @@ mod value;
 mod write;
 
 pub use digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
-pub use error::{Error, MetaError, ParseError, ParseErrorKind, ValueError};
+pub use error::{Error, MetaError, ParseError, ParseErrorKind, Position, ValueError};
 pub use read::{MAX_DEPTH, parse};
 pub use serde_edge::{from_value, to_value};
 pub use value::{Float, Int, Value, escape_pointer_token};

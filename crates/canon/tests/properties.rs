@@ -3,7 +3,7 @@
 mod docgen;
 
 use docgen::{Doc, Style, doc, map_strings, render};
-use freezegate_canon::{Canonicalization, Value, canonicalize, parse, value_bytes};
+use freezegate_canon::{Canonicalization, Position, Value, canonicalize, parse, value_bytes};
 use proptest::prelude::*;
 use unicode_normalization::UnicodeNormalization;
 
@@ -122,6 +122,30 @@ proptest! {
             }
             (Err(a), Err(b)) => prop_assert_eq!(a, b),
             (a, b) => prop_assert!(false, "paths disagree on {broken:?}: {a:?} vs {b:?}"),
+        }
+    }
+
+    #[test]
+    fn positions_count_lines_and_characters_as_an_editor_does(
+        text in "(\\PC|\n|\r|\t){0,80}",
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+    ) {
+        let bytes = text.as_bytes();
+        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        let mut offsets: Vec<usize> = picks.iter().map(|p| bounds[p.index(bounds.len())]).collect();
+        offsets.sort_unstable();
+        let swept = Position::at_sorted(bytes, &offsets);
+        for (&offset, &pos) in offsets.iter().zip(&swept) {
+            // The same place, one offset at a time.
+            prop_assert_eq!(Position::at(bytes, offset), pos);
+            // Lines split at `\n` only; the column counts characters of that line.
+            let lines: Vec<&str> = text[..offset].split('\n').collect();
+            prop_assert_eq!(pos.line, lines.len());
+            prop_assert_eq!(pos.column, 1 + lines[lines.len() - 1].chars().count());
+        }
+        // A syntax error reports the same place as Position does.
+        if let Err(e) = parse(bytes) {
+            prop_assert_eq!(Position::at(bytes, e.offset), Position { line: e.line, column: e.column });
         }
     }
 }
