@@ -141,7 +141,7 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
         Format::Json => print!("{}", report.to_json(strict)),
         Format::Text => {
             for problem in &report.problems {
-                println!("{problem}");
+                println!("{}", problem.in_file(LEDGER_PATH));
             }
             let errors = report.errors().count();
             let warnings = report.warnings().count();

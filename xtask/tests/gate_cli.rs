@@ -881,23 +881,34 @@ fn a_test_name_in_the_ledger_excuses_nothing_and_blocks() {
         ("freeze/allowed_signers", SIGNERS),
         (
             "freeze/ledger.json",
-            "{\"schema\": \"freezegate-ledger-v1\", \"rows\": [{\"nodeid\": \"tests/test_tax.py::test_total\", \"owner\": \"alice@example.com\"}]}\n",
+            "{\"schema\": \"freezegate-ledger-v1\", \"rows\": [\n  {\"nodeid\": \"tests/test_tax.py::test_total\", \"owner\": \"alice@example.com\"}\n]}\n",
         ),
     ]);
     let run = repo.gate(&["--format", "json"], &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report = json(&run);
-    let messages: Vec<&str> = report["findings"]
+    let findings: Vec<&serde_json::Value> = report["findings"]
         .as_array()
         .expect("findings")
         .iter()
         .filter(|f| f["kind"] == "ledger" && f["blocking"] == true)
-        .filter_map(|f| f["message"].as_str())
         .collect();
+    let name_keyed = findings
+        .iter()
+        .find(|f| f["rule"] == "ledger.name_keyed")
+        .unwrap_or_else(|| panic!("{findings:?}"));
+    assert_eq!(
+        name_keyed["message"],
+        "row 0 (no fixture id), nodeid: rows must be keyed by a fixture digest, not a test name"
+    );
+    // The row sits on the ledger's second line.
+    assert_eq!(name_keyed["file"], "freeze/ledger.json");
+    assert_eq!(name_keyed["line"], 2);
+    let run = repo.gate(&[], &[]);
     assert!(
-        messages
-            .iter()
-            .any(|m| m.contains("rows must be keyed by a fixture digest, not a test name")),
-        "{messages:?}"
+        run.stdout
+            .contains("[ledger.name_keyed] freeze/ledger.json:2: row 0 (no fixture id), nodeid:"),
+        "{}",
+        run.stdout
     );
 }

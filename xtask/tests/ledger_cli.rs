@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use freezegate_canon::fixture::{Meta, pin};
-use freezegate_canon::{Canonicalization, Value, canonicalize, parse};
+use freezegate_canon::{Canonicalization, Int, Position, Value, canonicalize, parse};
 use freezegate_ledger::{EnvClass, Ledger, Row, Seed, Timestamp, read};
 use freezegate_replay::Label;
 
@@ -163,6 +163,23 @@ fn check_reports_every_problem_and_exits_1() -> TestResult {
     let rules: Vec<&Value> = problems.iter().filter_map(|p| p.get("rule")).collect();
     assert_eq!(rules.len(), 3);
     assert!(rules.contains(&&Value::String("owner".to_owned())));
+    // Each problem names the place of its field's key, in text and in JSON.
+    let ledger = std::fs::read_to_string(dir.path().join("freeze/ledger.json"))?;
+    let key = ledger
+        .find("\"owner\": \"eve@example.com\"")
+        .ok_or("no owner key")?;
+    let at = Position::at(ledger.as_bytes(), key);
+    assert!(at.line > 1 && at.column > 1, "{at}");
+    assert!(
+        text.contains(&format!("error: freeze/ledger.json: {at}: row ")),
+        "{at}: {text}"
+    );
+    let owner = problems
+        .iter()
+        .find(|p| p.get("rule") == Some(&Value::String("owner".to_owned())))
+        .ok_or("no owner problem")?;
+    assert_eq!(owner.get("line"), Some(&Value::Int(Int::from(at.line))));
+    assert_eq!(owner.get("column"), Some(&Value::Int(Int::from(at.column))));
     Ok(())
 }
 
@@ -217,7 +234,18 @@ fn expired_rows_warn_unless_strict() -> TestResult {
     })?;
     let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
     assert_eq!(out.status.code(), Some(0));
-    assert!(stdout(&out).contains("warning: row 0"), "{}", stdout(&out));
+    let ledger = std::fs::read_to_string(dir.path().join("freeze/ledger.json"))?;
+    let at = Position::at(
+        ledger.as_bytes(),
+        ledger.find("\"expires_at\"").ok_or("no expires_at")?,
+    );
+    assert!(
+        stdout(&out).contains(&format!(
+            "warning: freeze/ledger.json: {at}: row 0 (fixture "
+        )),
+        "{}",
+        stdout(&out)
+    );
     let out = xtask(dir.path(), &["ledger", "check", "--strict", "--now", NOW])?;
     assert_eq!(out.status.code(), Some(1));
     Ok(())

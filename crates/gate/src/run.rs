@@ -212,9 +212,9 @@ pub fn load_ledger(
             kind: FindingKind::Ledger,
             blocking: p.severity == Severity::Error,
             file: Some(LEDGER_FILE.into()),
-            line: None,
+            line: p.at.map(|at| at.line as u64),
             rule: format!("ledger.{}", p.rule.as_str()),
-            message: p.to_string(),
+            message: p.describe(),
         })
         .collect();
     Ok(LedgerState { ledger, findings })

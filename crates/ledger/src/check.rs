@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use freezegate_canon::{
-    Canonicalization, Digest, FixtureId, Int, PropertyId, Value, to_pretty_string,
+    Canonicalization, Digest, FixtureId, Int, Position, PropertyId, Value, to_pretty_string,
 };
 use freezegate_replay::Label;
 
@@ -98,7 +98,11 @@ impl Rule {
     }
 }
 
-/// One problem of a ledger: which row (index and fixture id), which field, which rule.
+/// One problem of a ledger: which row (index and fixture id), which field, which rule, and
+/// where in the file.
+///
+/// Shown as `error: line 12, column 7: row 2 (fixture 363379742f80b51b), note: unknown
+/// field`; [`Problem::in_file`] puts the file's name first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// Error or warning.
@@ -109,24 +113,71 @@ pub struct Problem {
     pub row: Option<usize>,
     /// The row's `fixture_id` as written, when it is a string.
     pub fixture_id: Option<String>,
-    /// The field, when one is to blame.
+    /// The field, when one is to blame: a row's field (`replays[1]` for one label), or for
+    /// the envelope (no row) the key to blame.
     pub field: Option<String>,
     /// What is wrong, in lowercase words.
     pub message: String,
+    /// Where in the ledger text: the key of the field (the element for `replays[i]`), else
+    /// the start of the row, else of the document. `None` when the ledger was not read from
+    /// text ([`crate::Ledger::check`], [`crate::Ledger::from_value`]).
+    pub at: Option<Position>,
+}
+
+impl Problem {
+    /// The row and field to blame and what is wrong, without severity or position:
+    /// `row 2 (fixture 363379742f80b51b), note: unknown field`.
+    pub fn describe(&self) -> String {
+        let mut out = match (self.row, &self.fixture_id) {
+            (Some(row), Some(id)) => format!("row {row} (fixture {id})"),
+            (Some(row), None) => format!("row {row} (no fixture id)"),
+            (None, _) => "ledger".to_owned(),
+        };
+        if let Some(field) = &self.field {
+            out.push_str(", ");
+            out.push_str(field);
+        }
+        out.push_str(": ");
+        out.push_str(&self.message);
+        out
+    }
+
+    /// The problem with the ledger file's name before its position:
+    /// `error: freeze/ledger.json: line 12, column 7: row 2 (...), note: unknown field`.
+    pub fn in_file<'a>(&'a self, file: &'a str) -> impl fmt::Display + 'a {
+        InFile {
+            problem: self,
+            file: Some(file),
+        }
+    }
+}
+
+struct InFile<'a> {
+    problem: &'a Problem,
+    file: Option<&'a str>,
+}
+
+impl fmt::Display for InFile<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let p = self.problem;
+        write!(f, "{}: ", p.severity.as_str())?;
+        if let Some(file) = self.file {
+            write!(f, "{file}: ")?;
+        }
+        if let Some(at) = p.at {
+            write!(f, "{at}: ")?;
+        }
+        f.write_str(&p.describe())
+    }
 }
 
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: ", self.severity.as_str())?;
-        match (self.row, &self.fixture_id) {
-            (Some(row), Some(id)) => write!(f, "row {row} (fixture {id})")?,
-            (Some(row), None) => write!(f, "row {row} (no fixture id)")?,
-            (None, _) => f.write_str("ledger")?,
+        InFile {
+            problem: self,
+            file: None,
         }
-        if let Some(field) = &self.field {
-            write!(f, ", {field}")?;
-        }
-        write!(f, ": {}", self.message)
+        .fmt(f)
     }
 }
 
@@ -153,8 +204,8 @@ impl Report {
     }
 
     /// The report as one JSON document (`freezegate-ledger-check-v1`): `ok` (under
-    /// `strict`), then every problem with `severity`, `rule`, `row`, `fixture_id`, `field`
-    /// and `message` (absent values are `null`).
+    /// `strict`), then every problem with `severity`, `rule`, `row`, `fixture_id`, `field`,
+    /// `message`, `line` and `column` (absent values are `null`).
     pub fn to_json(&self, strict: bool) -> String {
         let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
         let problems = self
@@ -174,6 +225,14 @@ impl Report {
                     ("fixture_id".to_owned(), opt(&p.fixture_id)),
                     ("field".to_owned(), opt(&p.field)),
                     ("message".to_owned(), Value::String(p.message.clone())),
+                    (
+                        "line".to_owned(),
+                        p.at.map_or(Value::Null, |at| Value::Int(Int::from(at.line))),
+                    ),
+                    (
+                        "column".to_owned(),
+                        p.at.map_or(Value::Null, |at| Value::Int(Int::from(at.column))),
+                    ),
                 ])
             })
             .collect();
@@ -332,6 +391,7 @@ impl Sink<'_> {
             fixture_id,
             field,
             message,
+            at: None,
         });
     }
 
@@ -339,8 +399,17 @@ impl Sink<'_> {
         self.push(Severity::Error, rule, Some((raw, field)), message);
     }
 
-    fn envelope(&mut self, message: String) {
-        self.push(Severity::Error, Rule::Envelope, None, message);
+    /// An envelope problem; `key` is the member to blame, if one is.
+    fn envelope(&mut self, key: Option<&str>, message: String) {
+        self.problems.push(Problem {
+            severity: Severity::Error,
+            rule: Rule::Envelope,
+            row: None,
+            fixture_id: None,
+            field: key.map(str::to_owned),
+            message,
+            at: None,
+        });
     }
 }
 
@@ -350,10 +419,13 @@ impl Sink<'_> {
 pub(crate) fn map_value(value: Value, problems: &mut Vec<Problem>) -> Vec<RawRow> {
     let mut sink = Sink { problems };
     let Value::Object(members) = value else {
-        sink.envelope(format!(
-            "the ledger must be an object {{\"schema\": {SCHEMA:?}, \"rows\": [...]}}, not {}",
-            value.kind()
-        ));
+        sink.envelope(
+            None,
+            format!(
+                "the ledger must be an object {{\"schema\": {SCHEMA:?}, \"rows\": [...]}}, not {}",
+                value.kind()
+            ),
+        );
         return Vec::new();
     };
     let mut schema_seen = false;
@@ -364,32 +436,40 @@ pub(crate) fn map_value(value: Value, problems: &mut Vec<Problem>) -> Vec<RawRow
                 schema_seen = true;
                 match &v {
                     Value::String(s) if s == SCHEMA => {}
-                    Value::String(s) => sink.envelope(format!(
-                        "unknown schema {s:?}: this reader understands {SCHEMA:?}"
-                    )),
-                    other => sink.envelope(format!(
-                        "schema must be the string {SCHEMA:?}, not {}",
-                        other.kind()
-                    )),
+                    Value::String(s) => sink.envelope(
+                        Some("schema"),
+                        format!("unknown schema {s:?}: this reader understands {SCHEMA:?}"),
+                    ),
+                    other => sink.envelope(
+                        Some("schema"),
+                        format!("must be the string {SCHEMA:?}, not {}", other.kind()),
+                    ),
                 }
             }
             "rows" => rows_value = Some(v),
-            other => sink.envelope(format!(
-                "unknown field {other:?}: a ledger holds only \"schema\" and \"rows\""
-            )),
+            other => sink.envelope(
+                Some(other),
+                "unknown field: a ledger holds only \"schema\" and \"rows\"".to_owned(),
+            ),
         }
     }
     if !schema_seen {
-        sink.envelope(format!("missing field \"schema\" (expected {SCHEMA:?})"));
+        sink.envelope(
+            Some("schema"),
+            format!("missing field (expected {SCHEMA:?})"),
+        );
     }
     let items = match rows_value {
         Some(Value::Array(items)) => items,
         Some(other) => {
-            sink.envelope(format!("rows must be an array, not {}", other.kind()));
+            sink.envelope(
+                Some("rows"),
+                format!("must be an array, not {}", other.kind()),
+            );
             return Vec::new();
         }
         None => {
-            sink.envelope("missing field \"rows\"".to_owned());
+            sink.envelope(Some("rows"), "missing field".to_owned());
             return Vec::new();
         }
     };

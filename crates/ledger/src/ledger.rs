@@ -6,6 +6,7 @@ use freezegate_canon::{Digest, FixtureId, ParseError, PropertyId, Value, to_pret
 
 use crate::check::{self, Checks, Problem, RawRow, Report};
 use crate::error::Error;
+use crate::locate::locate;
 use crate::row::{EnvClass, Key, Row, SCHEMA, Seed};
 use crate::scan::read_rows;
 use crate::stamp::Timestamp;
@@ -43,8 +44,9 @@ impl Diff {
 pub fn check(text: &[u8], checks: &Checks<'_>) -> Result<Report, ParseError> {
     let mut problems = Vec::new();
     let rows = read_rows(text, &mut problems)?;
-    check::check_rules(&rows, checks, &mut problems);
+    check::check_rules(&rows.raws, checks, &mut problems);
     check::sort_problems(&mut problems);
+    locate(text, rows.starts.as_deref(), &mut problems);
     Ok(Report { problems })
 }
 
@@ -53,9 +55,10 @@ pub fn check(text: &[u8], checks: &Checks<'_>) -> Result<Report, ParseError> {
 pub fn check_and_load(text: &[u8], checks: &Checks<'_>) -> Result<(Ledger, Report), ParseError> {
     let mut problems = Vec::new();
     let rows = read_rows(text, &mut problems)?;
-    check::check_rules(&rows, checks, &mut problems);
+    check::check_rules(&rows.raws, checks, &mut problems);
     check::sort_problems(&mut problems);
-    let ledger = Ledger::from_rows(rows.into_iter().filter_map(RawRow::into_row).collect());
+    locate(text, rows.starts.as_deref(), &mut problems);
+    let ledger = Ledger::from_rows(rows.raws.into_iter().filter_map(RawRow::into_row).collect());
     Ok((ledger, Report { problems }))
 }
 
@@ -91,8 +94,9 @@ impl Ledger {
     /// empty text is a syntax error, never an empty ledger.
     pub fn from_slice(text: &[u8]) -> Result<Ledger, Error> {
         let mut problems = Vec::new();
-        let raws = read_rows(text, &mut problems)?;
-        Ledger::from_raw(raws, problems)
+        let rows = read_rows(text, &mut problems)?;
+        locate(text, rows.starts.as_deref(), &mut problems);
+        Ledger::from_raw(rows.raws, problems)
     }
 
     /// Maps a parsed ledger into rows (see [`Ledger::from_slice`]).

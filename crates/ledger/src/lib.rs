@@ -11,7 +11,8 @@
 //! - Validation ([`check`]) is two-stage: a JSON syntax error stops with its line and column;
 //!   then every schema problem (unknown or missing field, wrong shape) and every rule
 //!   problem (replays, env class, owner, timestamps, duplicates, fixture hashes) of every
-//!   row is collected into one [`Report`], each [`Problem`] naming row, fixture id and field.
+//!   row is collected into one [`Report`], each [`Problem`] naming row, fixture id and field,
+//!   and, for a ledger read from text, the line and column of the field's key.
 //! - Rendering ([`Ledger::render`]) sorts rows by [`Key`], writes each row's keys in the fixed
 //!   order [`ROW_FIELDS`], two-space indent, trailing newline; render ∘ parse is the identity
 //!   on rendered ledgers.
@@ -37,8 +38,9 @@
 //! let report = check(text, &checks)?;
 //! assert!(report.fails(false));
 //! assert_eq!(
-//!     report.problems[0].to_string(),
-//!     "error: row 0 (no fixture id), nodeid: rows must be keyed by a fixture digest, not a test name"
+//!     report.problems[0].in_file("freeze/ledger.json").to_string(),
+//!     "error: freeze/ledger.json: line 1, column 46: row 0 (no fixture id), nodeid: \
+//!      rows must be keyed by a fixture digest, not a test name"
 //! );
 //!
 //! // A missing ledger is empty; an empty file is a syntax error, never an empty ledger.
@@ -55,6 +57,7 @@ mod error;
 mod freeze;
 mod ledger;
 mod list;
+mod locate;
 mod policy;
 mod row;
 mod scan;

@@ -134,13 +134,19 @@ fn depth(value: &Value) -> usize {
     }
 }
 
+/// The rows of a ledger text, as far as they could be read.
+pub(crate) struct Rows {
+    /// The rows, in file order.
+    pub raws: Vec<RawRow>,
+    /// Where each row starts in the text, when the fast path found out.
+    pub starts: Option<Vec<usize>>,
+}
+
 /// Stage one and the schema half of stage two: the rows of `text` as far as they can be
 /// read, with every envelope and schema problem, or the first syntax error.
-pub(crate) fn read_rows(
-    text: &[u8],
-    problems: &mut Vec<Problem>,
-) -> Result<Vec<RawRow>, ParseError> {
+pub(crate) fn read_rows(text: &[u8], problems: &mut Vec<Problem>) -> Result<Rows, ParseError> {
     if let Some(spans) = row_spans(text) {
+        let starts: Vec<usize> = spans.iter().map(|span| span.start).collect();
         let mut rows = Vec::with_capacity(spans.len());
         let mut row_problems = Vec::new();
         let mut fast = true;
@@ -158,10 +164,16 @@ pub(crate) fn read_rows(
         }
         if fast {
             problems.append(&mut row_problems);
-            return Ok(rows);
+            return Ok(Rows {
+                raws: rows,
+                starts: Some(starts),
+            });
         }
     }
-    Ok(map_value(parse(text)?, problems))
+    Ok(Rows {
+        raws: map_value(parse(text)?, problems),
+        starts: None,
+    })
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ mod common;
 
 use common::{NOW, digest, fixtures_upto, now, row, signers, ts};
 use freezegate_canon::{
-    Canonicalization, FixtureId, Int, PropertyId, Value, parse, to_pretty_string,
+    Canonicalization, FixtureId, Int, Position, PropertyId, Value, parse, to_pretty_string,
 };
 use freezegate_ledger::{
     Checks, EnvClass, FixtureFile, Ledger, Policy, Rule, Seed, Severity, check, list_json,
@@ -201,6 +201,29 @@ fn broken_ledger_text() -> String {
     to_pretty_string(&ledger)
 }
 
+/// The JSON report of `ledger check`: every problem with its place in the file.
+#[test]
+fn check_report_as_json_names_each_problems_line_and_column() {
+    let text = Ledger::from_rows(vec![row("tax.cached_total_equals_fresh_sum", 0)])
+        .render()
+        .replacen(
+            "{",
+            "{\n  \"comment\": \"ünicode counts as one column\", \"x\": 1,",
+            1,
+        )
+        .replacen("\"assert_fail\"", "\"flaky\"", 1)
+        .replace("\"alice@example.com\"", "\"mallory@example.com\"");
+    let (signers, lookup) = (signers(), fixtures_upto(1));
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let report = check(text.as_bytes(), &checks).unwrap();
+    insta::assert_snapshot!("check_report_json", report.to_json(false));
+}
+
 #[test]
 fn validation_report_of_a_ledger_breaking_every_rule() {
     let known = fixtures_upto(20);
@@ -272,8 +295,15 @@ fn expired_rows_warn_and_fail_only_when_strict() {
     assert_eq!(report.problems[0].severity, Severity::Warning);
     assert!(!report.fails(false));
     assert!(report.fails(true));
-    // The same through the text path.
-    let from_text = check(ledger.render().as_bytes(), &checks).unwrap();
+    // The same through the text path, which also knows the place: the key `expires_at`.
+    let text = ledger.render();
+    let mut from_text = check(text.as_bytes(), &checks).unwrap();
+    let key = text.find("\"expires_at\"").unwrap();
+    assert_eq!(
+        from_text.problems[0].at,
+        Some(Position::at(text.as_bytes(), key))
+    );
+    from_text.problems[0].at = None;
     assert_eq!(from_text, report);
 }
 

@@ -4,9 +4,11 @@ mod common;
 
 use common::{digest, fixtures_upto, signers};
 use freezegate_canon::{
-    Canonicalization, Digest, Float, Int, Value, parse, to_pretty_string, value_bytes,
+    Canonicalization, Digest, Float, Int, Position, Value, parse, to_pretty_string, value_bytes,
 };
-use freezegate_ledger::{Checks, EnvClass, Error, Ledger, Policy, Row, Seed, Timestamp, check};
+use freezegate_ledger::{
+    Checks, EnvClass, Error, Ledger, Policy, Problem, Row, Seed, Timestamp, check,
+};
 use freezegate_replay::Label;
 use proptest::prelude::*;
 
@@ -166,6 +168,30 @@ fn mutated_ledger() -> impl Strategy<Value = Value> {
     )
 }
 
+/// The outcome as text, with the places of schema problems dropped.
+fn without_positions(result: Result<Ledger, Error>) -> Result<Ledger, String> {
+    result.map_err(|e| match e {
+        Error::Schema { problems, .. } => problems
+            .into_iter()
+            .map(|p| Problem { at: None, ..p }.to_string())
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string(),
+    })
+}
+
+/// The byte offset of a line and column (in characters) of `text`.
+fn offset_of(text: &[u8], at: Position) -> usize {
+    let s = std::str::from_utf8(text).unwrap();
+    let line_start: usize = s.split('\n').take(at.line - 1).map(|l| l.len() + 1).sum();
+    let line = &s[line_start..];
+    line_start
+        + line
+            .char_indices()
+            .nth(at.column - 1)
+            .map_or(line.len(), |(i, _)| i)
+}
+
 fn run_check(text: &[u8]) {
     let signers = signers();
     let lookup = fixtures_upto(5);
@@ -234,12 +260,51 @@ proptest! {
         } else {
             to_pretty_string(&value).into_bytes()
         };
-        let streamed = Ledger::from_slice(&text).map_err(|e| e.to_string());
-        let whole = parse(&text)
-            .map_err(Error::from)
-            .and_then(Ledger::from_value)
-            .map_err(|e| e.to_string());
+        // Text knows where problems are; a value does not. All else is the same.
+        let streamed = without_positions(Ledger::from_slice(&text));
+        let whole = without_positions(parse(&text).map_err(Error::from).and_then(Ledger::from_value));
         prop_assert_eq!(streamed, whole);
+    }
+
+    /// Every problem of a ledger read from text has a place, and the place is the key of
+    /// the field to blame, or the element for `replays[i]`, or else the row's `{`.
+    #[test]
+    fn every_problem_points_at_its_field_or_row(value in mutated_ledger(), compact in any::<bool>()) {
+        let text = if compact {
+            value_bytes(&value, Canonicalization::V1Ordered).unwrap()
+        } else {
+            to_pretty_string(&value).into_bytes()
+        };
+        let (signers, lookup) = (signers(), fixtures_upto(5));
+        let checks = Checks {
+            policy: &Policy::default(),
+            now: "2026-09-17T12:00:00Z".parse().unwrap(),
+            signers: &signers,
+            fixtures: &lookup,
+        };
+        let report = check(&text, &checks).unwrap();
+        for p in &report.problems {
+            let at = p.at.ok_or_else(|| TestCaseError::fail(format!("no place: {p}")))?;
+            let here = &text[offset_of(&text, at)..];
+            let row = p.row.and_then(|r| value.pointer(&format!("/rows/{r}")));
+            let field = p.field.as_deref().map(|f| f.split('[').next().unwrap_or(f));
+            let present = match (row, field) {
+                (Some(Value::Object(members)), Some(f)) => members.iter().any(|(k, _)| k == f),
+                _ => false,
+            };
+            match (row, field, present) {
+                (Some(_), Some(f), true) if p.field.as_deref() != Some(f) => {
+                    // An element of the field's array: not its key, not a separator.
+                    prop_assert!(!here.starts_with(format!("\"{f}\"").as_bytes()), "{p}");
+                    prop_assert!(!matches!(here[0], b',' | b']' | b' ' | b'\n'), "{p}");
+                }
+                (Some(_), Some(f), true) => {
+                    prop_assert!(here.starts_with(format!("\"{f}\"").as_bytes()), "{p}");
+                }
+                (Some(_), _, _) => prop_assert_eq!(here[0], b'{', "{}", p),
+                (None, _, _) => prop_assert!(false, "a valid envelope has no problem: {p}"),
+            }
+        }
     }
 
     #[test]
@@ -256,11 +321,8 @@ proptest! {
         } else {
             text[i] = byte;
         }
-        let streamed = Ledger::from_slice(&text).map_err(|e| e.to_string());
-        let whole = parse(&text)
-            .map_err(Error::from)
-            .and_then(Ledger::from_value)
-            .map_err(|e| e.to_string());
+        let streamed = without_positions(Ledger::from_slice(&text));
+        let whole = without_positions(parse(&text).map_err(Error::from).and_then(Ledger::from_value));
         prop_assert_eq!(streamed, whole);
     }
 

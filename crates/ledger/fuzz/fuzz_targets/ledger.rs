@@ -1,7 +1,8 @@
 //! Ledger text from anywhere (a patch, a hand edit, a broken merge) is read without a panic;
 //! the two readers agree on whether it is valid JSON; a ledger that reads renders to text
-//! that reads back to the same ledger, and rendering that again changes nothing. The same
-//! text read as an `allowed_signers` file gives literal principals or an error at a line.
+//! that reads back to the same ledger, and rendering that again changes nothing. Every
+//! problem found in a text has a line and column inside it. The same text read as an
+//! `allowed_signers` file gives literal principals or an error at a line.
 
 #![no_main]
 
@@ -25,6 +26,14 @@ fuzz_target!(|data: &[u8]| {
         fixtures: &fixtures,
     };
     let checked = check(data, &checks);
+    if let Ok(report) = &checked {
+        // Every problem of a text has a place in it.
+        let lines = 1 + data.iter().filter(|&&b| b == b'\n').count();
+        for p in &report.problems {
+            let at = p.at.unwrap_or_else(|| panic!("no place: {p}"));
+            assert!(at.line >= 1 && at.line <= lines && at.column >= 1, "{p}");
+        }
+    }
     let read = Ledger::from_slice(data);
     match &read {
         Ok(ledger) => {

@@ -1,0 +1,241 @@
+//! Where in the ledger text each problem sits, so that a report can name line and column.
+//!
+//! Validation works on values, which carry no positions. After it, only when there are
+//! problems, this module walks the text again, just far enough to find each problem's
+//! place: the key of the field to blame (the element, for `replays[i]`), else the start of
+//! the row, else the start of the document. The text has already parsed, so the walk skips
+//! values without checking them; it never indexes past the text and gives up (no position)
+//! on anything it does not expect.
+
+use std::ops::Range;
+
+use freezegate_canon::{Position, Value, parse};
+
+use crate::check::Problem;
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+fn skip_ws(text: &[u8], mut pos: usize) -> usize {
+    while text.get(pos).copied().is_some_and(is_ws) {
+        pos += 1;
+    }
+    pos
+}
+
+/// The end (one past the closing quote) of the string starting at `pos`.
+fn string_end(text: &[u8], pos: usize) -> Option<usize> {
+    let mut i = pos + 1;
+    loop {
+        match *text.get(i)? {
+            b'"' => return Some(i + 1),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+}
+
+/// The end of the value starting at `pos`.
+fn value_end(text: &[u8], pos: usize) -> Option<usize> {
+    match *text.get(pos)? {
+        b'"' => string_end(text, pos),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = pos;
+            loop {
+                match *text.get(i)? {
+                    b'"' => {
+                        i = string_end(text, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+        }
+        _ => {
+            let len = text[pos..]
+                .iter()
+                .position(|&b| is_ws(b) || matches!(b, b',' | b']' | b'}'))
+                .unwrap_or(text.len() - pos);
+            Some(pos + len)
+        }
+    }
+}
+
+/// The members of the object starting at `pos`: each key's token (quotes included) and
+/// where its value starts. `None` when `pos` is not an object.
+fn members(text: &[u8], pos: usize) -> Option<Vec<(Range<usize>, usize)>> {
+    if text.get(pos) != Some(&b'{') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = skip_ws(text, pos + 1);
+    if text.get(i) == Some(&b'}') {
+        return Some(out);
+    }
+    loop {
+        let key_end = string_end(text, i)?;
+        let colon = skip_ws(text, key_end);
+        if text.get(colon) != Some(&b':') {
+            return None;
+        }
+        let value = skip_ws(text, colon + 1);
+        out.push((i..key_end, value));
+        let after = skip_ws(text, value_end(text, value)?);
+        match *text.get(after)? {
+            b',' => i = skip_ws(text, after + 1),
+            b'}' => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// Where each element of the array starting at `pos` starts. `None` when it is not an
+/// array.
+fn elements(text: &[u8], pos: usize) -> Option<Vec<usize>> {
+    if text.get(pos) != Some(&b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut i = skip_ws(text, pos + 1);
+    if text.get(i) == Some(&b']') {
+        return Some(out);
+    }
+    loop {
+        out.push(i);
+        let after = skip_ws(text, value_end(text, i)?);
+        match *text.get(after)? {
+            b',' => i = skip_ws(text, after + 1),
+            b']' => return Some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// Whether the key token (quotes included) spells `name`, escapes decoded the way the
+/// parser decodes them.
+fn key_is(text: &[u8], token: &Range<usize>, name: &str) -> bool {
+    let Some(raw) = text.get(token.start + 1..token.end.saturating_sub(1)) else {
+        return false;
+    };
+    if !raw.contains(&b'\\') {
+        return raw == name.as_bytes();
+    }
+    matches!(parse(&text[token.clone()]), Ok(Value::String(s)) if s == name)
+}
+
+/// The member `name` of the object at `pos`: where its key and its value start.
+fn member(text: &[u8], pos: usize, name: &str) -> Option<(usize, usize)> {
+    members(text, pos)?
+        .into_iter()
+        .find(|(key, _)| key_is(text, key, name))
+        .map(|(key, value)| (key.start, value))
+}
+
+/// The place of `field` (`name` or `name[i]`) in the object at `pos`: the key, or for an
+/// index the element.
+fn field_offset(text: &[u8], pos: usize, field: &str) -> Option<usize> {
+    let (name, index) = match field.split_once('[') {
+        Some((name, rest)) => (name, rest.strip_suffix(']')?.parse::<usize>().ok()),
+        None => (field, None),
+    };
+    let (key, value) = member(text, pos, name)?;
+    Some(
+        index
+            .and_then(|i| elements(text, value)?.get(i).copied())
+            .unwrap_or(key),
+    )
+}
+
+/// Sets `at` on every problem whose place in `text` can be found. `rows` are the offsets
+/// where the rows start, when the reader already knows them.
+pub(crate) fn locate(text: &[u8], rows: Option<&[usize]>, problems: &mut [Problem]) {
+    if problems.is_empty() {
+        return;
+    }
+    let root = skip_ws(text, 0);
+    let found;
+    let rows = match rows {
+        Some(rows) => rows,
+        None => {
+            found = member(text, root, "rows")
+                .and_then(|(_, value)| elements(text, value))
+                .unwrap_or_default();
+            &found
+        }
+    };
+    let mut anchors: Vec<(usize, usize)> = Vec::with_capacity(problems.len());
+    for (i, problem) in problems.iter().enumerate() {
+        let offset = match (problem.row, problem.field.as_deref()) {
+            (None, None) => Some(root),
+            (None, Some(field)) => field_offset(text, root, field).or(Some(root)),
+            (Some(row), field) => rows.get(row).map(|&start| {
+                field
+                    .and_then(|f| field_offset(text, start, f))
+                    .unwrap_or(start)
+            }),
+        };
+        if let Some(offset) = offset {
+            anchors.push((offset, i));
+        }
+    }
+    anchors.sort_unstable();
+    let offsets: Vec<usize> = anchors.iter().map(|&(offset, _)| offset).collect();
+    for (&(_, i), position) in anchors.iter().zip(Position::at_sorted(text, &offsets)) {
+        problems[i].at = Some(position);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_finds_members_and_elements_over_any_spacing() {
+        let text = br#" { "a" : [1, "x]", {"b": [2]} ] ,"c\u0064":-1.5e3, "e":{} }"#;
+        let m = members(text, 1).unwrap();
+        let keys: Vec<&[u8]> = m.iter().map(|(k, _)| &text[k.clone()]).collect();
+        assert_eq!(keys, [&br#""a""#[..], br#""c\u0064""#, br#""e""#]);
+        assert!(key_is(text, &m[1].0, "cd"));
+        assert!(!key_is(text, &m[1].0, "c\\u0064"));
+        let items = elements(text, m[0].1).unwrap();
+        let starts: Vec<u8> = items.iter().map(|&i| text[i]).collect();
+        assert_eq!(starts, b"1\"{");
+        assert_eq!(text[m[1].1], b'-');
+        assert_eq!(members(text, m[2].1).unwrap(), []);
+        assert_eq!(field_offset(text, 1, "a[2]"), Some(items[2]));
+        // An index past the end falls back to the key.
+        assert_eq!(field_offset(text, 1, "a[9]"), Some(m[0].0.start));
+        assert_eq!(field_offset(text, 1, "zz"), None);
+    }
+
+    #[test]
+    fn the_walk_gives_up_on_broken_text_without_panicking() {
+        for text in [
+            &b"{"[..],
+            b"{\"a\"",
+            b"{\"a\":",
+            b"{\"a\": [1,",
+            b"{\"a\": \"\\",
+            b"[",
+            b"",
+            b"{\"a\" 1}",
+            b"{\"a\": 1 2}",
+        ] {
+            let shown = String::from_utf8_lossy(text);
+            assert_eq!(members(text, 0), None, "{shown}");
+            assert_eq!(elements(text, 0), None, "{shown}");
+            assert_eq!(field_offset(text, 0, "a[0]"), None, "{shown}");
+            assert_eq!(value_end(text, text.len()), None, "{shown}");
+        }
+    }
+}
