@@ -545,6 +545,41 @@ fn integrity_problems_and_orphan_fixtures_block() {
     let run = repo.gate(&["--format", "json"], &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("integrity.fixture"), "{}", run.stdout);
+    // A fixture or meta file that is not JSON: named relative to the root, with its line.
+    for (file, text, place) in [
+        (
+            format!("fixtures/p/{id}.json"),
+            "{\"n\":,}\n",
+            "line 1, column 6",
+        ),
+        (
+            format!("fixtures/p/{id}.meta.json"),
+            "{\n  \"schema\": \n",
+            "line 3, column 1",
+        ),
+    ] {
+        let before = std::fs::read(repo.dir.join(&file)).expect("pinned file");
+        repo.write(&file, text);
+        let run = repo.gate(&["--format", "json"], &[]);
+        assert_eq!(run.code, 1, "{}", run.stdout);
+        let report = json(&run);
+        let finding = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| f["rule"] == "integrity.fixture" && f["file"] == file.as_str())
+            .unwrap_or_else(|| panic!("{file}: {}", run.stdout))
+            .clone();
+        let line: u64 = place[5..6].parse().expect("one-digit line");
+        assert_eq!(finding["line"], line, "{finding}");
+        assert!(
+            finding["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with(place)),
+            "{finding}"
+        );
+        std::fs::write(repo.dir.join(&file), before).expect("restore");
+    }
     // Fixtures of a property the configuration no longer lists.
     let repo = Repo::new(&[
         ("freezegate.toml", &toml),

@@ -289,17 +289,29 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let ledger = load_ledger(root, settings, ctx.now)?;
     let mut findings = ledger.findings;
     for error in fixture::verify(root) {
-        let (file, message) = match &error {
+        // The file relative to the root and, for JSON that does not parse, its line; the
+        // message keeps the column.
+        let (file, line, message) = match &error {
             freezegate_canon::Error::Integrity { path, problem } => {
-                (Some(rel(root, path)), problem.clone())
+                (Some(rel(root, path)), None, problem.clone())
             }
-            other => (None, error_chain(other)),
+            freezegate_canon::Error::File { path, source } => {
+                let line = match source.as_ref() {
+                    freezegate_canon::Error::Parse(e) => Some(e.line as u64),
+                    _ => None,
+                };
+                (Some(rel(root, path)), line, error_chain(source.as_ref()))
+            }
+            freezegate_canon::Error::Io { path, source } => {
+                (Some(rel(root, path)), None, source.to_string())
+            }
+            other => (None, None, error_chain(other)),
         };
         findings.push(Finding {
             kind: FindingKind::Integrity,
             blocking: true,
             file,
-            line: None,
+            line,
             rule: "integrity.fixture".into(),
             message,
         });
