@@ -114,7 +114,7 @@ impl Position {
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
-        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let line = 1 + newlines(before);
         Position {
             line,
             column: 1 + columns(&before[line_start..]),
@@ -128,11 +128,10 @@ impl Position {
         let (mut scanned, mut line, mut line_start) = (0usize, 1usize, 0usize);
         for &offset in offsets {
             let offset = offset.min(text.len()).max(scanned);
-            for (i, &b) in text[scanned..offset].iter().enumerate() {
-                if b == b'\n' {
-                    line += 1;
-                    line_start = scanned + i + 1;
-                }
+            let gap = &text[scanned..offset];
+            line += newlines(gap);
+            if let Some(i) = gap.iter().rposition(|&b| b == b'\n') {
+                line_start = scanned + i + 1;
             }
             scanned = offset;
             out.push(Position {
@@ -142,6 +141,18 @@ impl Position {
         }
         out
     }
+}
+
+/// The `\n` bytes in `bytes`. Counting 32 bytes at a time into a byte-sized sum lets the
+/// compiler use vector instructions: several times faster than one count per byte, which
+/// matters when a report places problems all over a large file.
+fn newlines(bytes: &[u8]) -> usize {
+    let chunks = bytes.chunks_exact(32);
+    let tail = chunks.remainder();
+    let counted: usize = chunks
+        .map(|c| usize::from(c.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
+        .sum();
+    counted + tail.iter().filter(|&&b| b == b'\n').count()
 }
 
 /// Characters in a line's bytes: UTF-8 continuation bytes do not start a character.

@@ -71,16 +71,21 @@ fn value_end(text: &[u8], pos: usize) -> Option<usize> {
     }
 }
 
-/// The members of the object starting at `pos`: each key's token (quotes included) and
-/// where its value starts. `None` when `pos` is not an object.
-fn members(text: &[u8], pos: usize) -> Option<Vec<(Range<usize>, usize)>> {
+/// Walks the members of the object starting at `pos`, calling `visit` with each key's
+/// token (quotes included) and where its value starts, until `visit` returns `Some`: that
+/// is `Some(Some(found))`; `Some(None)` when every member was visited; `None` when `pos` is
+/// not an object or the walk broke off.
+fn each_member<T>(
+    text: &[u8],
+    pos: usize,
+    mut visit: impl FnMut(Range<usize>, usize) -> Option<T>,
+) -> Option<Option<T>> {
     if text.get(pos) != Some(&b'{') {
         return None;
     }
-    let mut out = Vec::new();
     let mut i = skip_ws(text, pos + 1);
     if text.get(i) == Some(&b'}') {
-        return Some(out);
+        return Some(None);
     }
     loop {
         let key_end = string_end(text, i)?;
@@ -89,11 +94,13 @@ fn members(text: &[u8], pos: usize) -> Option<Vec<(Range<usize>, usize)>> {
             return None;
         }
         let value = skip_ws(text, colon + 1);
-        out.push((i..key_end, value));
+        if let Some(found) = visit(i..key_end, value) {
+            return Some(Some(found));
+        }
         let after = skip_ws(text, value_end(text, value)?);
         match *text.get(after)? {
             b',' => i = skip_ws(text, after + 1),
-            b'}' => return Some(out),
+            b'}' => return Some(None),
             _ => return None,
         }
     }
@@ -133,12 +140,13 @@ fn key_is(text: &[u8], token: &Range<usize>, name: &str) -> bool {
     matches!(parse(&text[token.clone()]), Ok(Value::String(s)) if s == name)
 }
 
-/// The member `name` of the object at `pos`: where its key and its value start.
+/// The member `name` of the object at `pos`: where its key and its value start. The walk
+/// stops at that member.
 fn member(text: &[u8], pos: usize, name: &str) -> Option<(usize, usize)> {
-    members(text, pos)?
-        .into_iter()
-        .find(|(key, _)| key_is(text, key, name))
-        .map(|(key, value)| (key.start, value))
+    each_member(text, pos, |key, value| {
+        key_is(text, &key, name).then_some((key.start, value))
+    })
+    .flatten()
 }
 
 /// The place of `field` (`name` or `name[i]`) in the object at `pos`: the key, or for an
@@ -199,6 +207,16 @@ pub(crate) fn locate(text: &[u8], rows: Option<&[usize]>, problems: &mut [Proble
 mod tests {
     use super::*;
 
+    /// Every member of the object at `pos`, or `None` when the walk breaks off.
+    fn members(text: &[u8], pos: usize) -> Option<Vec<(Range<usize>, usize)>> {
+        let mut all = Vec::new();
+        each_member(text, pos, |key, value| {
+            all.push((key, value));
+            None::<()>
+        })
+        .map(|_| all)
+    }
+
     #[test]
     fn the_walk_finds_members_and_elements_over_any_spacing() {
         let text = br#" { "a" : [1, "x]", {"b": [2]} ] ,"c\u0064":-1.5e3, "e":{} }"#;
@@ -234,7 +252,9 @@ mod tests {
             let shown = String::from_utf8_lossy(text);
             assert_eq!(members(text, 0), None, "{shown}");
             assert_eq!(elements(text, 0), None, "{shown}");
-            assert_eq!(field_offset(text, 0, "a[0]"), None, "{shown}");
+            // The walk stops at the member it looks for, so a key before the break is found.
+            let found = field_offset(text, 0, "a[0]");
+            assert!(found.is_none_or(|at| text[at] == b'"'), "{shown}");
             assert_eq!(value_end(text, text.len()), None, "{shown}");
         }
     }
