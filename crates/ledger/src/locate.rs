@@ -36,8 +36,9 @@ fn string_end(text: &[u8], pos: usize) -> Option<usize> {
     }
 }
 
-/// The end of the value starting at `pos`.
-fn value_end(text: &[u8], pos: usize) -> Option<usize> {
+/// The end of the value starting at `pos`: for an array or object, where its brackets
+/// balance, strings skipped; nothing inside is checked.
+pub(crate) fn value_end(text: &[u8], pos: usize) -> Option<usize> {
     match *text.get(pos)? {
         b'"' => string_end(text, pos),
         b'{' | b'[' => {

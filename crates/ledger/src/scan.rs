@@ -13,6 +13,7 @@ use std::ops::Range;
 use freezegate_canon::{MAX_DEPTH, ParseError, Value, parse};
 
 use crate::check::{Problem, RawRow, map_row, map_value, row_sink};
+use crate::locate::value_end;
 use crate::row::SCHEMA;
 
 fn is_ws(b: u8) -> bool {
@@ -58,29 +59,9 @@ impl<'a> Cursor<'a> {
         if self.text.get(start) != Some(&b'{') {
             return None;
         }
-        let mut depth = 0usize;
-        let mut i = start;
-        while i < self.text.len() {
-            match self.text[i] {
-                b'"' => {
-                    i += 1;
-                    while i < self.text.len() && self.text[i] != b'"' {
-                        i += if self.text[i] == b'\\' { 2 } else { 1 };
-                    }
-                }
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
-                    depth = depth.checked_sub(1)?;
-                    if depth == 0 {
-                        self.pos = i + 1;
-                        return Some(start..i + 1);
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        None
+        let end = value_end(self.text, start)?;
+        self.pos = end;
+        Some(start..end)
     }
 }
 
