@@ -157,7 +157,13 @@ fn field_offset(text: &[u8], pos: usize, field: &str) -> Option<usize> {
         Some((name, rest)) => (name, rest.strip_suffix(']')?.parse::<usize>().ok()),
         None => (field, None),
     };
-    let (key, value) = member(text, pos, name)?;
+    let Some((key, value)) = member(text, pos, name) else {
+        // An unknown key may itself hold brackets.
+        return (name != field)
+            .then(|| member(text, pos, field))
+            .flatten()
+            .map(|(key, _)| key);
+    };
     Some(
         index
             .and_then(|i| elements(text, value)?.get(i).copied())
@@ -235,6 +241,9 @@ mod tests {
         // An index past the end falls back to the key.
         assert_eq!(field_offset(text, 1, "a[9]"), Some(m[0].0.start));
         assert_eq!(field_offset(text, 1, "zz"), None);
+        // A key that holds brackets is found by its whole name.
+        let odd = br#"{"a": 1, "b[1]": 2}"#;
+        assert_eq!(field_offset(odd, 0, "b[1]"), Some(9));
     }
 
     #[test]
