@@ -42,24 +42,26 @@ impl Diff {
 /// Validates ledger text in both stages: a syntax error stops with its line and column
 /// (`Err`); otherwise every schema and rule problem of every row is in the report.
 pub fn check(text: &[u8], checks: &Checks<'_>) -> Result<Report, ParseError> {
-    let mut problems = Vec::new();
-    let rows = read_rows(text, &mut problems)?;
-    check::check_rules(&rows.raws, checks, &mut problems);
-    check::sort_problems(&mut problems);
-    locate(text, rows.starts.as_deref(), &mut problems);
-    Ok(Report { problems })
+    validate(text, checks).map(|(_, report)| report)
 }
 
 /// [`check`] that also returns the ledger of every row that passed the schema, from one
 /// parse: what a gate needs to validate the ledger and then look rows up.
 pub fn check_and_load(text: &[u8], checks: &Checks<'_>) -> Result<(Ledger, Report), ParseError> {
+    let (raws, report) = validate(text, checks)?;
+    let ledger = Ledger::from_rows(raws.into_iter().filter_map(RawRow::into_row).collect());
+    Ok((ledger, report))
+}
+
+/// Both stages over text: the rows as far as they were read, and every problem, sorted and
+/// placed in the text.
+fn validate(text: &[u8], checks: &Checks<'_>) -> Result<(Vec<RawRow>, Report), ParseError> {
     let mut problems = Vec::new();
     let rows = read_rows(text, &mut problems)?;
     check::check_rules(&rows.raws, checks, &mut problems);
     check::sort_problems(&mut problems);
     locate(text, rows.starts.as_deref(), &mut problems);
-    let ledger = Ledger::from_rows(rows.raws.into_iter().filter_map(RawRow::into_row).collect());
-    Ok((ledger, Report { problems }))
+    Ok((rows.raws, Report { problems }))
 }
 
 impl Ledger {

@@ -17,7 +17,8 @@ fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
 }
 
-fn skip_ws(text: &[u8], mut pos: usize) -> usize {
+/// The first byte at or after `pos` that is not JSON whitespace.
+pub(crate) fn skip_ws(text: &[u8], mut pos: usize) -> usize {
     while text.get(pos).copied().is_some_and(is_ws) {
         pos += 1;
     }

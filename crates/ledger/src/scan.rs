@@ -13,12 +13,8 @@ use std::ops::Range;
 use freezegate_canon::{MAX_DEPTH, ParseError, Value, parse};
 
 use crate::check::{Problem, RawRow, map_row, map_value, row_sink};
-use crate::locate::value_end;
+use crate::locate::{skip_ws, value_end};
 use crate::row::SCHEMA;
-
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
 
 struct Cursor<'a> {
     text: &'a [u8],
@@ -27,9 +23,7 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn skip_ws(&mut self) {
-        while self.text.get(self.pos).is_some_and(|&b| is_ws(b)) {
-            self.pos += 1;
-        }
+        self.pos = skip_ws(self.text, self.pos);
     }
 
     fn eat(&mut self, byte: u8) -> Option<()> {
