@@ -571,7 +571,9 @@ fn integrity_problems_and_orphan_fixtures_block() {
             .unwrap_or_else(|| panic!("{file}: {}", run.stdout))
             .clone();
         let line: u64 = place[5..6].parse().expect("one-digit line");
+        let column: u64 = place[15..].parse().expect("column");
         assert_eq!(finding["line"], line, "{finding}");
+        assert_eq!(finding["column"], column, "{finding}");
         assert!(
             finding["message"]
                 .as_str()
@@ -938,11 +940,22 @@ fn a_test_name_in_the_ledger_excuses_nothing_and_blocks() {
     );
     // The row sits on the ledger's second line.
     assert_eq!(name_keyed["file"], "freeze/ledger.json");
+    // The row sits on the ledger's second line; the problem points at its key.
     assert_eq!(name_keyed["line"], 2);
+    assert_eq!(name_keyed["column"], 4);
     let run = repo.gate(&[], &[]);
     assert!(
         run.stdout
-            .contains("[ledger.name_keyed] freeze/ledger.json:2: row 0 (no fixture id), nodeid:"),
+            .contains("[ledger.name_keyed] freeze/ledger.json:2:4: row 0 (no fixture id), nodeid:"),
+        "{}",
+        run.stdout
+    );
+    // GitHub annotations point at the same place.
+    let run = repo.gate(&["--format", "github"], &[]);
+    assert!(
+        run.stdout.lines().any(|l| l.starts_with(
+            "::error file=freeze/ledger.json,line=2,col=4,title=freezegate ledger.name_keyed::row 0"
+        )),
         "{}",
         run.stdout
     );

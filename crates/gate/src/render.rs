@@ -150,9 +150,10 @@ pub fn body_text(report: &Report, style: Style) -> String {
             } else {
                 style.paint("33", "warning")
             };
-            let place = match (&f.file, f.line) {
-                (Some(file), Some(line)) => format!("{file}:{line}: "),
-                (Some(file), None) => format!("{file}: "),
+            let place = match (&f.file, f.line, f.column) {
+                (Some(file), Some(line), Some(column)) => format!("{file}:{line}:{column}: "),
+                (Some(file), Some(line), None) => format!("{file}:{line}: "),
+                (Some(file), None, _) => format!("{file}: "),
                 _ => String::new(),
             };
             let _ = writeln!(out, "  {level} [{}] {place}{}", f.rule, f.message);
@@ -396,27 +397,59 @@ fn gh_prop(s: &str) -> String {
     gh_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// Where a GitHub annotation points.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    file: Option<&'a str>,
+    line: Option<u64>,
+    column: Option<u64>,
+}
+
+impl<'a> Place<'a> {
+    fn file(file: Option<&'a str>) -> Self {
+        Place {
+            file,
+            line: None,
+            column: None,
+        }
+    }
+}
+
 /// GitHub workflow commands: `::error` for what blocks, `::warning` for frozen fixtures,
 /// infra items, expired rows and warnings, ending with a `::notice` of the summary line.
 pub fn github(report: &Report) -> String {
     let mut out = String::new();
-    let mut emit = |level: &str, file: Option<&str>, title: &str, message: &str| {
+    let mut annotate = |level: &str, place: Place<'_>, title: &str, message: &str| {
         let mut props = Vec::new();
-        if let Some(file) = file {
+        if let Some(file) = place.file {
             props.push(format!("file={}", gh_prop(file)));
+            // A line or column without a file points nowhere; GitHub ignores it.
+            if let Some(line) = place.line {
+                props.push(format!("line={line}"));
+                if let Some(column) = place.column {
+                    props.push(format!("col={column}"));
+                }
+            }
         }
         props.push(format!("title={}", gh_prop(title)));
         let _ = writeln!(out, "::{level} {}::{}", props.join(","), gh_data(message));
     };
     for f in &report.findings {
         let level = if f.blocking { "error" } else { "warning" };
-        emit(
+        annotate(
             level,
-            f.file.as_deref(),
+            Place {
+                file: f.file.as_deref(),
+                line: f.line,
+                column: f.column,
+            },
             &format!("freezegate {}", f.rule),
             &f.message,
         );
     }
+    let mut emit = |level: &str, file: Option<&str>, title: &str, message: &str| {
+        annotate(level, Place::file(file), title, message);
+    };
     for f in &report.fixtures {
         let labels = labels_text(&f.labels);
         match f.status {

@@ -249,8 +249,11 @@ pub struct Finding {
     pub blocking: bool,
     /// The file (relative to the root), when there is one.
     pub file: Option<String>,
-    /// The line, when there is one.
+    /// The 1-based line, when there is one.
     pub line: Option<u64>,
+    /// The 1-based column (in characters) on that line, when the finding points at a place
+    /// in a JSON file: a ledger problem's key, the byte where a fixture stops parsing.
+    pub column: Option<u64>,
     /// A stable rule id, e.g. `ledger.owner` or `integrity.name`.
     pub rule: String,
     /// One sentence.

@@ -213,6 +213,7 @@ pub fn load_ledger(
             blocking: p.severity == Severity::Error,
             file: Some(LEDGER_FILE.into()),
             line: p.at.map(|at| at.line as u64),
+            column: p.at.map(|at| at.column as u64),
             rule: format!("ledger.{}", p.rule.as_str()),
             message: p.describe(),
         })
@@ -289,18 +290,18 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let ledger = load_ledger(root, settings, ctx.now)?;
     let mut findings = ledger.findings;
     for error in fixture::verify(root) {
-        // The file relative to the root and, for JSON that does not parse, its line; the
-        // message keeps the column.
-        let (file, line, message) = match &error {
+        // The file relative to the root and, for JSON that does not parse, its line and
+        // column (the message names them too, for readers of the message alone).
+        let (file, place, message) = match &error {
             freezegate_canon::Error::Integrity { path, problem } => {
                 (Some(rel(root, path)), None, problem.clone())
             }
             freezegate_canon::Error::File { path, source } => {
-                let line = match source.as_ref() {
-                    freezegate_canon::Error::Parse(e) => Some(e.line as u64),
+                let place = match source.as_ref() {
+                    freezegate_canon::Error::Parse(e) => Some((e.line as u64, e.column as u64)),
                     _ => None,
                 };
-                (Some(rel(root, path)), line, error_chain(source.as_ref()))
+                (Some(rel(root, path)), place, error_chain(source.as_ref()))
             }
             freezegate_canon::Error::Io { path, source } => {
                 (Some(rel(root, path)), None, source.to_string())
@@ -311,7 +312,8 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             kind: FindingKind::Integrity,
             blocking: true,
             file,
-            line,
+            line: place.map(|(line, _)| line),
+            column: place.map(|(_, column)| column),
             rule: "integrity.fixture".into(),
             message,
         });
@@ -330,6 +332,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
                 blocking: true,
                 file: Some(format!("{FIXTURES_DIR}/{name}")),
                 line: None,
+                column: None,
                 rule: "integrity.orphan".into(),
                 message: format!(
                     "fixtures of {name:?}, a property freezegate.toml does not list: its fixtures would never be replayed"
@@ -887,6 +890,7 @@ pub fn run_with_base(
                 blocking: true,
                 file: Some(v.path.clone()),
                 line: None,
+                column: None,
                 rule: "patch.unsigned_protected_change".into(),
                 message: format!(
                     "commit {} changes protected {} ({}, protected by {}) without a signature by a key in freeze/allowed_signers at {base} ({})",
@@ -904,6 +908,7 @@ pub fn run_with_base(
                 blocking: f.blocking,
                 file: Some(f.file.clone()),
                 line: Some(u64::from(f.line)),
+                column: None,
                 rule: format!("gaming.{}", f.rule),
                 message: format!("commit {}: {}", short(&f.commit), f.explanation),
             });
@@ -914,6 +919,7 @@ pub fn run_with_base(
                 blocking: false,
                 file: None,
                 line: None,
+                column: None,
                 rule: "patch.warning".into(),
                 message: match &w.commit {
                     Some(c) => format!("commit {}: {}", short(c), w.message),
@@ -927,6 +933,7 @@ pub fn run_with_base(
                 blocking: true,
                 file: None,
                 line: None,
+                column: None,
                 rule: "patch.weakening_override".into(),
                 message: format!("the run overrides the signed policy and weakens it: {o}"),
             });

@@ -124,6 +124,7 @@ pub fn report_schema() -> Value {
         ("blocking", json!({"type": "boolean"})),
         ("file", opt_string()),
         ("line", json!({"type": ["integer", "null"], "minimum": 0})),
+        ("column", json!({"type": ["integer", "null"], "minimum": 0})),
         ("rule", string()),
         ("message", string()),
     ]);
