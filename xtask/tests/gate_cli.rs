@@ -496,6 +496,19 @@ fn bad_configuration_and_ledger_exit_3() {
         "{}",
         run.stderr
     );
+    // A file that parses but breaks a rule: the same, pointing at the value.
+    let repo = Repo::new(&[(
+        "freezegate.toml",
+        "[policy]\nreplays = 3\n\n[[property]]\nid = \"p\"\noracle = \"true\"\nreplays = 2\n",
+    )]);
+    let run = repo.gate(&[], &[]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr
+            .contains("freezegate.toml: line 7, column 11: property[0].replays: 2 is fewer"),
+        "{}",
+        run.stderr
+    );
 
     let repo = Repo::new(&[
         (

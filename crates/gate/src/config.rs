@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use freezegate_canon::{Canonicalization, PropertyId};
+use freezegate_canon::{Canonicalization, Position, PropertyId};
 use serde::Deserialize;
 
 pub use freezegate_ledger::EnvClass;
@@ -60,11 +60,13 @@ pub enum ConfigError {
         message: String,
     },
     /// A rule of SPEC §9 is broken.
-    #[error("{}: {key}: {message}", path.display())]
+    #[error("{}: {}{key}: {message}", path.display(), place(at))]
     Rule {
         /// The file.
         path: PathBuf,
-        /// The key, e.g. `property[2].replays`.
+        /// Where the key's value is in the file (its first character).
+        at: Option<Position>,
+        /// The key, e.g. `property[2].replays` or `policy.freeze_env_classes[1]`.
         key: String,
         /// What is wrong.
         message: String,
@@ -234,10 +236,10 @@ impl Config {
     /// Parses and validates configuration text; `path` names it in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let (line, column) = e
-                .span()
-                .map(|span| line_column(text, span.start))
-                .unwrap_or((1, 1));
+            let Position { line, column } =
+                e.span().map_or(Position { line: 1, column: 1 }, |span| {
+                    Position::at(text.as_bytes(), span.start)
+                });
             ConfigError::Syntax {
                 path: path.to_path_buf(),
                 line,
@@ -247,6 +249,7 @@ impl Config {
         })?;
         let rule = |key: String, message: String| ConfigError::Rule {
             path: path.to_path_buf(),
+            at: locate(text, &key),
             key,
             message,
         };
@@ -269,10 +272,10 @@ impl Config {
                 "must be at least 1".into(),
             ));
         }
-        for class in &policy.freeze_env_classes {
+        for (i, class) in policy.freeze_env_classes.iter().enumerate() {
             if class != "local" && class != "remote" {
                 return Err(rule(
-                    "policy.freeze_env_classes".into(),
+                    format!("policy.freeze_env_classes[{i}]"),
                     format!("unknown env class {class:?}: expected \"local\" or \"remote\""),
                 ));
             }
@@ -346,11 +349,39 @@ impl Config {
     }
 }
 
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = 1 + before.matches('\n').count();
-    let start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, 1 + before[start..].chars().count())
+/// `"line L, column C: "` for a place, nothing without one.
+fn place(at: &Option<Position>) -> String {
+    at.map(|at| format!("{at}: ")).unwrap_or_default()
+}
+
+/// Where the value of `key` (`policy.replays`, `property[2].id`,
+/// `policy.freeze_env_classes[1]`) starts in `text`, a document that parses. Dotted keys,
+/// inline tables and `[[property]]` headers all lead to the same value.
+fn locate(text: &str, key: &str) -> Option<Position> {
+    let document = toml::de::DeTable::parse(text).ok()?;
+    let mut table = document.get_ref();
+    let mut found = None;
+    for part in key.split('.') {
+        let (name, index) = match part.strip_suffix(']').and_then(|p| p.split_once('[')) {
+            Some((name, index)) => (name, Some(index.parse::<usize>().ok()?)),
+            None => (part, None),
+        };
+        if found.is_some() {
+            // Only the last part may be a leaf.
+            table = match found.take().map(toml::Spanned::get_ref) {
+                Some(toml::de::DeValue::Table(t)) => t,
+                _ => return None,
+            };
+        }
+        let (_, value) = table.iter().find(|(k, _)| k.get_ref().as_ref() == name)?;
+        let value = match (index, value.get_ref()) {
+            (None, _) => value,
+            (Some(i), toml::de::DeValue::Array(items)) => items.get(i)?,
+            (Some(_), _) => return None,
+        };
+        found = Some(value);
+    }
+    found.map(|value| Position::at(text.as_bytes(), value.span().start))
 }
 
 /// Where an override of the file's policy came from.
@@ -624,31 +655,94 @@ mod tests {
     }
 
     #[test]
-    fn rule_errors_name_the_key() {
-        for (text, key) in [
-            ("[[property]]\nid = \"../x\"\n", "property[0].id"),
-            ("[[property]]\nid = \"p\"\ncases = 3\n", "property[0].cases"),
+    fn rule_errors_name_the_key_and_where_its_value_is() {
+        for (text, key, line, column) in [
+            ("[[property]]\nid = \"../x\"\n", "property[0].id", 2, 6),
+            (
+                "[[property]]\nid = \"p\"\ncases = 3\n",
+                "property[0].cases",
+                3,
+                9,
+            ),
             (
                 "[[property]]\nid = \"p\"\n[[property]]\nid = \"p\"\n",
                 "property[1].id",
+                4,
+                6,
             ),
             (
                 "[[property]]\nid = \"p\"\noracle = \" \"\n",
                 "property[0].oracle",
+                3,
+                10,
             ),
             (
                 "[[property]]\nid = \"p\"\ncanonicalization = \"v2\"\n",
                 "property[0].canonicalization",
+                3,
+                20,
             ),
             (
-                "[policy]\nfreeze_env_classes = [\"laptop\"]\n",
-                "policy.freeze_env_classes",
+                "[policy]\nfreeze_env_classes = [\"remote\", \"laptop\"]\n",
+                "policy.freeze_env_classes[1]",
+                2,
+                33,
             ),
-            ("[policy]\nreplays = 0\n", "policy.replays"),
+            ("[policy]\nreplays = 0\n", "policy.replays", 2, 11),
+            // Dotted keys, inline tables and arrays of inline tables lead to the same value.
+            ("policy.replays = 0\n", "policy.replays", 1, 18),
+            ("policy = { jobs = 0 }\n", "policy.jobs", 1, 19),
+            (
+                "property = [{ id = \"p\" }, { id = \"q\", replays = 2 }]\n",
+                "property[1].replays",
+                1,
+                49,
+            ),
+            // Columns count characters, not bytes.
+            (
+                "# é\n[[property]]\nid = \"p\" # ü\noracle = \"\t\"\n",
+                "property[0].oracle",
+                4,
+                10,
+            ),
         ] {
-            let err = parse(text).unwrap_err().to_string();
-            assert!(err.contains(key), "{text:?}: {err}");
+            let err = parse(text).unwrap_err();
+            let ConfigError::Rule { at, key: k, .. } = &err else {
+                panic!("{text:?}: {err}");
+            };
+            assert_eq!(k, key, "{text:?}");
+            assert_eq!(*at, Some(Position { line, column }), "{text:?}: {err}");
+            let shown = err.to_string();
+            assert!(
+                shown.starts_with(&format!(
+                    "freezegate.toml: line {line}, column {column}: {key}: "
+                )),
+                "{shown}"
+            );
         }
+    }
+
+    #[test]
+    fn locate_finds_nothing_for_keys_the_text_lacks() {
+        let text = "[policy]\nreplays = 3\nfreeze_env_classes = [\"remote\"]\n";
+        assert_eq!(
+            locate(text, "policy.replays"),
+            Some(Position {
+                line: 2,
+                column: 11
+            })
+        );
+        for key in [
+            "policy.seed",
+            "policy.replays.x",
+            "policy.freeze_env_classes[1]",
+            "policy[0]",
+            "property[0].id",
+            "policy.freeze_env_classes[x]",
+        ] {
+            assert_eq!(locate(text, key), None, "{key}");
+        }
+        assert_eq!(locate("not toml [", "policy"), None);
     }
 
     fn settings(overrides: RunOverrides) -> Result<Settings, String> {

@@ -1,6 +1,7 @@
 //! What the base revision says: the protected globs, the property paths, `min_cases` and the
 //! allowed signers, all read from REV's tree (never from the working tree or HEAD).
 
+use freezegate_canon::Position;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
@@ -75,7 +76,7 @@ impl BasePolicy {
     pub fn parse(text: &str, rev: &str) -> Result<BasePolicy, PatchError> {
         let file: ConfigFile = toml::from_str(text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
-            let (line, column) = line_column(text, offset);
+            let Position { line, column } = Position::at(text.as_bytes(), offset);
             PatchError::Config {
                 rev: rev.to_string(),
                 line,
@@ -105,17 +106,6 @@ pub(crate) fn read_at(git: &Git, rev: &str, path: &str) -> Result<Option<Vec<u8>
         Some((mode, oid)) if mode == "100644" || mode == "100755" => Ok(Some(git.blob(&oid)?)),
         _ => Ok(None),
     }
-}
-
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text.as_bytes()[..offset.min(text.len())];
-    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|b| *b == b'\n')
-        .map_or(0, |p| p + 1);
-    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
-    (line, column)
 }
 
 /// Why a path is protected.
