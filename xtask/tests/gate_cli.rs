@@ -963,6 +963,14 @@ fn a_test_name_in_the_ledger_excuses_nothing_and_blocks() {
         "{}",
         run.stdout
     );
+    // JUnit failures lead with it.
+    let run = repo.gate(&["--format", "junit"], &[]);
+    assert!(
+        run.stdout
+            .contains(">freeze/ledger.json:2:4: row 0 (no fixture id), nodeid: rows must be keyed"),
+        "{}",
+        run.stdout
+    );
     // GitHub annotations point at the same place.
     let run = repo.gate(&["--format", "github"], &[]);
     assert!(

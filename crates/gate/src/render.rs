@@ -7,7 +7,8 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 use crate::report::{
-    CampaignResult, CampaignStatus, FixtureResult, FixtureStatus, Outcome, Report, SettingsView,
+    CampaignResult, CampaignStatus, Finding, FixtureResult, FixtureStatus, Outcome, Report,
+    SettingsView,
 };
 
 /// Text styling: ANSI colour on a terminal, plain elsewhere.
@@ -138,6 +139,16 @@ fn campaign_line(c: &CampaignResult, style: Style) -> String {
     line
 }
 
+/// `file:line:column: ` (as much of it as the finding knows), or nothing without a file.
+fn place(f: &Finding) -> String {
+    match (&f.file, f.line, f.column) {
+        (Some(file), Some(line), Some(column)) => format!("{file}:{line}:{column}: "),
+        (Some(file), Some(line), None) => format!("{file}:{line}: "),
+        (Some(file), None, _) => format!("{file}: "),
+        _ => String::new(),
+    }
+}
+
 /// The body of the text report (everything after the settings block), ending with the
 /// summary line.
 pub fn body_text(report: &Report, style: Style) -> String {
@@ -150,13 +161,7 @@ pub fn body_text(report: &Report, style: Style) -> String {
             } else {
                 style.paint("33", "warning")
             };
-            let place = match (&f.file, f.line, f.column) {
-                (Some(file), Some(line), Some(column)) => format!("{file}:{line}:{column}: "),
-                (Some(file), Some(line), None) => format!("{file}:{line}: "),
-                (Some(file), None, _) => format!("{file}: "),
-                _ => String::new(),
-            };
-            let _ = writeln!(out, "  {level} [{}] {place}{}", f.rule, f.message);
+            let _ = writeln!(out, "  {level} [{}] {}{}", f.rule, place(f), f.message);
         }
     }
     if !report.fixtures.is_empty() {
@@ -374,6 +379,8 @@ pub fn junit(report: &Report) -> String {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
             s.set_type(f.rule.clone());
             s.set_message(f.message.clone());
+            // The failure's text leads with the place, for dashboards that show no file.
+            s.set_description(format!("{}{}", place(f), f.message));
             let mut case = TestCase::new(format!("{} #{i}", f.rule), s);
             case.set_classname(f.file.clone().unwrap_or_else(|| "gate".into()));
             suite.add_test_case(case);
