@@ -5,6 +5,9 @@
 //! floor: the same 7 000 `sh -c true` spawns with the candidate piped to stdin, from a plain
 //! loop of `std::process::Command` on the same number of threads (2). Both are measured in
 //! the same run, rounds interleaved; the median is reported. Target: overhead under 15%.
+//!
+//! Without `--bench` (as under `cargo test --benches`) it makes one round over 50 fixtures, a
+//! smoke test of the setup and the report check whose figures mean nothing.
 
 use std::io::Write;
 use std::path::Path;
@@ -23,6 +26,8 @@ const FIXTURES: usize = 1_000;
 const REPLAYS: usize = 7;
 const JOBS: usize = 2;
 const ROUNDS: usize = 3;
+const SMOKE_FIXTURES: usize = 50;
+const SMOKE_ROUNDS: usize = 1;
 
 fn floor(dir: &Path, candidates: &[Vec<u8>]) -> Duration {
     let start = Instant::now();
@@ -54,9 +59,17 @@ fn floor(dir: &Path, candidates: &[Vec<u8>]) -> Duration {
 }
 
 fn main() -> BenchResult {
-    if std::env::args().any(|a| a == "--list") {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--list") {
         return Ok(());
     }
+    // `cargo bench` passes `--bench`; without it (`cargo test --benches`) a quick smoke run.
+    let full = args.iter().any(|a| a == "--bench");
+    let (fixtures, rounds) = if full {
+        (FIXTURES, ROUNDS)
+    } else {
+        (SMOKE_FIXTURES, SMOKE_ROUNDS)
+    };
     let tmp = tempfile::tempdir()?;
     let root = tmp.path();
     std::fs::write(
@@ -66,8 +79,8 @@ fn main() -> BenchResult {
         ),
     )?;
     let property: freezegate_canon::PropertyId = "bench.exits_at_once".parse()?;
-    let mut candidates = Vec::with_capacity(FIXTURES);
-    for i in 0..FIXTURES {
+    let mut candidates = Vec::with_capacity(fixtures);
+    for i in 0..fixtures {
         let value = Value::Object(vec![
             ("case".into(), Value::int(i as i64)),
             (
@@ -106,12 +119,12 @@ fn main() -> BenchResult {
     };
     let mut floors = Vec::new();
     let mut gates = Vec::new();
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         floors.push(floor(root, &candidates).as_secs_f64());
         let start = Instant::now();
         let report = run::run(&settings, &ctx)?;
         gates.push(start.elapsed().as_secs_f64());
-        if report.summary.fixtures != FIXTURES || report.decision.exit_code != 0 {
+        if report.summary.fixtures != fixtures || report.decision.exit_code != 0 {
             return Err(format!("unexpected report: {}", report.summary_line()).into());
         }
     }
@@ -121,11 +134,16 @@ fn main() -> BenchResult {
     };
     let (f, g) = (median(floors), median(gates));
     println!(
-        "gate overhead: {FIXTURES} fixtures × {REPLAYS} replays, jobs {JOBS}, median of {ROUNDS} rounds"
+        "gate overhead: {fixtures} fixtures × {REPLAYS} replays, jobs {JOBS}, median of {rounds} rounds{}",
+        if full {
+            ""
+        } else {
+            " (smoke run: the figures mean nothing)"
+        }
     );
     println!("| | wall time | per run |");
     println!("|---|---|---|");
-    let runs = (FIXTURES * REPLAYS) as f64;
+    let runs = (fixtures * REPLAYS) as f64;
     println!(
         "| floor: plain `sh -c true` loop | {f:.2} s | {:.0} µs |",
         f * 1e6 / runs
