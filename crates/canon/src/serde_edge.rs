@@ -1,16 +1,75 @@
-//! Conversions between [`Value`] and serde types, for Rust properties' input types.
+//! Conversions between [`Value`] and serde types, for Rust properties' input types, and
+//! `Serialize` for [`Value`] and [`Int`], so that values (and the ledger's rows, built from
+//! them) can be handed to serde serialisers such as insta's snapshot macros.
 //!
-//! They go through JSON text: serde_json writes the type, canon's own parser reads it back
-//! (so integers of any size stay exact), and the other way round canon writes compact JSON
-//! that serde_json reads into the type. serde_json's `float_roundtrip` feature is on, so a
+//! The conversions go through JSON text: serde_json writes the type, canon's own parser reads
+//! it back (so integers of any size stay exact), and the other way round canon writes compact
+//! JSON that serde_json reads into the type. serde_json's `float_roundtrip` feature is on, so a
 //! float survives both directions bit for bit.
+//!
+//! There is no `Deserialize` for [`Value`]: a serde deserialiser hands over numbers as `u64`,
+//! `i64` or `f64`, so a longer integer would arrive already rounded. Read JSON text with
+//! [`parse`](crate::parse), or a type with [`to_value`].
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde::ser::Error as _;
+use serde::{Serialize, Serializer};
 
 use crate::error::ValueError;
-use crate::value::Value;
+use crate::value::{Int, Value};
 use crate::write::write_compact;
+
+/// A value as serde's data model: objects as maps in member order (not sorted, duplicates
+/// kept), floats as `f64`, integers as the smallest of `i64`, `u64`, `i128`, `u128` that
+/// holds them. An integer too long for 128 bits is an error of the serialiser, never a
+/// rounded number.
+///
+/// ```
+/// use freezegate_canon::parse;
+///
+/// let value = parse(br#"{"b": [1, 2.5, -170141183460469231731687303715884105728], "a": null}"#)?;
+/// assert_eq!(
+///     serde_json::to_string(&value)?,
+///     r#"{"b":[1,2.5,-170141183460469231731687303715884105728],"a":null}"#
+/// );
+/// let too_long = parse(b"340282366920938463463374607431768211456")?;
+/// assert!(serde_json::to_string(&too_long).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Int(n) => n.serialize(s),
+            Value::Float(x) => s.serialize_f64(x.get()),
+            Value::String(text) => s.serialize_str(text),
+            Value::Array(items) => s.collect_seq(items),
+            Value::Object(members) => s.collect_map(members.iter().map(|(k, v)| (k, v))),
+        }
+    }
+}
+
+/// An integer as the smallest of `i64`, `u64`, `i128`, `u128` that holds it; longer than
+/// 128 bits, an error of the serialiser that names the number of digits.
+impl Serialize for Int {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let Some(n) = self.to_i64() {
+            s.serialize_i64(n)
+        } else if let Some(n) = self.to_u64() {
+            s.serialize_u64(n)
+        } else if let Some(n) = self.to_i128() {
+            s.serialize_i128(n)
+        } else if let Some(n) = self.to_u128() {
+            s.serialize_u128(n)
+        } else {
+            Err(S::Error::custom(format!(
+                "an integer of {} digits does not fit serde's 128-bit integers",
+                self.magnitude_digits().len()
+            )))
+        }
+    }
+}
 
 /// Turns any serializable value into a [`Value`].
 ///

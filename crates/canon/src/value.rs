@@ -183,6 +183,11 @@ impl Int {
     pub fn to_u64(&self) -> Option<u64> {
         self.0.parse().ok()
     }
+
+    /// The value as a `u128`, if it fits.
+    pub fn to_u128(&self) -> Option<u128> {
+        self.0.parse().ok()
+    }
 }
 
 impl fmt::Display for Int {

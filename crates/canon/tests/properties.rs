@@ -37,6 +37,16 @@ fn normal(v: &Value, sort: bool) -> Value {
     }
 }
 
+/// Whether some integer of `v` fits neither `i128` nor `u128`.
+fn longer_than_128_bits(v: &Value) -> bool {
+    match v {
+        Value::Int(n) => n.to_i128().is_none() && n.to_u128().is_none(),
+        Value::Array(items) => items.iter().any(longer_than_128_bits),
+        Value::Object(members) => members.iter().any(|(_, v)| longer_than_128_bits(v)),
+        _ => false,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -98,6 +108,17 @@ proptest! {
             let streamed = canonicalize(text.as_bytes(), form).unwrap();
             let from_value = value_bytes(&value, form).unwrap();
             prop_assert_eq!(streamed.bytes(), from_value.as_slice());
+        }
+    }
+
+    #[test]
+    fn serde_writes_what_parses_back_to_the_same_value(d in doc(), seed in any::<u64>()) {
+        let value = parse(render(&d, style(seed, true)).as_bytes()).unwrap();
+        match serde_json::to_vec(&value) {
+            // Same members in the same order, same float bits, every digit of every integer.
+            Ok(json) => prop_assert_eq!(parse(&json).unwrap(), value),
+            // Only an integer past 128 bits refuses, and then serde gets an error, not a float.
+            Err(e) => prop_assert!(longer_than_128_bits(&value), "{}", e),
         }
     }
 
