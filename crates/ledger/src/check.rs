@@ -142,6 +142,30 @@ impl Problem {
         out
     }
 
+    /// The problem as the JSON object of `ledger check --format json` (and of its
+    /// `Serialize`): `severity`, `rule`, `row`, `fixture_id`, `field`, `message`, `line` and
+    /// `column`, absent values `null`.
+    pub fn to_value(&self) -> Value {
+        let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
+        let int = |n: Option<usize>| n.map_or(Value::Null, |n| Value::Int(Int::from(n)));
+        Value::Object(vec![
+            (
+                "severity".to_owned(),
+                Value::String(self.severity.as_str().to_owned()),
+            ),
+            (
+                "rule".to_owned(),
+                Value::String(self.rule.as_str().to_owned()),
+            ),
+            ("row".to_owned(), int(self.row)),
+            ("fixture_id".to_owned(), opt(&self.fixture_id)),
+            ("field".to_owned(), opt(&self.field)),
+            ("message".to_owned(), Value::String(self.message.clone())),
+            ("line".to_owned(), int(self.at.map(|at| at.line))),
+            ("column".to_owned(), int(self.at.map(|at| at.column))),
+        ])
+    }
+
     /// The problem with the ledger file's name before its position:
     /// `error: freeze/ledger.json: line 12, column 7: row 2 (...), note: unknown field`.
     pub fn in_file<'a>(&'a self, file: &'a str) -> impl fmt::Display + 'a {
@@ -207,35 +231,7 @@ impl Report {
     /// `strict`), then every problem with `severity`, `rule`, `row`, `fixture_id`, `field`,
     /// `message`, `line` and `column` (absent values are `null`).
     pub fn to_json(&self, strict: bool) -> String {
-        let opt = |v: &Option<String>| v.clone().map_or(Value::Null, Value::String);
-        let problems = self
-            .problems
-            .iter()
-            .map(|p| {
-                Value::Object(vec![
-                    (
-                        "severity".to_owned(),
-                        Value::String(p.severity.as_str().to_owned()),
-                    ),
-                    ("rule".to_owned(), Value::String(p.rule.as_str().to_owned())),
-                    (
-                        "row".to_owned(),
-                        p.row.map_or(Value::Null, |r| Value::Int(Int::from(r))),
-                    ),
-                    ("fixture_id".to_owned(), opt(&p.fixture_id)),
-                    ("field".to_owned(), opt(&p.field)),
-                    ("message".to_owned(), Value::String(p.message.clone())),
-                    (
-                        "line".to_owned(),
-                        p.at.map_or(Value::Null, |at| Value::Int(Int::from(at.line))),
-                    ),
-                    (
-                        "column".to_owned(),
-                        p.at.map_or(Value::Null, |at| Value::Int(Int::from(at.column))),
-                    ),
-                ])
-            })
-            .collect();
+        let problems = self.problems.iter().map(Problem::to_value).collect();
         to_pretty_string(&Value::Object(vec![
             ("schema".to_owned(), Value::String(CHECK_SCHEMA.to_owned())),
             ("ok".to_owned(), Value::Bool(!self.fails(strict))),

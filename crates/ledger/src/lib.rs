@@ -16,6 +16,9 @@
 //! - Rendering ([`Ledger::render`]) sorts rows by [`Key`], writes each row's keys in the fixed
 //!   order [`ROW_FIELDS`], two-space indent, trailing newline; render ∘ parse is the identity
 //!   on rendered ledgers.
+//! - Every type a test would snapshot ([`Ledger`], [`Row`], [`Diff`], [`Problem`]) is
+//!   `serde::Serialize` as the JSON the file or `ledger check` holds, for insta's snapshot
+//!   macros and their redactions.
 //! - Writing ([`update`]) takes an exclusive lock on `freeze/.ledger.lock`, re-reads the
 //!   ledger, applies the change and replaces the file atomically.
 //!
@@ -62,6 +65,7 @@ mod policy;
 mod row;
 mod scan;
 mod schema;
+mod ser;
 mod signers;
 mod stamp;
 mod store;

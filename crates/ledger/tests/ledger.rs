@@ -65,6 +65,28 @@ fn rendered_ledger_snapshot() {
     insta::assert_snapshot!("rendered_ledger", text);
     // Parsing and rendering the rendered text changes nothing.
     assert_eq!(Ledger::from_slice(text.as_bytes()).unwrap().render(), text);
+    // Serialised with serde (as insta's `assert_json_snapshot!` does), the ledger is the
+    // file: same keys in the same order, the 30-digit seed a number with every digit.
+    assert_eq!(serde_json::to_string_pretty(&ledger).unwrap() + "\n", text);
+    // Escapes too: both write non-ASCII text as it is and control characters alike.
+    let mut odd = row("tax.cached_total_equals_fresh_sum", 0);
+    odd.reason = "tab\there \u{1f} \"quoted\" back\\slash é \u{7f} \u{2028}".to_owned();
+    let odd = Ledger::from_rows(vec![odd]);
+    assert_eq!(
+        serde_json::to_string_pretty(&odd).unwrap() + "\n",
+        odd.render()
+    );
+    assert_eq!(
+        serde_json::to_string(&ledger.rows()[0]).unwrap(),
+        String::from_utf8(
+            freezegate_canon::value_bytes(
+                &ledger.rows()[0].to_value(),
+                Canonicalization::V1Ordered
+            )
+            .unwrap()
+        )
+        .unwrap()
+    );
 }
 
 #[test]
@@ -222,6 +244,12 @@ fn check_report_as_json_names_each_problems_line_and_column() {
     };
     let report = check(text.as_bytes(), &checks).unwrap();
     insta::assert_snapshot!("check_report_json", report.to_json(false));
+    // Serialised with serde, the problems are the report's `problems`, key for key.
+    let report_json: serde_json::Value = serde_json::from_str(&report.to_json(false)).unwrap();
+    assert_eq!(
+        serde_json::to_value(&report.problems).unwrap(),
+        report_json["problems"]
+    );
 }
 
 #[test]
@@ -437,6 +465,7 @@ fn upsert_renews_lift_removes_and_diff_reports_by_key() {
     assert_eq!(diff.removed, [row(p, 2)]);
     assert_eq!(diff.changed, [(row(p, 1), renewed)]);
     assert!(new.diff(&new).is_empty());
+    insta::assert_json_snapshot!("diff_serialized", diff);
     assert!(new.get(&row(p, 3).key()).is_some());
     assert!(new.get(&row(p, 2).key()).is_none());
 }
