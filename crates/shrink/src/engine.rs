@@ -403,7 +403,8 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
         }
     }
 
-    // (3) Strings: chunks of characters, then single characters, from the end.
+    // (3) Strings: chunks of characters, then single characters, from the end; then each
+    // character that remains, from the start, toward '0'.
     fn strings(&mut self) {
         for at in positions(&self.current, self.form, |v| matches!(v, Value::String(_))) {
             let pointer = pointer_of(&at);
@@ -426,6 +427,51 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
                     end = start;
                 }
                 k /= 2;
+            }
+            for index in 0..char_len(self) {
+                if self.exhausted {
+                    break;
+                }
+                self.simplify_char(&at, &pointer, index);
+            }
+        }
+    }
+
+    /// Moves character `index` of the string at `at` toward `'0'`: first to `'0'`, `'A'` or
+    /// `'a'` (the first of them that still fails), then bisection of the code points between
+    /// `'0'` and the current one (surrogates skipped), as integers are bisected toward zero.
+    /// Every accepted step is smaller: fewer canonical bytes, or as many and a lower code point.
+    fn simplify_char(&mut self, at: &[Seg], pointer: &str, index: usize) {
+        let char_at = |engine: &Self| match engine.node(at) {
+            Some(Value::String(s)) => s.chars().nth(index),
+            _ => None,
+        };
+        let step = |to: char| Step {
+            pointer: pointer.to_owned(),
+            params: Params::Char { index, to },
+        };
+        // A step that is not smaller (`'A'` for `'7'`, `'0'` for a space) costs no call.
+        for simple in ['0', 'A', 'a'] {
+            if char_at(self).is_none_or(|c| c == simple) || self.exhausted {
+                return;
+            }
+            if self.attempt(step(simple)) {
+                break;
+            }
+        }
+        let (mut low, mut high) = ('0' as u32, char_at(self).map_or(0, u32::from));
+        while high > low + 1 && !self.exhausted {
+            let mut mid = low + (high - low) / 2;
+            if (0xD800..=0xDFFF).contains(&mid) {
+                mid = 0xD7FF;
+            }
+            let Some(to) = char::from_u32(mid).filter(|_| mid > low) else {
+                break;
+            };
+            if self.attempt(step(to)) {
+                high = mid;
+            } else {
+                low = mid;
             }
         }
     }

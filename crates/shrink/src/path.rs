@@ -13,6 +13,7 @@
 //! | `delete` | `keys` | remove the object members with these keys |
 //! | `replace` | `by` | replace the container by its descendant at the relative pointer `by` |
 //! | `string` | `start`, `count` | remove `count` characters (Unicode scalar values) from character `start` |
+//! | `string` | `index`, `to` | replace character `index` by `to`, a one-character string |
 //! | `integer` | `to` | set the integer to `to` |
 //! | `integer` | `to`, `with`, `with_to` | set the integer to `to` and the one at pointer `with` to `with_to`, together |
 //! | `float` | `to` | set the float to `to` |
@@ -32,7 +33,7 @@ pub enum Pass {
     Delete,
     /// (2) Replace a container by one of its descendants.
     Replace,
-    /// (3) Shorten a string.
+    /// (3) Shorten a string, then move its characters toward `'0'`.
     String,
     /// (4) Move integers toward zero, one or two together.
     Integer,
@@ -90,6 +91,13 @@ pub enum Params {
         start: usize,
         /// How many characters.
         count: usize,
+    },
+    /// Replace character `index` of a string by `to` (a character nearer `'0'`).
+    Char {
+        /// The replaced character's (Unicode scalar value) index.
+        index: usize,
+        /// The character put in its place.
+        to: char,
     },
     /// Set an integer.
     Int {
@@ -164,7 +172,7 @@ impl Step {
         match self.params {
             Params::Elements { .. } | Params::Keep { .. } | Params::Members { .. } => Pass::Delete,
             Params::Descendant { .. } => Pass::Replace,
-            Params::Chars { .. } => Pass::String,
+            Params::Chars { .. } | Params::Char { .. } => Pass::String,
             Params::Int { .. } | Params::Ints { .. } => Pass::Integer,
             Params::Float { .. } => Pass::Float,
             Params::Merge { .. } => Pass::Merge,
@@ -257,6 +265,13 @@ impl Step {
                     .ok_or_else(|| mismatch("character range out of bounds"))?;
                 *s = chars[..*start].iter().chain(&chars[end..]).collect();
             }
+            (Params::Char { index: at, to }, Value::String(s)) => {
+                let (start, old) = s
+                    .char_indices()
+                    .nth(*at)
+                    .ok_or_else(|| mismatch("character index out of bounds"))?;
+                s.replace_range(start..start + old.len_utf8(), to.encode_utf8(&mut [0; 4]));
+            }
             (Params::Int { to } | Params::Ints { to, .. }, Value::Int(n)) => *n = to.clone(),
             (Params::Float { to }, Value::Float(x)) => *x = *to,
             (Params::Merge { index: at }, Value::Array(items)) => {
@@ -311,6 +326,10 @@ impl Step {
             Params::Chars { start, count } => {
                 members.push(("start".to_owned(), int(*start)));
                 members.push(("count".to_owned(), int(*count)));
+            }
+            Params::Char { index, to } => {
+                members.push(("index".to_owned(), int(*index)));
+                members.push(("to".to_owned(), Value::String(to.to_string())));
             }
             Params::Int { to } => members.push(("to".to_owned(), Value::Int(to.clone()))),
             Params::Ints { to, with, with_to } => {
@@ -406,6 +425,20 @@ impl Step {
                 )
             }
             "replace" => (Params::Descendant { by: text("by")? }, &["by"]),
+            "string" if has("to") => {
+                let to = text("to")?;
+                let mut chars = to.chars();
+                let (Some(to), None) = (chars.next(), chars.next()) else {
+                    return Err(bad(format!("\"to\" must be one character, not {to:?}")));
+                };
+                (
+                    Params::Char {
+                        index: count("index")?,
+                        to,
+                    },
+                    &["index", "to"],
+                )
+            }
             "string" => (
                 Params::Chars {
                     start: count("start")?,

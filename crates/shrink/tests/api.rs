@@ -103,3 +103,51 @@ fn each_pass_reaches_its_simplest_value() {
         assert!(!shrunk.budget_exhausted);
     }
 }
+
+#[test]
+fn characters_move_toward_zero_keeping_what_the_failure_needs() {
+    type Needs = fn(&str) -> bool;
+    let cases: [(&str, Needs, &str); 6] = [
+        // Any character will do: "0", whatever the generator drew.
+        ("\u{10C30}\u{1F600}", |s| !s.is_empty(), "0"),
+        // A non-ASCII character: the lowest one.
+        ("z\u{e9}\u{1F600}", |s| !s.is_ascii(), "\u{80}"),
+        // A letter: "A", then nothing below it is a letter.
+        ("\u{dc}ber", |s| s.chars().any(char::is_alphabetic), "A"),
+        // A lowercase letter: "a".
+        ("\u{df}", |s| s.chars().any(char::is_lowercase), "a"),
+        // Two characters in order: each falls as far as the order allows.
+        (
+            "\u{3a9}\u{3b1}",
+            |s| s.chars().count() == 2 && s.chars().next() < s.chars().nth(1),
+            "01",
+        ),
+        // A control character (escaped, six bytes) becomes a plain one.
+        ("\u{1}", |s| !s.is_empty(), "0"),
+    ];
+    for (input, needs, want) in cases {
+        let input = Value::Array(vec![Value::from(input)]);
+        let fails = |v: &Value| match v {
+            Value::Array(items) => items
+                .iter()
+                .any(|x| matches!(x, Value::String(s) if needs(s))),
+            _ => false,
+        };
+        let shrunk = shrink(&input, fails, &Options::default()).unwrap();
+        assert_eq!(
+            shrunk.value,
+            Value::Array(vec![Value::from(want)]),
+            "{input:?}"
+        );
+        // Each character step is in the path, and the path re-applied gives the value.
+        assert!(
+            shrunk
+                .path
+                .iter()
+                .all(|s| s.pass() != Pass::String || s.pointer == "/0"),
+            "{:?}",
+            shrunk.path
+        );
+        assert_eq!(apply_path(&input, &shrunk.path).unwrap(), shrunk.value);
+    }
+}

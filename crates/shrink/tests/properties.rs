@@ -17,6 +17,8 @@ enum Oracle {
     ArrayAtLeast(usize),
     /// … some string contains `x`.
     StringWithX,
+    /// … some string contains a letter (any script).
+    StringWithLetter,
     /// … both.
     Both(Box<Oracle>, Box<Oracle>),
 }
@@ -44,6 +46,10 @@ impl Oracle {
             Oracle::StringWithX => {
                 any_node(v, &|x| matches!(x, Value::String(s) if s.contains('x')))
             }
+            Oracle::StringWithLetter => any_node(
+                v,
+                &|x| matches!(x, Value::String(s) if s.chars().any(char::is_alphabetic)),
+            ),
             Oracle::Both(a, b) => a.fails(v) && b.fails(v),
         }
     }
@@ -54,6 +60,7 @@ impl Oracle {
             Oracle::IntAtLeast(k) => Value::Int(Int::from(*k)),
             Oracle::ArrayAtLeast(m) => Value::Array(vec![Value::Null; *m]),
             Oracle::StringWithX => Value::from("abxcd"),
+            Oracle::StringWithLetter => Value::from(" \u{3a9}é"),
             Oracle::Both(a, b) => Value::Array(vec![a.witness(), b.witness()]),
         }
     }
@@ -64,6 +71,7 @@ fn oracle() -> impl Strategy<Value = Oracle> {
         (-50i64..1_000_000).prop_map(Oracle::IntAtLeast),
         (1usize..5).prop_map(Oracle::ArrayAtLeast),
         Just(Oracle::StringWithX),
+        Just(Oracle::StringWithLetter),
     ];
     prop_oneof![
         3 => leaf.clone(),
@@ -78,7 +86,7 @@ fn value() -> impl Strategy<Value = Value> {
         any::<i64>().prop_map(|n| Value::Int(Int::from(n))),
         "-?[1-9][0-9]{19,40}".prop_map(|t| Value::Int(Int::parse(&t).unwrap())),
         (-1.0e6f64..1.0e6).prop_map(|x| Value::Float(Float::new(x).unwrap())),
-        "[abxé ]{0,8}".prop_map(Value::String),
+        "[abxé Ω0-9]{0,8}".prop_map(Value::String),
     ];
     leaf.prop_recursive(4, 48, 8, |inner| {
         prop_oneof![
@@ -104,7 +112,8 @@ fn canonical(v: &Value) -> Vec<u8> {
 
 /// Every single step a shrinker must have tried on a 1-minimal value, enumerated
 /// independently of the crate: remove one element or member, replace a container by one of
-/// its children, an integer by 0 or by one step toward zero, remove one character.
+/// its children, an integer by 0 or by one step toward zero, remove one character, replace
+/// a character by a lower one of `0`, `A`, `a`.
 fn neighbours(v: &Value) -> Vec<Value> {
     let mut out = Vec::new();
     match v {
@@ -146,6 +155,13 @@ fn neighbours(v: &Value) -> Vec<Value> {
                 let mut fewer = chars.clone();
                 fewer.remove(i);
                 out.push(Value::String(fewer.into_iter().collect()));
+                for simple in ['0', 'A', 'a'] {
+                    if simple < chars[i] {
+                        let mut plainer = chars.clone();
+                        plainer[i] = simple;
+                        out.push(Value::String(plainer.into_iter().collect()));
+                    }
+                }
             }
         }
         _ => {}
