@@ -25,7 +25,8 @@
 //! 2. **replace** a container by one of its descendants, of any kind, nearest first (at most
 //!    64 per container);
 //! 3. **string**: remove characters in chunks, then one at a time (whole Unicode scalar
-//!    values, never a split UTF-8 sequence);
+//!    values, never a split UTF-8 sequence); then move each remaining character toward `'0'`
+//!    (`'0'`, `'A'` or `'a'`, then bisection of its code point);
 //! 4. **integer**: toward zero, `0` first, then the positive twin of a negative, fewer digits,
 //!    bisection, one step (a negative left over tries the digits 1 to 9); then pairs of nearby non-zero integers together, keeping their
 //!    difference or their sum, for values that cannot fall alone (the *difference* problems);
