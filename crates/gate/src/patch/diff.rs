@@ -249,7 +249,42 @@ pub(crate) fn all_lines(text: &str) -> Vec<Line> {
         .collect()
 }
 
+/// The lines added to and removed from `old` to make `new`, each with its 1-based number in
+/// its own text: a Myers diff of the lines (`similar`), in-process rather than one `git diff`
+/// per file. Lines end at `\n` only, as for git (a `\r` stays part of its line), and a last
+/// line without its newline differs from the same line with one. A test holds it to
+/// `git diff -U0 --diff-algorithm=myers`: the same edit, as many lines added and removed;
+/// where several shortest edits exist (a blank line added beside another), the two may number
+/// different ones of the identical lines.
+pub(crate) fn text_changes(old: &str, new: &str) -> LineChanges {
+    let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (
+        old.split_inclusive('\n').collect(),
+        new.split_inclusive('\n').collect(),
+    );
+    let lines = |all: &[&str], range: std::ops::Range<usize>| -> Vec<Line> {
+        range
+            .filter_map(|i| {
+                let text = all.get(i)?;
+                Some(Line {
+                    number: u32::try_from(i + 1).unwrap_or(u32::MAX),
+                    text: text.strip_suffix('\n').unwrap_or(text).to_string(),
+                })
+            })
+            .collect()
+    };
+    let mut changes = LineChanges::default();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &old_lines, &new_lines) {
+        let (tag, removed, added) = op.as_tag_tuple();
+        if tag != similar::DiffTag::Equal {
+            changes.removed.extend(lines(&old_lines, removed));
+            changes.added.extend(lines(&new_lines, added));
+        }
+    }
+    changes
+}
+
 /// Parses `git diff -U0` output into added and removed lines.
+#[cfg(test)]
 pub(crate) fn parse_hunks(out: &[u8]) -> Result<LineChanges, String> {
     let text = String::from_utf8_lossy(out);
     let mut lines = text.split('\n').peekable();
@@ -297,6 +332,7 @@ pub(crate) fn parse_hunks(out: &[u8]) -> Result<LineChanges, String> {
     Ok(changes)
 }
 
+#[cfg(test)]
 fn parse_hunk_header(header: &str) -> Result<(u32, u32, u32, u32), String> {
     let bad = || format!("bad hunk header {header:?}");
     let rest = header.strip_prefix("@@ -").ok_or_else(bad)?;
@@ -346,17 +382,13 @@ pub(crate) fn line_changes(
             }
         }
         Some(n) => {
+            let new_text = text_of(n)?;
             for o in &old {
-                let out = git.blob_diff(&o.oid, &n.oid)?;
-                let parsed = parse_hunks(&out).map_err(|detail| PatchError::GitOutput {
-                    args: format!("diff {} {}", o.oid, n.oid),
-                    detail,
-                })?;
-                per_old.push(parsed);
+                per_old.push(text_changes(&text_of(o)?, &new_text));
             }
             if old.is_empty() || parents_without > 0 {
                 per_old.push(LineChanges {
-                    added: all_lines(&text_of(n)?),
+                    added: all_lines(&new_text),
                     removed: Vec::new(),
                 });
             }
@@ -505,8 +537,8 @@ mod tests {
 
 #[cfg(test)]
 mod reconstruction {
-    //! The hunk parser against real `git diff` output: the added and removed lines it reports
-    //! turn the old text into the new one.
+    //! The hunk parser against real `git diff` output, and the in-process diff against git:
+    //! the added and removed lines each reports turn the old text into the new one.
 
     use super::*;
     use proptest::prelude::*;
@@ -536,32 +568,48 @@ mod reconstruction {
     });
 
     fn blob(text: &str) -> String {
-        let path = SCRATCH.dir.path().join("blob");
-        std::fs::write(&path, text).unwrap();
-        let out = Command::new("git")
+        use std::io::Write;
+        // Through stdin: the tests run in parallel, so no shared scratch file.
+        let mut child = Command::new("git")
             .arg("-C")
             .arg(SCRATCH.dir.path())
-            .args(["hash-object", "-w"])
-            .arg(&path)
+            .args(["hash-object", "-w", "--stdin"])
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .output()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
         String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// Lines as git splits them: at `\n` only, a `\r` kept.
+    fn git_lines(text: &str) -> Vec<String> {
+        text.split_inclusive('\n')
+            .map(|l| l.strip_suffix('\n').unwrap_or(l).to_string())
+            .collect()
     }
 
     fn apply(old: &str, changes: &LineChanges) -> Vec<String> {
         let removed: BTreeSet<u32> = changes.removed.iter().map(|l| l.number).collect();
-        let mut kept = old
-            .lines()
+        let mut kept = git_lines(old)
+            .into_iter()
             .zip(1u32..)
             .filter(|(_, n)| !removed.contains(n))
-            .map(|(t, _)| t.to_string());
+            .map(|(t, _)| t);
         let added: BTreeMap<u32, &str> = changes
             .added
             .iter()
             .map(|l| (l.number, l.text.as_str()))
             .collect();
-        let total = u32::try_from(old.lines().count() - removed.len() + added.len()).unwrap();
+        let total = u32::try_from(git_lines(old).len() - removed.len() + added.len()).unwrap();
         (1..=total)
             .map(|n| match added.get(&n) {
                 Some(t) => (*t).to_string(),
@@ -578,6 +626,8 @@ mod reconstruction {
             Just("++ pluses".to_string()),
             Just("\\ backslash".to_string()),
             Just("@@ -1 +1 @@".to_string()),
+            Just("a\r".to_string()),
+            Just("\rb".to_string()),
             Just(String::new()),
             "[a-c ]{0,4}",
         ];
@@ -598,8 +648,19 @@ mod reconstruction {
             let out = SCRATCH.git.blob_diff(&blob(&old), &blob(&new)).unwrap();
             let changes = parse_hunks(&out).unwrap();
             let rebuilt = apply(&old, &changes);
-            let expected: Vec<String> = new.lines().map(str::to_string).collect();
-            prop_assert_eq!(rebuilt, expected);
+            prop_assert_eq!(rebuilt, git_lines(&new));
+        }
+
+        /// The in-process diff the patch check uses turns the old text into the new, and
+        /// lists what git's own Myers diff lists.
+        #[test]
+        fn the_in_process_diff_agrees_with_git(old in text(), new in text()) {
+            let ours = text_changes(&old, &new);
+            prop_assert_eq!(apply(&old, &ours), git_lines(&new));
+            let out = SCRATCH.git.blob_diff(&blob(&old), &blob(&new)).unwrap();
+            let git = parse_hunks(&out).unwrap();
+            prop_assert_eq!(ours.added.len(), git.added.len());
+            prop_assert_eq!(ours.removed.len(), git.removed.len());
         }
     }
 }

@@ -353,9 +353,11 @@ impl Git {
         parse_raw(&out).map_err(|detail| Self::output_error(&args, detail))
     }
 
-    /// The zero-context text diff between two blobs (either may be absent: pass the empty-blob
+    /// The zero-context text diff between two blobs, by git itself (the tests hold
+    /// [`super::diff::text_changes`] to it) (either may be absent: pass the empty-blob
     /// side as `None`). Attributes that would hide the text (`-diff`, `binary`, textconv
     /// drivers) are overridden: everything is diffed as text.
+    #[cfg(test)]
     pub(crate) fn blob_diff(&self, old: &str, new: &str) -> Result<Vec<u8>, PatchError> {
         self.run(
             &[
