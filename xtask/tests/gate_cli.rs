@@ -981,3 +981,46 @@ fn a_test_name_in_the_ledger_excuses_nothing_and_blocks() {
         run.stdout
     );
 }
+
+/// docs/gate.md's advice for generators of another language's strategies: the shrinker works
+/// on JSON and leaves the strategy's domain unless the oracle answers "cannot test this
+/// input" (exit 125, or `error` from a worker) outside it; such answers are not failures, so
+/// shrinking goes on inside the domain and the campaign is not sent to the infra queue.
+#[test]
+fn an_oracle_that_refuses_inputs_outside_its_domain_keeps_the_shrinker_inside_it() {
+    const GEN: &str = "import json, os, random\nr = random.Random(int(os.environ['PROP_SEED']))\nfor _ in range(int(os.environ['PROP_CASES'])):\n    sku = ''.join(r.choice('xyz') for _ in range(r.randint(1, 3)))\n    print(json.dumps({'sku': sku, 'cents': r.randint(0, 10**5), 'qty': r.randint(1, 50)}))\n";
+    const CHECK: &str = "import json, os, sys\ndef in_domain(d):\n    return (isinstance(d, dict) and set(d) == {'sku', 'cents', 'qty'}\n        and isinstance(d['sku'], str) and 1 <= len(d['sku']) <= 3 and d['sku'].isalpha() and d['sku'].islower()\n        and type(d['cents']) is int and 0 <= d['cents'] <= 10**5\n        and type(d['qty']) is int and 1 <= d['qty'] <= 50)\ndef fails(d):\n    return isinstance(d, dict) and isinstance(d.get('cents'), int) and isinstance(d.get('qty'), int) and d['cents'] * d['qty'] >= 10**6\nDOMAIN = os.environ.get('CHECK_DOMAIN') == '1'\nif os.environ.get('FREEZEGATE_WORKER') == '1':\n    for line in sys.stdin:\n        d = json.loads(line)\n        if DOMAIN and not in_domain(d):\n            print('error outside the domain', flush=True)\n        else:\n            print('fail total' if fails(d) else 'pass', flush=True)\n    sys.exit(0)\nd = json.load(sys.stdin)\nif DOMAIN and not in_domain(d):\n    sys.exit(125)\nif fails(d):\n    print('failure: total')\n    sys.exit(1)\nsys.exit(0)\n";
+    let minimal = |check_domain: bool| -> serde_json::Value {
+        let toml = config(&format!(
+            "[[property]]\nid = \"invoice.line_total\"\noracle = \"CHECK_DOMAIN={} python3 check.py\"\ngenerate = \"python3 gen.py\"\ncases = 200\nworker = true\n",
+            u8::from(check_domain)
+        ));
+        let repo = Repo::new(&[
+            ("freezegate.toml", &toml),
+            ("gen.py", GEN),
+            ("check.py", CHECK),
+        ]);
+        let run = repo.gate(&["--format", "json"], &[]);
+        assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+        let report = json(&run);
+        let campaign = &report["campaigns"][0];
+        assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
+        serde_json::from_str(campaign["minimal"].as_str().expect("minimal")).expect("JSON")
+    };
+    // Without the check the minimal input drops a key the strategy always draws.
+    let outside = minimal(false);
+    assert!(outside.get("sku").is_none(), "{outside}");
+    // With it, every key stays, the quantity stays in range, and the SKU is the simplest
+    // lowercase word.
+    let inside = minimal(true);
+    let (cents, qty) = (inside["cents"].as_i64(), inside["qty"].as_i64());
+    assert_eq!(inside.as_object().map(|o| o.len()), Some(3), "{inside}");
+    assert_eq!(inside["sku"], "a", "{inside}");
+    assert!(qty.is_some_and(|q| (1..=50).contains(&q)), "{inside}");
+    assert!(
+        cents
+            .zip(qty)
+            .is_some_and(|(c, q)| c <= 100_000 && c * q >= 1_000_000),
+        "{inside}"
+    );
+}
