@@ -225,6 +225,26 @@ fn empty_truncated_or_non_json_ledgers_exit_3_with_line_and_column() -> TestResu
 }
 
 #[test]
+fn a_broken_allowed_signers_file_exits_3_with_line_and_column() -> TestResult {
+    let dir = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
+    std::fs::write(
+        dir.path().join("freeze/allowed_signers"),
+        format!("{SIGNERS}  \"bob@example.com ssh-ed25519 AAAAC3Nzb\n"),
+    )?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(3), "{}", stdout(&out));
+    let line = SIGNERS.lines().count() + 1;
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "freeze/allowed_signers is not an allowed signers file: line {line}, column 3: unterminated double quote"
+        )),
+        "{err}"
+    );
+    Ok(())
+}
+
+#[test]
 fn expired_rows_warn_unless_strict() -> TestResult {
     let dir = repo(|root| {
         let mut r = pinned_row(root, 0).unwrap();

@@ -28,10 +28,13 @@ pub enum Error {
     #[error("{0}")]
     Name(String),
     /// A broken line of an `allowed_signers` file.
-    #[error("allowed signers, line {line}: {message}")]
+    #[error("line {line}, column {column}: {message}")]
     Signers {
         /// 1-based line.
         line: usize,
+        /// 1-based column (characters) where the broken part starts: the entry, its
+        /// principals, or an unterminated quote.
+        column: usize,
         /// What is wrong with it.
         message: String,
     },

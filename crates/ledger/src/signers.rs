@@ -14,20 +14,24 @@ pub struct AllowedSigners {
     principals: Vec<String>,
 }
 
-/// Splits a line into whitespace-separated tokens; double quotes group spaces.
-fn tokens(line: &str) -> Result<Vec<String>, &'static str> {
+/// Splits a line into whitespace-separated tokens; double quotes group spaces. An
+/// unterminated quote is an error at the quote's character index.
+fn tokens(line: &str) -> Result<Vec<String>, usize> {
     let mut out = Vec::new();
     let mut current = String::new();
     let mut in_token = false;
-    let mut quoted = false;
-    for c in line.chars() {
+    let mut quoted = None;
+    for (at, c) in line.chars().enumerate() {
         match c {
             '"' => {
-                quoted = !quoted;
+                quoted = match quoted {
+                    Some(_) => None,
+                    None => Some(at),
+                };
                 in_token = true;
                 current.push(c);
             }
-            c if c.is_whitespace() && !quoted => {
+            c if c.is_whitespace() && quoted.is_none() => {
                 if in_token {
                     out.push(std::mem::take(&mut current));
                     in_token = false;
@@ -39,8 +43,8 @@ fn tokens(line: &str) -> Result<Vec<String>, &'static str> {
             }
         }
     }
-    if quoted {
-        return Err("unterminated double quote");
+    if let Some(at) = quoted {
+        return Err(at);
     }
     if in_token {
         out.push(current);
@@ -49,23 +53,26 @@ fn tokens(line: &str) -> Result<Vec<String>, &'static str> {
 }
 
 impl AllowedSigners {
-    /// Parses the text of an `allowed_signers` file. Errors name the 1-based line.
+    /// Parses the text of an `allowed_signers` file. Errors name the 1-based line and
+    /// column (characters) of the broken entry, or of its unterminated quote.
     pub fn parse(text: &str) -> Result<AllowedSigners, Error> {
         let mut principals = Vec::new();
         for (i, line) in text.lines().enumerate() {
-            let line_no = i + 1;
             let trimmed = line.trim();
             if trimmed.is_empty() || trimmed.starts_with('#') {
                 continue;
             }
-            let bad = |message: &str| Error::Signers {
-                line: line_no,
+            // Columns count from the line's start; the entry starts after its indent.
+            let indent = line.chars().take_while(|c| c.is_whitespace()).count();
+            let bad = |at: usize, message: &str| Error::Signers {
+                line: i + 1,
+                column: indent + at + 1,
                 message: message.to_owned(),
             };
-            let fields = tokens(trimmed).map_err(bad)?;
+            let fields = tokens(trimmed).map_err(|at| bad(at, "unterminated double quote"))?;
             // principals, then optional options, then key type and key.
             if fields.len() < 3 {
-                return Err(bad("expected principals, a key type and a key"));
+                return Err(bad(0, "expected principals, a key type and a key"));
             }
             let field = &fields[0];
             let list = field
@@ -74,7 +81,7 @@ impl AllowedSigners {
                 .unwrap_or(field);
             for principal in list.split(',') {
                 if principal.is_empty() {
-                    return Err(bad("empty principal in the principals list"));
+                    return Err(bad(0, "empty principal in the principals list"));
                 }
                 let pattern = principal.contains(['*', '?']) || principal.starts_with('!');
                 if !pattern && !principals.iter().any(|p| p == principal) {
@@ -124,11 +131,31 @@ mod tests {
     }
 
     #[test]
-    fn names_the_line_of_a_broken_entry() {
-        let err = AllowedSigners::parse("alice ssh-ed25519 AAAA\n\nbob\n").unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "allowed signers, line 3: expected principals, a key type and a key"
-        );
+    fn names_the_line_and_column_of_a_broken_entry() {
+        for (text, shown) in [
+            (
+                "alice ssh-ed25519 AAAA\n\nbob\n",
+                "line 3, column 1: expected principals, a key type and a key",
+            ),
+            (
+                "# signers\n  \t bob ssh-ed25519\n",
+                "line 2, column 5: expected principals, a key type and a key",
+            ),
+            (
+                "alice ssh-ed25519 AAAA\n  \"bob, carol ssh-ed25519 AAAB\n",
+                "line 2, column 3: unterminated double quote",
+            ),
+            (
+                "bob ssh-ed25519 AAAA \"comment\" and \"rest\n",
+                "line 1, column 36: unterminated double quote",
+            ),
+            (
+                "  é,,bob ssh-ed25519 AAAA\n",
+                "line 1, column 3: empty principal in the principals list",
+            ),
+        ] {
+            let err = AllowedSigners::parse(text).unwrap_err();
+            assert_eq!(err.to_string(), shown, "{text:?}");
+        }
     }
 }

@@ -68,8 +68,10 @@ fuzz_target!(|data: &[u8]| {
                     assert!(!principals[..i].contains(p), "{p:?} twice");
                 }
             }
-            Err(Error::Signers { line, .. }) => {
+            Err(Error::Signers { line, column, .. }) => {
                 assert!((1..=text.lines().count()).contains(&line), "line {line}");
+                let width = text.lines().nth(line - 1).map_or(0, |l| l.chars().count());
+                assert!((1..=width).contains(&column), "column {column} of {width}");
             }
             Err(e) => panic!("not a signers error: {e}"),
         }
