@@ -1024,3 +1024,51 @@ fn an_oracle_that_refuses_inputs_outside_its_domain_keeps_the_shrinker_inside_it
         "{inside}"
     );
 }
+
+/// A generator that prints fewer inputs than `cases` runs a smaller campaign than the file
+/// asks for: a warning, and below the policy's `min_cases` (10 here) a blocking finding.
+#[test]
+fn a_generator_that_prints_fewer_inputs_than_cases_is_reported_and_below_min_cases_blocks() {
+    let generator = |printed: u32| {
+        format!(
+            "import json, os\nfor i in range(min({printed}, int(os.environ['PROP_CASES']))):\n    print(json.dumps({{'n': i}}))\n"
+        )
+    };
+    let toml = config(
+        "[[property]]\nid = \"numbers.small\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 40\nworker = true\n",
+    );
+    for (printed, code, blocking) in [(40, 0, None), (25, 0, Some(false)), (4, 1, Some(true))] {
+        let repo = Repo::new(&[
+            ("freezegate.toml", &toml),
+            ("p.py", &oracle("doc['n'] > 1000")),
+            ("gen.py", &generator(printed)),
+        ]);
+        let run = repo.gate(&["--format", "json"], &[]);
+        assert_eq!(run.code, code, "{printed}: {}\n{}", run.stdout, run.stderr);
+        let report = json(&run);
+        assert_eq!(report["campaigns"][0]["cases"], printed, "{printed}");
+        assert_eq!(report["campaigns"][0]["status"], "pass", "{printed}");
+        let short: Vec<&serde_json::Value> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["rule"] == "campaign.short")
+            .collect();
+        match blocking {
+            None => assert!(short.is_empty(), "{printed}: {short:?}"),
+            Some(blocks) => {
+                assert_eq!(short.len(), 1, "{printed}: {short:?}");
+                assert_eq!(short[0]["kind"], "campaign");
+                assert_eq!(short[0]["blocking"], blocks);
+                let message = short[0]["message"].as_str().expect("message");
+                assert!(
+                    message.starts_with(&format!(
+                        "the generator of numbers.small printed {printed} inputs where its cases asks for 40"
+                    )),
+                    "{message}"
+                );
+                assert_eq!(message.contains("min_cases 10"), blocks, "{message}");
+            }
+        }
+    }
+}

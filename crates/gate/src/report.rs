@@ -238,6 +238,8 @@ pub enum FindingKind {
     Integrity,
     /// A patch check (signatures, gaming moves, weakening overrides).
     Patch,
+    /// A campaign that ran fewer cases than the property asks for.
+    Campaign,
 }
 
 /// A problem found outside replays.

@@ -457,7 +457,9 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let mut campaigns = Vec::with_capacity(config.properties.len());
     for (i, property) in config.properties.iter().enumerate() {
         let already = pinned_ids.get(property.id.as_str());
-        campaigns.push(campaign(settings, ctx, property, &oracles[i], already)?);
+        let result = campaign(settings, ctx, property, &oracles[i], already)?;
+        findings.extend(short_campaign(settings, property, &result));
+        campaigns.push(result);
     }
 
     // Step 5: expired rows, decision.
@@ -488,6 +490,47 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     };
     report.decide();
     Ok(report)
+}
+
+/// A generator that printed fewer inputs than the property's `cases` ran a smaller campaign
+/// than `freezegate.toml` asks for, which no patch could do through the file itself (a
+/// lowered `cases`, or one below `min_cases`, is refused there): a warning, and a blocking
+/// finding below the policy's `min_cases`, since such a campaign proves less than the policy
+/// allows. A generator that failed is an infra item instead.
+fn short_campaign(
+    settings: &Settings,
+    property: &Property,
+    result: &CampaignResult,
+) -> Option<Finding> {
+    if property.generate.is_none()
+        || result.status == CampaignStatus::Infra
+        || result.cases >= property.cases
+    {
+        return None;
+    }
+    let min_cases = settings.config.policy.min_cases;
+    let blocking = result.cases < min_cases;
+    let mut message = format!(
+        "the generator of {} printed {} input{} where its cases asks for {}",
+        property.id,
+        result.cases,
+        if result.cases == 1 { "" } else { "s" },
+        property.cases
+    );
+    if blocking {
+        message.push_str(&format!(
+            ": fewer than the policy's min_cases {min_cases}, so the campaign proves less than the policy allows"
+        ));
+    }
+    Some(Finding {
+        kind: FindingKind::Campaign,
+        blocking,
+        file: Some(crate::config::CONFIG_FILE.into()),
+        line: None,
+        column: None,
+        rule: "campaign.short".into(),
+        message,
+    })
 }
 
 fn error_chain(error: &dyn std::error::Error) -> String {

@@ -119,7 +119,7 @@ pub fn report_schema() -> Value {
     let finding = object(&[
         (
             "kind",
-            json!({"enum": ["config", "ledger", "integrity", "patch"]}),
+            json!({"enum": ["config", "ledger", "integrity", "patch", "campaign"]}),
         ),
         ("blocking", json!({"type": "boolean"})),
         ("file", opt_string()),
