@@ -1026,57 +1026,25 @@ fn an_oracle_that_refuses_inputs_outside_its_domain_keeps_the_shrinker_inside_it
 }
 
 /// A generator that prints fewer inputs than `cases` runs a smaller campaign than the file
-/// asks for: a warning, and with fewer distinct inputs than the policy's `min_cases` (10 here)
-/// a blocking finding, whether it printed few lines or one line many times.
+/// asks for: a warning, and below the policy's `min_cases` (10 here) a blocking finding.
 #[test]
 fn a_generator_that_prints_fewer_inputs_than_cases_is_reported_and_below_min_cases_blocks() {
-    // `printed` lines, cycling through `distinct` different inputs.
-    let generator = |printed: u32, distinct: u32| {
+    let generator = |printed: u32| {
         format!(
-            "import json, os\nfor i in range(min({printed}, int(os.environ['PROP_CASES']))):\n    print(json.dumps({{'n': i % {distinct}}}))\n"
+            "import json, os\nfor i in range(min({printed}, int(os.environ['PROP_CASES']))):\n    print(json.dumps({{'n': i}}))\n"
         )
     };
     let toml = config(
         "[[property]]\nid = \"numbers.small\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 40\nworker = true\n",
     );
-    // (lines, distinct, exit code, the finding: none, a warning or blocking, its text)
-    let cases: [(u32, u32, i32, Option<bool>, &str); 5] = [
-        (40, 40, 0, None, ""),
-        (40, 12, 0, None, ""),
-        (
-            25,
-            25,
-            0,
-            Some(false),
-            "printed 25 inputs where its cases asks for 40",
-        ),
-        (
-            4,
-            4,
-            1,
-            Some(true),
-            "printed 4 inputs where its cases asks for 40: fewer distinct",
-        ),
-        (
-            40,
-            1,
-            1,
-            Some(true),
-            "printed 40 inputs (1 distinct) where its cases asks for 40: fewer distinct",
-        ),
-    ];
-    for (printed, distinct, code, blocking, text) in cases {
+    for (printed, code, blocking) in [(40, 0, None), (25, 0, Some(false)), (4, 1, Some(true))] {
         let repo = Repo::new(&[
             ("freezegate.toml", &toml),
             ("p.py", &oracle("doc['n'] > 1000")),
-            ("gen.py", &generator(printed, distinct)),
+            ("gen.py", &generator(printed)),
         ]);
         let run = repo.gate(&["--format", "json"], &[]);
-        assert_eq!(
-            run.code, code,
-            "{printed}/{distinct}: {}\n{}",
-            run.stdout, run.stderr
-        );
+        assert_eq!(run.code, code, "{printed}: {}\n{}", run.stdout, run.stderr);
         let report = json(&run);
         assert_eq!(report["campaigns"][0]["cases"], printed, "{printed}");
         assert_eq!(report["campaigns"][0]["status"], "pass", "{printed}");
@@ -1087,14 +1055,16 @@ fn a_generator_that_prints_fewer_inputs_than_cases_is_reported_and_below_min_cas
             .filter(|f| f["rule"] == "campaign.short")
             .collect();
         match blocking {
-            None => assert!(short.is_empty(), "{printed}/{distinct}: {short:?}"),
+            None => assert!(short.is_empty(), "{printed}: {short:?}"),
             Some(blocks) => {
-                assert_eq!(short.len(), 1, "{printed}/{distinct}: {short:?}");
+                assert_eq!(short.len(), 1, "{printed}: {short:?}");
                 assert_eq!(short[0]["kind"], "campaign");
                 assert_eq!(short[0]["blocking"], blocks);
                 let message = short[0]["message"].as_str().expect("message");
                 assert!(
-                    message.starts_with(&format!("the generator of numbers.small {text}")),
+                    message.starts_with(&format!(
+                        "the generator of numbers.small printed {printed} inputs where its cases asks for 40"
+                    )),
                     "{message}"
                 );
                 assert_eq!(message.contains("min_cases 10"), blocks, "{message}");

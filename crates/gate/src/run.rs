@@ -457,11 +457,8 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let mut campaigns = Vec::with_capacity(config.properties.len());
     for (i, property) in config.properties.iter().enumerate() {
         let already = pinned_ids.get(property.id.as_str());
-        let started = Instant::now();
-        let inputs = campaign_inputs(settings, ctx, property)?;
-        let distinct = distinct_inputs(property, inputs.as_ref());
-        let result = campaign(settings, ctx, property, &oracles[i], already, inputs, started)?;
-        findings.extend(short_campaign(settings, property, &result, distinct));
+        let result = campaign(settings, ctx, property, &oracles[i], already)?;
+        findings.extend(short_campaign(settings, property, &result));
         campaigns.push(result);
     }
 
@@ -495,38 +492,34 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     Ok(report)
 }
 
-/// A generator that printed fewer inputs than the property's `cases`, or few distinct ones,
-/// ran a smaller campaign than `freezegate.toml` asks for, which no patch could do through the
-/// file itself (a lowered `cases`, or one below `min_cases`, is refused there). Fewer lines
-/// than `cases` is a warning; fewer *distinct* inputs than the policy's `min_cases` blocks,
-/// since such a campaign proves less than the policy allows (a generator that repeats one
-/// line two hundred times is caught there too). A generator that failed is an infra item.
+/// A generator that printed fewer inputs than the property's `cases` ran a smaller campaign
+/// than `freezegate.toml` asks for, which no patch could do through the file itself (a
+/// lowered `cases`, or one below `min_cases`, is refused there): a warning, and a blocking
+/// finding below the policy's `min_cases`, since such a campaign proves less than the policy
+/// allows. A generator that failed is an infra item instead.
 fn short_campaign(
     settings: &Settings,
     property: &Property,
     result: &CampaignResult,
-    distinct: Option<u32>,
 ) -> Option<Finding> {
-    let distinct = distinct.filter(|_| result.status != CampaignStatus::Infra)?;
-    let min_cases = settings.config.policy.min_cases;
-    let blocking = distinct < min_cases;
-    if !blocking && result.cases >= property.cases {
+    if property.generate.is_none()
+        || result.status == CampaignStatus::Infra
+        || result.cases >= property.cases
+    {
         return None;
     }
-    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    let min_cases = settings.config.policy.min_cases;
+    let blocking = result.cases < min_cases;
     let mut message = format!(
-        "the generator of {} printed {} input{}",
+        "the generator of {} printed {} input{} where its cases asks for {}",
         property.id,
         result.cases,
-        plural(result.cases)
+        if result.cases == 1 { "" } else { "s" },
+        property.cases
     );
-    if distinct < result.cases {
-        message.push_str(&format!(" ({distinct} distinct)"));
-    }
-    message.push_str(&format!(" where its cases asks for {}", property.cases));
     if blocking {
         message.push_str(&format!(
-            ": fewer distinct inputs than the policy's min_cases {min_cases}, so the campaign proves less than the policy allows"
+            ": fewer than the policy's min_cases {min_cases}, so the campaign proves less than the policy allows"
         ));
     }
     Some(Finding {
@@ -725,29 +718,14 @@ fn run_generator(
     Ok(inputs)
 }
 
-/// The number of distinct inputs (by canonical bytes) a generator command printed; `None`
-/// for a Rust strategy, no generator, or a generator that failed.
-fn distinct_inputs(
-    property: &Property,
-    inputs: Option<&Result<Vec<Value>, String>>,
-) -> Option<u32> {
-    let inputs = inputs?.as_ref().ok().filter(|_| property.generate.is_some())?;
-    let distinct: BTreeSet<Vec<u8>> = inputs
-        .iter()
-        .filter_map(|v| freezegate_canon::value_bytes(v, property.canonicalization).ok())
-        .collect();
-    u32::try_from(distinct.len()).ok()
-}
-
 fn campaign(
     settings: &Settings,
     ctx: &Context<'_>,
     property: &Property,
     oracles: &PropertyOracles,
     already: Option<&BTreeSet<String>>,
-    inputs: Option<Result<Vec<Value>, String>>,
-    started: Instant,
 ) -> Result<CampaignResult, GateError> {
+    let started = Instant::now();
     let mut result = CampaignResult {
         property_id: property.id.to_string(),
         cases: property.cases,
@@ -764,7 +742,7 @@ fn campaign(
         note: None,
         duration_ms: 0,
     };
-    let inputs = match inputs {
+    let inputs = match campaign_inputs(settings, ctx, property)? {
         None => {
             result.cases = 0;
             return Ok(result);
