@@ -1060,6 +1060,12 @@ fn a_generator_that_prints_fewer_inputs_than_cases_is_reported_and_below_min_cas
                 assert_eq!(short.len(), 1, "{printed}: {short:?}");
                 assert_eq!(short[0]["kind"], "campaign");
                 assert_eq!(short[0]["blocking"], blocks);
+                // It points at the property's `generate` key.
+                assert_eq!(short[0]["file"], "freezegate.toml");
+                assert_eq!(
+                    (&short[0]["line"], &short[0]["column"]),
+                    (&11.into(), &12.into())
+                );
                 let message = short[0]["message"].as_str().expect("message");
                 assert!(
                     message.starts_with(&format!(

@@ -357,7 +357,7 @@ fn place(at: &Option<Position>) -> String {
 /// Where the value of `key` (`policy.replays`, `property[2].id`,
 /// `policy.freeze_env_classes[1]`) starts in `text`, a document that parses. Dotted keys,
 /// inline tables and `[[property]]` headers all lead to the same value.
-fn locate(text: &str, key: &str) -> Option<Position> {
+pub(crate) fn locate(text: &str, key: &str) -> Option<Position> {
     let document = toml::de::DeTable::parse(text).ok()?;
     let mut table = document.get_ref();
     let mut found = None;
