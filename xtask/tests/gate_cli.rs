@@ -1078,3 +1078,56 @@ fn a_generator_that_prints_fewer_inputs_than_cases_is_reported_and_below_min_cas
         }
     }
 }
+
+/// Findings in every report format point at their place: `file:line:column:` in text,
+/// `file`/`line`/`col` in GitHub annotations, and the JUnit failure's text.
+#[test]
+fn findings_render_with_their_places_in_every_format() {
+    let toml = config(
+        "[[property]]\nid = \"numbers.small\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 40\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("False")),
+        (
+            "gen.py",
+            "import json\nfor i in range(4):\n    print(json.dumps({'n': i}))\n",
+        ),
+        ("freeze/allowed_signers", SIGNERS),
+        (
+            "freeze/ledger.json",
+            "{\"schema\": \"freezegate-ledger-v1\", \"rows\": [\n  {\"nodeid\": \"tests/test_tax.py::test_total\"}\n]}\n",
+        ),
+        ("fixtures/ghost/0000000000000000.json", "{}\n"),
+    ]);
+    let mut shown = Vec::new();
+    let text = repo.gate(&[], &[]);
+    assert_eq!(text.code, 1, "{}", text.stderr);
+    shown.extend(
+        text.stdout
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                l.starts_with("error [") || l.starts_with("warning [")
+            })
+            .map(str::to_owned),
+    );
+    let github = repo.gate(&["--format", "github"], &[]);
+    shown.extend(
+        github
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("::notice"))
+            .map(str::to_owned),
+    );
+    // The campaign passes and no fixture is replayed: every JUnit failure is a finding.
+    let junit = repo.gate(&["--format", "junit"], &[]);
+    shown.extend(
+        junit
+            .stdout
+            .lines()
+            .filter(|l| l.trim_start().starts_with("<failure"))
+            .map(|l| l.trim().to_owned()),
+    );
+    insta::assert_snapshot!("findings_with_places", shown.join("\n"));
+}
