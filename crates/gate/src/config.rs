@@ -722,6 +722,67 @@ mod tests {
         }
     }
 
+    /// The text from a line and column (characters) to the end of that line.
+    fn from_place(text: &str, at: Position) -> String {
+        text.split('\n')
+            .nth(at.line - 1)
+            .map(|l| l.chars().skip(at.column - 1).collect())
+            .unwrap_or_default()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// However `[[property]]` entries are written (tables with comments and padding, or
+        /// one inline array) and wherever the policy sits, a rule error points at the value
+        /// it refuses.
+        #[test]
+        fn a_rule_error_points_at_the_refused_value(
+            count in 1usize..5,
+            bad in proptest::prelude::any::<proptest::sample::Index>(),
+            low in 1u32..7,
+            inline in proptest::prelude::any::<bool>(),
+            dotted_policy in proptest::prelude::any::<bool>(),
+            pad in 0usize..3,
+            comments in proptest::prelude::any::<bool>(),
+        ) {
+            let bad = bad.index(count);
+            let eq = format!("{}={}", " ".repeat(pad), " ".repeat(pad));
+            let mut text = if dotted_policy {
+                format!("policy.replays{eq}7\n")
+            } else {
+                format!("[policy]\nreplays{eq}7\n")
+            };
+            if inline {
+                let items: Vec<String> = (0..count)
+                    .map(|i| {
+                        let replays = if i == bad { format!(", replays{eq}{low}") } else { String::new() };
+                        format!("{{ id{eq}\"p{i}\", oracle{eq}\"true\"{replays} }}")
+                    })
+                    .collect();
+                // A top-level key: before any table header.
+                text.insert_str(0, &format!("property{eq}[{}]\n", items.join(", ")));
+            } else {
+                for i in 0..count {
+                    if comments {
+                        text.push_str(&format!("\n# property {i}, é\n"));
+                    }
+                    text.push_str(&format!("[[property]]\nid{eq}\"p{i}\"\noracle{eq}\"true\"\n"));
+                    if i == bad {
+                        text.push_str(&format!("replays{eq}{low}  # too few\n"));
+                    }
+                }
+            }
+            let err = parse(&text).unwrap_err();
+            let ConfigError::Rule { at: Some(at), key, .. } = &err else {
+                panic!("{text}\n{err}");
+            };
+            proptest::prop_assert_eq!(key, &format!("property[{bad}].replays"));
+            let rest = from_place(&text, *at);
+            proptest::prop_assert!(rest.starts_with(&low.to_string()), "{}: {:?}", err, rest);
+        }
+    }
+
     #[test]
     fn locate_finds_nothing_for_keys_the_text_lacks() {
         let text = "[policy]\nreplays = 3\nfreeze_env_classes = [\"remote\"]\n";
