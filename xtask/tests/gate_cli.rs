@@ -1080,7 +1080,8 @@ fn a_generator_that_prints_fewer_inputs_than_cases_is_reported_and_below_min_cas
 }
 
 /// Findings in every report format point at their place: `file:line:column:` in text,
-/// `file`/`line`/`col` in GitHub annotations, and the JUnit failure's text.
+/// `file`/`line`/`col` in GitHub annotations and the step summary, and the JUnit failure's
+/// text.
 #[test]
 fn findings_render_with_their_places_in_every_format() {
     let toml = config(
@@ -1112,12 +1113,23 @@ fn findings_render_with_their_places_in_every_format() {
             })
             .map(str::to_owned),
     );
-    let github = repo.gate(&["--format", "github"], &[]);
+    let summary = repo.dir.join("summary.md");
+    let github = repo.gate(
+        &["--format", "github"],
+        &[("GITHUB_STEP_SUMMARY", summary.to_str().expect("utf-8"))],
+    );
     shown.extend(
         github
             .stdout
             .lines()
             .filter(|l| !l.starts_with("::notice"))
+            .map(str::to_owned),
+    );
+    // The step summary lists what blocks, each with its place.
+    let md = std::fs::read_to_string(&summary).expect("step summary written");
+    shown.extend(
+        md.lines()
+            .filter(|l| l.starts_with("- "))
             .map(str::to_owned),
     );
     // The campaign passes and no fixture is replayed: every JUnit failure is a finding.

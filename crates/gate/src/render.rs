@@ -591,7 +591,13 @@ pub fn github_step_summary(report: &Report) -> String {
         );
     }
     for f in report.findings.iter().filter(|f| f.blocking) {
-        let _ = writeln!(out, "- {}: {}", f.rule, f.message);
+        let at = place(f);
+        let at = at.strip_suffix(": ").unwrap_or(&at);
+        if at.is_empty() {
+            let _ = writeln!(out, "- {}: {}", f.rule, f.message);
+        } else {
+            let _ = writeln!(out, "- {} at `{at}`: {}", f.rule, f.message);
+        }
     }
     out
 }
