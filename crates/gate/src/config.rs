@@ -161,9 +161,10 @@ pub struct PropertyConfig {
     /// Oracle command (`sh -c`, repository root); absent for a Rust property registered in code.
     #[serde(default)]
     pub oracle: Option<String>,
-    /// Generator command for campaigns (prints one JSON input per line).
+    /// Generator command for campaigns (prints one JSON input per line), with its place in
+    /// the file.
     #[serde(default)]
-    pub generate: Option<String>,
+    pub generate: Option<toml::Spanned<String>>,
     /// Campaign size; the policy's `min_cases` when absent.
     #[serde(default)]
     pub cases: Option<u32>,
@@ -199,6 +200,8 @@ pub struct Property {
     pub oracle: Option<String>,
     /// Generator command, if any.
     pub generate: Option<String>,
+    /// Where the generator command's value starts in the file, for findings about it.
+    pub generate_at: Option<Position>,
     /// Campaign size.
     pub cases: u32,
     /// Per-run deadline in milliseconds.
@@ -290,7 +293,8 @@ impl Config {
             if !seen.insert(id.clone()) {
                 return Err(rule(key("id"), format!("property {id} is listed twice")));
             }
-            for (field, cmd) in [("oracle", &p.oracle), ("generate", &p.generate)] {
+            let generate = p.generate.as_ref().map(|g| g.get_ref().clone());
+            for (field, cmd) in [("oracle", &p.oracle), ("generate", &generate)] {
                 if cmd.as_deref().is_some_and(|c| c.trim().is_empty()) {
                     return Err(rule(key(field), "the command is empty".into()));
                 }
@@ -328,7 +332,11 @@ impl Config {
             properties.push(Property {
                 id,
                 oracle: p.oracle,
-                generate: p.generate,
+                generate_at: p
+                    .generate
+                    .as_ref()
+                    .map(|g| Position::at(text.as_bytes(), g.span().start)),
+                generate,
                 cases,
                 timeout_ms,
                 replays,
@@ -357,7 +365,7 @@ fn place(at: &Option<Position>) -> String {
 /// Where the value of `key` (`policy.replays`, `property[2].id`,
 /// `policy.freeze_env_classes[1]`) starts in `text`, a document that parses. Dotted keys,
 /// inline tables and `[[property]]` headers all lead to the same value.
-pub(crate) fn locate(text: &str, key: &str) -> Option<Position> {
+fn locate(text: &str, key: &str) -> Option<Position> {
     let document = toml::de::DeTable::parse(text).ok()?;
     let mut table = document.get_ref();
     let mut found = None;

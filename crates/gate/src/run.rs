@@ -510,14 +510,6 @@ fn short_campaign(
     }
     let min_cases = settings.config.policy.min_cases;
     let blocking = result.cases < min_cases;
-    // Point at the property's `generate` key, where a reader would change it.
-    let at = settings
-        .config
-        .properties
-        .iter()
-        .position(|p| p.id == property.id)
-        .zip(std::fs::read_to_string(&settings.config.path).ok())
-        .and_then(|(i, text)| crate::config::locate(&text, &format!("property[{i}].generate")));
     let mut message = format!(
         "the generator of {} printed {} input{} where its cases asks for {}",
         property.id,
@@ -534,8 +526,9 @@ fn short_campaign(
         kind: FindingKind::Campaign,
         blocking,
         file: Some(crate::config::CONFIG_FILE.into()),
-        line: at.map(|at| at.line as u64),
-        column: at.map(|at| at.column as u64),
+        // Where a reader would change it: the property's `generate` value.
+        line: property.generate_at.map(|at| at.line as u64),
+        column: property.generate_at.map(|at| at.column as u64),
         rule: "campaign.short".into(),
         message,
     })
