@@ -139,13 +139,21 @@ fn campaign_line(c: &CampaignResult, style: Style) -> String {
     line
 }
 
-/// `file:line:column: ` (as much of it as the finding knows), or nothing without a file.
-fn place(f: &Finding) -> String {
-    match (&f.file, f.line, f.column) {
-        (Some(file), Some(line), Some(column)) => format!("{file}:{line}:{column}: "),
-        (Some(file), Some(line), None) => format!("{file}:{line}: "),
-        (Some(file), None, _) => format!("{file}: "),
-        _ => String::new(),
+/// `file:line:column` (as much of it as the finding knows), or `None` without a file.
+fn place(f: &Finding) -> Option<String> {
+    let file = f.file.as_deref()?;
+    Some(match (f.line, f.column) {
+        (Some(line), Some(column)) => format!("{file}:{line}:{column}"),
+        (Some(line), None) => format!("{file}:{line}"),
+        (None, _) => file.to_owned(),
+    })
+}
+
+/// A finding's message after its place, `file:line:column: message`.
+fn placed_message(f: &Finding) -> String {
+    match place(f) {
+        Some(at) => format!("{at}: {}", f.message),
+        None => f.message.clone(),
     }
 }
 
@@ -161,7 +169,7 @@ pub fn body_text(report: &Report, style: Style) -> String {
             } else {
                 style.paint("33", "warning")
             };
-            let _ = writeln!(out, "  {level} [{}] {}{}", f.rule, place(f), f.message);
+            let _ = writeln!(out, "  {level} [{}] {}", f.rule, placed_message(f));
         }
     }
     if !report.fixtures.is_empty() {
@@ -380,7 +388,7 @@ pub fn junit(report: &Report) -> String {
             s.set_type(f.rule.clone());
             s.set_message(f.message.clone());
             // The failure's text leads with the place, for dashboards that show no file.
-            s.set_description(format!("{}{}", place(f), f.message));
+            s.set_description(placed_message(f));
             let mut case = TestCase::new(format!("{} #{i}", f.rule), s);
             case.set_classname(f.file.clone().unwrap_or_else(|| "gate".into()));
             suite.add_test_case(case);
@@ -591,13 +599,10 @@ pub fn github_step_summary(report: &Report) -> String {
         );
     }
     for f in report.findings.iter().filter(|f| f.blocking) {
-        let at = place(f);
-        let at = at.strip_suffix(": ").unwrap_or(&at);
-        if at.is_empty() {
-            let _ = writeln!(out, "- {}: {}", f.rule, f.message);
-        } else {
-            let _ = writeln!(out, "- {} at `{at}`: {}", f.rule, f.message);
-        }
+        let _ = match place(f) {
+            Some(at) => writeln!(out, "- {} at `{at}`: {}", f.rule, f.message),
+            None => writeln!(out, "- {}: {}", f.rule, f.message),
+        };
     }
     out
 }
