@@ -67,3 +67,16 @@ pub fn read_input(path: Option<&std::path::Path>) -> Result<(String, Vec<u8>), F
         }
     }
 }
+
+/// Writes `text` to standard output and flushes it; a write that fails (a closed pipe, a full
+/// disk) is an error naming standard output (exit 3), never a panic.
+pub fn write_stdout(text: &str) -> Result<(), Failure> {
+    use anyhow::Context;
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("cannot write standard output")
+        .map_err(Failure::usage)
+}

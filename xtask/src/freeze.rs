@@ -1,30 +1,32 @@
 //! `xtask freeze --property ID --fixture ID --owner WHO --reason TEXT --expires-in DAYS
-//! [--patch-id P] [--oracle CMD] [--replays N] [--seed S] [--timeout-ms T] [--now RFC3339]`:
-//! replays the pinned fixture now and writes (or renews) its ledger row, or refuses.
-//! `--oracle`, `--replays` and `--seed` exist only for repositories without `freezegate.toml`.
+//! [--patch-id P] [--now RFC3339] [--format text|json]`: replays the pinned fixture now, with
+//! the oracle, seed, replay count and deadline of `freezegate.toml`, and writes (or renews) its
+//! ledger row, or refuses.
 
 use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use freezegate_canon::fixture::{meta_path, read_fixture, read_meta};
-use freezegate_canon::{FixtureId, PropertyId};
+use freezegate_canon::{FixtureId, PropertyId, Value, to_pretty_string};
 use freezegate_gate::config::CONFIG_FILE;
 use freezegate_gate::run::ledger_policy;
 use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
-    EnvClass, FreezeRequest, LEDGER_PATH, Policy, freeze_row, precheck, update,
+    EnvClass, FreezeRequest, LEDGER_PATH, Policy, Refusal, Row, SIGNERS_PATH, freeze_row, precheck,
+    update,
 };
-use freezegate_replay::{ProcessOracle, ReplayOptions, ReplayPlan, replay};
+use freezegate_replay::{Label, ProcessOracle, ReplayOptions, ReplayPlan, replay};
 
-use crate::exit::{BLOCKED, Failure, OK, Outcome};
+use crate::Format;
+use crate::exit::{BLOCKED, Failure, OK, Outcome, write_stdout};
 use crate::gate::now as now_or_clock;
-use crate::ledger::{file_settings, policy, signers};
+use crate::ledger::{file_settings, read_ledger, signers_file};
 
 /// Arguments of `xtask freeze`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The property id.
+    /// The property id (listed in freezegate.toml).
     #[arg(long, value_name = "ID")]
     property: String,
     /// The pinned fixture's id (16 hex); its meta file must exist.
@@ -42,21 +44,24 @@ pub struct Args {
     /// The candidate under test [default: the full SHA of HEAD].
     #[arg(long, value_name = "P")]
     patch_id: Option<String>,
-    /// The property's oracle command (only without freezegate.toml).
-    #[arg(long, value_name = "CMD")]
-    oracle: Option<String>,
-    /// The replay count N [default: REPLAYS, else 7] (only without freezegate.toml).
-    #[arg(long, value_name = "N")]
-    replays: Option<usize>,
-    /// The seed [default: PROP_SEED, else the meta file's] (only without freezegate.toml).
-    #[arg(long, value_name = "S")]
-    seed: Option<u64>,
-    /// The deadline of each run, in milliseconds [default: the property's, else 10000].
-    #[arg(long, value_name = "T")]
-    timeout_ms: Option<u64>,
     /// The time of the freeze (RFC 3339) [default: the clock].
     #[arg(long, value_name = "RFC3339")]
     now: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// Refused: a freeze replays with freezegate.toml's oracle only.
+    #[arg(long, value_name = "CMD", hide = true)]
+    oracle: Option<String>,
+    /// Refused: a freeze replays as often as freezegate.toml says.
+    #[arg(long, value_name = "N", hide = true)]
+    replays: Option<String>,
+    /// Refused: a freeze replays with freezegate.toml's seed.
+    #[arg(long, value_name = "S", hide = true)]
+    seed: Option<String>,
+    /// Refused: a freeze replays with freezegate.toml's deadline.
+    #[arg(long, value_name = "T", hide = true)]
+    timeout_ms: Option<String>,
 }
 
 /// What a freeze replays with: oracle, N, seed, deadline, and the policy it is judged by.
@@ -71,64 +76,25 @@ fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
-fn env_number<T: std::str::FromStr>(name: &str) -> Result<Option<T>, Failure>
-where
-    T::Err: std::fmt::Display,
-{
-    env_var(name)
-        .map(|v| {
-            v.parse::<T>()
-                .map_err(|e| Failure::usage(anyhow!("invalid {name}={v:?}: {e}")))
-        })
-        .transpose()
-}
-
-/// The settings of this freeze.
-///
-/// With `freezegate.toml`, the oracle, seed and replay count come from the file alone (SPEC
-/// §7): `--oracle`, `--replays` and `--seed` are refused, `REPLAYS` and `PROP_SEED` ignored.
-/// Without it, they come from the flags, `REPLAYS` and `PROP_SEED`, and the seed defaults to
-/// the one the fixture was pinned with.
-fn settings(args: &Args, meta_seed: u64) -> Result<FreezeSettings, Failure> {
-    if Path::new(CONFIG_FILE).exists() {
-        return settings_from_file(args);
-    }
-    let oracle = args.oracle.clone().ok_or_else(|| {
-        Failure::usage(anyhow!(
-            "no oracle for property {}: pass --oracle CMD (there is no {CONFIG_FILE})",
-            args.property
-        ))
-    })?;
-    let replays = match args.replays {
-        Some(n) => n,
-        None => env_number("REPLAYS")?.unwrap_or(Policy::default().replays),
-    };
-    let seed = match args.seed {
-        Some(seed) => seed,
-        None => env_number("PROP_SEED")?.unwrap_or(meta_seed),
-    };
-    Ok(FreezeSettings {
-        oracle,
-        policy: Policy {
-            replays,
-            ..policy()?
-        },
-        seed,
-        timeout: Duration::from_millis(args.timeout_ms.unwrap_or(10_000)),
-    })
-}
-
-fn settings_from_file(args: &Args) -> Result<FreezeSettings, Failure> {
+/// The settings of this freeze: those of `freezegate.toml` alone (SPEC §7: no flag or
+/// variable overrides them for a freeze). Without the file there is nothing to replay with.
+fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
     for (flag, given) in [
         ("--oracle", args.oracle.is_some()),
         ("--replays", args.replays.is_some()),
         ("--seed", args.seed.is_some()),
+        ("--timeout-ms", args.timeout_ms.is_some()),
     ] {
         if given {
             return Err(Failure::usage(anyhow!(
-                "{flag} is not accepted: {CONFIG_FILE} exists, and a freeze replays with its oracle, seed and replay count only"
+                "{flag} is not accepted: a freeze replays with the oracle, seed, replay count and deadline of {CONFIG_FILE} only"
             )));
         }
+    }
+    if !Path::new(CONFIG_FILE).exists() {
+        return Err(Failure::usage(anyhow!(
+            "there is no {CONFIG_FILE}: a freeze replays the fixture with the property's oracle, seed, replay count and deadline from that file"
+        )));
     }
     for var in ["REPLAYS", "PROP_SEED"] {
         if env_var(var).is_some() {
@@ -162,7 +128,7 @@ fn settings_from_file(args: &Args) -> Result<FreezeSettings, Failure> {
             ..ledger_policy(&settings)
         },
         seed: settings.seed,
-        timeout: Duration::from_millis(args.timeout_ms.unwrap_or(property.timeout_ms)),
+        timeout: Duration::from_millis(settings.timeout_ms_for(&property)),
     })
 }
 
@@ -186,6 +152,14 @@ fn runner() -> Result<(EnvClass, String), Failure> {
     Ok((class, runner_id))
 }
 
+/// What a freeze ended with, for its report.
+enum Ending {
+    /// A row was written: `renewed` when it replaced one with the same key.
+    Written { row: Box<Row>, renewed: bool },
+    /// A rule refused the row; nothing was written.
+    Refused { rule: &'static str, message: String },
+}
+
 /// Runs `xtask freeze`.
 pub fn run(args: Args) -> Outcome {
     let now = now_or_clock(args.now.as_deref())?;
@@ -199,6 +173,9 @@ pub fn run(args: Args) -> Outcome {
         .parse()
         .with_context(|| format!("invalid --fixture {:?}", args.fixture))
         .map_err(Failure::usage)?;
+    // Bad input of any kind (exit 3) is found before any rule is judged or oracle run:
+    // the settings, the fixture and its meta file, the ledger, the signers file.
+    let settings = settings(&args)?;
     let root = Path::new(".");
     let meta_file = meta_path(root, &property, fixture);
     if !meta_file.exists() {
@@ -208,7 +185,9 @@ pub fn run(args: Args) -> Outcome {
         )));
     }
     let meta = read_meta(root, &property, fixture).map_err(Failure::usage)?;
-    let settings = settings(&args, meta.seed)?;
+    let (canonical, _) = read_fixture(root, &property, fixture).map_err(Failure::usage)?;
+    read_ledger()?;
+    let signers = signers_file()?;
     let (env_class, runner_id) = runner()?;
     let patch_id = match &args.patch_id {
         Some(p) => p.clone(),
@@ -218,7 +197,6 @@ pub fn run(args: Args) -> Outcome {
             ))
         })?,
     };
-    let signers = signers()?;
     let request = FreezeRequest {
         meta,
         seed: settings.seed,
@@ -230,12 +208,27 @@ pub fn run(args: Args) -> Outcome {
         expires_in_days: args.expires_in,
         now,
     };
+    let signers = match signers {
+        Some(signers) => signers,
+        None => {
+            let message = format!(
+                "freeze write refused: {SIGNERS_PATH} does not exist, so no owner can vouch for a row; add the owners' public keys to it in a signed commit"
+            );
+            return report(
+                &args,
+                &request,
+                &[],
+                Ending::Refused {
+                    rule: "owner",
+                    message,
+                },
+            );
+        }
+    };
     // Refuse what no replay can change before running the oracle.
     if let Err(refusal) = precheck(&request, &settings.policy, &signers) {
-        eprintln!("{refusal}");
-        return Ok(BLOCKED);
+        return report(&args, &request, &[], refused(&refusal));
     }
-    let (canonical, _) = read_fixture(root, &property, fixture).map_err(Failure::usage)?;
     let dir = std::env::current_dir()
         .context("cannot read the current directory")
         .map_err(Failure::usage)?;
@@ -246,21 +239,15 @@ pub fn run(args: Args) -> Outcome {
         property_id: property.to_string(),
         ..ReplayOptions::default()
     };
-    let report = replay(&oracle, canonical.bytes(), &plan, &options);
-    let labels = report.labels();
+    let replayed = replay(&oracle, canonical.bytes(), &plan, &options);
+    let labels = replayed.labels();
     let names: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
     eprintln!("replays: {}", names.join(" "));
     let row = match freeze_row(&request, &labels, &settings.policy, &signers) {
         Ok(row) => row,
-        Err(refusal) => {
-            eprintln!("{refusal}");
-            return Ok(BLOCKED);
-        }
+        Err(refusal) => return report(&args, &request, &labels, refused(&refusal)),
     };
-    let summary = format!(
-        "{} {} seed {} {} until {}",
-        row.property_id, row.fixture_id, row.seed, row.env_class, row.expires_at
-    );
+    let written = row.clone();
     let renewed =
         update(Path::new(LEDGER_PATH), |ledger| ledger.upsert(row)).map_err(|e| Failure {
             code: if e.syntax().is_some() {
@@ -270,11 +257,93 @@ pub fn run(args: Args) -> Outcome {
             },
             error: anyhow!(e).context("cannot update the ledger"),
         })?;
-    let verb = if renewed.is_some() {
-        "renewed"
-    } else {
-        "froze"
+    lock_file_note();
+    let ending = Ending::Written {
+        row: Box::new(written),
+        renewed: renewed.is_some(),
     };
-    println!("{verb} {summary} in {LEDGER_PATH}; commit it signed");
-    Ok(OK)
+    report(&args, &request, &labels, ending)
+}
+
+fn refused(refusal: &Refusal) -> Ending {
+    Ending::Refused {
+        rule: refusal.rule(),
+        message: refusal.to_string(),
+    }
+}
+
+/// Prints the result (text, or one JSON document on stdout) and gives the exit code: 0 when
+/// a row was written, 1 when refused.
+fn report(args: &Args, request: &FreezeRequest, labels: &[Label], ending: Ending) -> Outcome {
+    let code = match &ending {
+        Ending::Written { .. } => OK,
+        Ending::Refused { .. } => BLOCKED,
+    };
+    match args.format {
+        Format::Text => match &ending {
+            Ending::Written { row, renewed } => {
+                let verb = if *renewed { "renewed" } else { "froze" };
+                write_stdout(&format!(
+                    "{verb} {} {} seed {} {} until {} in {LEDGER_PATH}; commit it signed\n",
+                    row.property_id, row.fixture_id, row.seed, row.env_class, row.expires_at
+                ))?;
+            }
+            Ending::Refused { message, .. } => eprintln!("{message}"),
+        },
+        Format::Json => {
+            let text = |s: &str| Value::String(s.to_owned());
+            let (result, rule, message, row) = match &ending {
+                Ending::Written { row, renewed } => (
+                    if *renewed { "renewed" } else { "froze" },
+                    Value::Null,
+                    Value::Null,
+                    row.to_value(),
+                ),
+                Ending::Refused { rule, message } => {
+                    eprintln!("{message}");
+                    ("refused", text(rule), text(message), Value::Null)
+                }
+            };
+            let document = Value::Object(vec![
+                ("result".into(), text(result)),
+                (
+                    "property_id".into(),
+                    text(request.meta.property_id.as_str()),
+                ),
+                (
+                    "fixture_id".into(),
+                    text(&request.meta.fixture_id.to_string()),
+                ),
+                ("env_class".into(), text(request.env_class.as_str())),
+                ("runner_id".into(), text(&request.runner_id)),
+                (
+                    "labels".into(),
+                    Value::Array(labels.iter().map(|l| text(l.as_str())).collect()),
+                ),
+                ("rule".into(), rule),
+                ("message".into(), message),
+                ("row".into(), row),
+            ]);
+            write_stdout(&to_pretty_string(&document))?;
+        }
+    }
+    Ok(code)
+}
+
+/// The lock file beside the ledger must not be committed: say so when git does not ignore it.
+fn lock_file_note() {
+    let lock = freezegate_ledger::lock_path(Path::new(LEDGER_PATH));
+    let ignored = std::process::Command::new("git")
+        .args(["check-ignore", "-q"])
+        .arg(&lock)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    // Exit 1 is git's "not ignored"; anything else (no git, not a repository) says nothing.
+    if matches!(ignored.map(|s| s.code()), Ok(Some(1))) {
+        eprintln!(
+            "note: {} is the writers' lock, not part of the ledger: add it to .gitignore",
+            lock.display()
+        );
+    }
 }

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, anyhow};
 use freezegate_canon::fixture::fixture_path;
-use freezegate_canon::{FixtureId, PropertyId};
+use freezegate_canon::{FixtureId, PropertyId, Value, to_pretty_string};
 use freezegate_gate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
 use freezegate_gate::run::ledger_policy;
 use freezegate_ledger::{
@@ -14,7 +14,7 @@ use freezegate_ledger::{
 };
 
 use crate::Format;
-use crate::exit::{BLOCKED, Failure, OK, Outcome};
+use crate::exit::{BLOCKED, Failure, OK, Outcome, write_stdout};
 
 /// Arguments of `xtask ledger`.
 #[derive(Debug, clap::Args)]
@@ -57,6 +57,9 @@ enum Sub {
         /// The fixture id (16 hex).
         #[arg(long, value_name = "ID")]
         fixture: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t)]
+        format: Format,
     },
 }
 
@@ -73,7 +76,11 @@ pub fn run(args: Args) -> Outcome {
             now,
             format,
         } => run_list(expiring, crate::gate::now(now.as_deref())?, format),
-        Sub::Lift { property, fixture } => run_lift(&property, &fixture),
+        Sub::Lift {
+            property,
+            fixture,
+            format,
+        } => run_lift(&property, &fixture, format),
     }
 }
 
@@ -94,13 +101,14 @@ pub fn file_settings() -> Result<Settings, Failure> {
         .map_err(|e| Failure::usage(anyhow!("{CONFIG_FILE}: {e}")))
 }
 
-/// `freeze/allowed_signers`; a missing file allows nobody.
-pub fn signers() -> Result<AllowedSigners, Failure> {
+/// `freeze/allowed_signers`, or `None` when the file does not exist (then nobody is allowed).
+pub fn signers_file() -> Result<Option<AllowedSigners>, Failure> {
     match std::fs::read_to_string(SIGNERS_PATH) {
         Ok(text) => AllowedSigners::parse(&text)
+            .map(Some)
             .with_context(|| format!("{SIGNERS_PATH} is not an allowed signers file"))
             .map_err(Failure::usage),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AllowedSigners::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Failure::usage(
             anyhow!(e).context(format!("cannot read {SIGNERS_PATH}")),
         )),
@@ -122,7 +130,11 @@ fn ledger_bytes() -> Result<Option<Vec<u8>>, Failure> {
 }
 
 fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
-    let signers = signers()?;
+    let signers = signers_file()?;
+    if signers.is_none() {
+        eprintln!("note: {SIGNERS_PATH} does not exist: no row's owner can be an allowed signer");
+    }
+    let signers = signers.unwrap_or_default();
     let bytes = ledger_bytes()?;
     let text = bytes
         .as_deref()
@@ -138,10 +150,11 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
         .with_context(|| format!("{LEDGER_PATH} is not JSON"))
         .map_err(Failure::usage)?;
     match format {
-        Format::Json => print!("{}", report.to_json(strict)),
+        Format::Json => write_stdout(&report.to_json(strict))?,
         Format::Text => {
+            let mut out = String::new();
             for problem in &report.problems {
-                println!("{}", problem.in_file(LEDGER_PATH));
+                out.push_str(&format!("{}\n", problem.in_file(LEDGER_PATH)));
             }
             let errors = report.errors().count();
             let warnings = report.warnings().count();
@@ -150,14 +163,17 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
             } else {
                 "valid"
             };
-            println!("{LEDGER_PATH}: {verdict}: {errors} errors, {warnings} warnings");
+            out.push_str(&format!(
+                "{LEDGER_PATH}: {verdict}: {errors} errors, {warnings} warnings\n"
+            ));
+            write_stdout(&out)?;
         }
     }
     Ok(if report.fails(strict) { BLOCKED } else { OK })
 }
 
 /// Reads the ledger: syntax errors exit 3, schema problems exit 1 (`ledger check` lists them).
-fn read_ledger() -> Result<Ledger, Failure> {
+pub fn read_ledger() -> Result<Ledger, Failure> {
     let Some(bytes) = ledger_bytes()? else {
         return Ok(Ledger::new());
     };
@@ -181,13 +197,13 @@ fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
         None => ledger.rows().iter().collect(),
     };
     match format {
-        Format::Text => print!("{}", list_text(rows, now)),
-        Format::Json => print!("{}", list_json(rows, now)),
+        Format::Text => write_stdout(&list_text(rows, now))?,
+        Format::Json => write_stdout(&list_json(rows, now))?,
     }
     Ok(OK)
 }
 
-fn run_lift(property: &str, fixture: &str) -> Outcome {
+fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
     let property: PropertyId = property
         .parse()
         .with_context(|| format!("invalid --property {property:?}"))
@@ -221,9 +237,16 @@ fn run_lift(property: &str, fixture: &str) -> Outcome {
             row.property_id, row.fixture_id, row.seed, row.env_class, row.owner
         );
     }
-    println!(
-        "lifted {} row(s) from {LEDGER_PATH}; commit the change signed",
-        lifted.len()
-    );
+    match format {
+        Format::Text => write_stdout(&format!(
+            "lifted {} row(s) from {LEDGER_PATH}; commit the change signed\n",
+            lifted.len()
+        ))?,
+        Format::Json => {
+            let rows = lifted.iter().map(|row| row.to_value()).collect();
+            let document = Value::Object(vec![("lifted".into(), Value::Array(rows))]);
+            write_stdout(&to_pretty_string(&document))?;
+        }
+    }
     Ok(OK)
 }

@@ -69,19 +69,58 @@ fn repo() -> Result<(tempfile::TempDir, FixtureId), Box<dyn std::error::Error>> 
     Ok((dir, fixture.fixture_id()))
 }
 
-/// Runs `xtask freeze` on a remote runner with the usual flags plus `extra`.
-fn freeze(dir: &Path, fixture: FixtureId, oracle: &str, extra: &[&str]) -> std::io::Result<Output> {
-    freeze_env(dir, fixture, oracle, extra, &[])
+/// The property as `freezegate.toml` declares it: oracle, replay count, deadline.
+#[derive(Clone, Copy)]
+struct Prop {
+    oracle: &'static str,
+    replays: usize,
+    timeout_ms: u64,
 }
 
-/// [`freeze`] with environment variables set after the defaults.
+impl Prop {
+    /// The oracle with the default policy: 7 replays, 10 s each.
+    fn oracle(oracle: &'static str) -> Prop {
+        Prop {
+            oracle,
+            replays: 7,
+            timeout_ms: 10_000,
+        }
+    }
+}
+
+/// Writes `freezegate.toml` declaring the property as `prop` says.
+fn write_config(dir: &Path, prop: Prop) -> std::io::Result<()> {
+    let oracle = prop.oracle.replace('\\', "\\\\").replace('"', "\\\"");
+    std::fs::write(
+        dir.join("freezegate.toml"),
+        format!(
+            "[policy]\nreplays = {}\n\n[[property]]\nid = \"{PROPERTY}\"\noracle = \"{oracle}\"\ntimeout_ms = {}\n",
+            prop.replays, prop.timeout_ms
+        ),
+    )
+}
+
+/// Runs `xtask freeze` on a remote runner with the usual flags plus `extra`, the property
+/// declared with `oracle` in `freezegate.toml`.
+fn freeze(
+    dir: &Path,
+    fixture: FixtureId,
+    oracle: &'static str,
+    extra: &[&str],
+) -> std::io::Result<Output> {
+    freeze_env(dir, fixture, Prop::oracle(oracle), extra, &[])
+}
+
+/// [`freeze`] with the property declared as `prop` and environment variables set after the
+/// defaults.
 fn freeze_env(
     dir: &Path,
     fixture: FixtureId,
-    oracle: &str,
+    prop: Prop,
     extra: &[&str],
     env: &[(&str, &str)],
 ) -> std::io::Result<Output> {
+    write_config(dir, prop)?;
     let fixture = fixture.to_string();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
     cmd.arg("-C").arg(dir).args([
@@ -90,8 +129,6 @@ fn freeze_env(
         PROPERTY,
         "--fixture",
         fixture.as_str(),
-        "--oracle",
-        oracle,
         "--now",
         NOW,
         "--patch-id",
@@ -146,7 +183,7 @@ fn a_flickering_fixture_gets_a_row_and_a_second_freeze_renews_it() -> TestResult
     assert_eq!(row.replays, expected, "labels in run-index order");
     assert_eq!(row.env_class, EnvClass::Remote);
     assert_eq!(row.runner_id, "ci-runner-7");
-    assert_eq!(row.seed.to_string(), "4242", "the seed of the meta file");
+    assert_eq!(row.seed.to_string(), "20260917", "the policy's seed");
     assert_eq!(row.created_at.to_string(), NOW);
     assert_eq!(row.expires_at.to_string(), "2026-09-24T12:00:00Z");
     // Freezing the same key again renews the row instead of adding one.
@@ -171,7 +208,7 @@ fn a_flickering_fixture_gets_a_row_and_a_second_freeze_renews_it() -> TestResult
 }
 
 /// One refusal case: oracle, extra flags, environment, expected message.
-type Case = (&'static str, &'static [&'static str], Env, &'static str);
+type Case = (Prop, &'static [&'static str], Env, &'static str);
 /// Environment variables set for one run.
 type Env = &'static [(&'static str, &'static str)];
 
@@ -182,46 +219,55 @@ fn every_refusal_names_its_rule_and_writes_nothing() -> TestResult {
     let ledger_path = dir.path().join("freeze/ledger.json");
     let cases: [Case; 7] = [
         (
-            "exit 1",
+            Prop::oracle("exit 1"),
             &[],
             &[],
             "all 7 replays failed — this is a regression, fix it",
         ),
-        ("exit 0", &[], &[], "all 7 replays passed"),
+        (Prop::oracle("exit 0"), &[], &[], "all 7 replays passed"),
         (
-            "if [ \"$FREEZEGATE_REPLAY\" = 1 ]; then sleep 5; fi; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]",
-            &["--replays", "3", "--timeout-ms", "300"],
+            Prop {
+                oracle: "if [ \"$FREEZEGATE_REPLAY\" = 1 ]; then sleep 5; fi; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]",
+                replays: 3,
+                timeout_ms: 300,
+            },
+            &[],
             &[],
             "1 replay timed out — infra queue",
         ),
         (
-            "if [ \"$FREEZEGATE_REPLAY\" = 2 ]; then exit 7; fi; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]",
-            &["--replays", "4"],
+            Prop {
+                oracle: "if [ \"$FREEZEGATE_REPLAY\" = 2 ]; then exit 7; fi; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]",
+                replays: 4,
+                timeout_ms: 10_000,
+            },
+            &[],
             &[],
             "1 replay broke the harness — infra queue",
         ),
         (
-            FLICKER,
+            Prop::oracle(FLICKER),
             &[],
             &[("ENV_CLASS", "local")],
             "env class local may not freeze",
         ),
         (
-            FLICKER,
+            Prop::oracle(FLICKER),
             &["--owner", "eve@example.com"],
             &[],
             "owner \"eve@example.com\" is not exactly one principal of freeze/allowed_signers",
         ),
         (
-            FLICKER,
+            Prop::oracle(FLICKER),
             &["--expires-in", "30"],
             &[],
             "an expiry of 30 days is over the policy limit of 14 days",
         ),
     ];
-    for (oracle, extra, env, message) in cases {
+    for (prop, extra, env, message) in cases {
+        let oracle = prop.oracle;
         let before = std::fs::read(&ledger_path)?;
-        let out = freeze_env(dir.path(), fixture, oracle, extra, env)?;
+        let out = freeze_env(dir.path(), fixture, prop, extra, env)?;
         assert_eq!(out.status.code(), Some(1), "{oracle}: {}", stderr(&out));
         let err = stderr(&out);
         assert!(
@@ -249,6 +295,7 @@ fn without_a_meta_file_freeze_exits_3_and_says_to_classify() -> TestResult {
 #[test]
 fn a_remote_runner_must_name_itself() -> TestResult {
     let (dir, fixture) = repo()?;
+    write_config(dir.path(), Prop::oracle(FLICKER))?;
     let fixture = fixture.to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .arg("-C")
@@ -259,8 +306,6 @@ fn a_remote_runner_must_name_itself() -> TestResult {
             PROPERTY,
             "--fixture",
             &fixture,
-            "--oracle",
-            FLICKER,
             "--owner",
             "alice@example.com",
             "--reason",
@@ -281,6 +326,7 @@ fn a_remote_runner_must_name_itself() -> TestResult {
 #[test]
 fn patch_id_defaults_to_head() -> TestResult {
     let (dir, fixture) = repo()?;
+    write_config(dir.path(), Prop::oracle(FLICKER))?;
     let git = |args: &[&str]| {
         Command::new("git")
             .arg("-C")
@@ -302,8 +348,6 @@ fn patch_id_defaults_to_head() -> TestResult {
             PROPERTY,
             "--fixture",
             &fixture_text,
-            "--oracle",
-            FLICKER,
             "--owner",
             "alice@example.com",
             "--reason",
@@ -326,6 +370,24 @@ fn patch_id_defaults_to_head() -> TestResult {
         .find(|r| r.fixture_id == fixture)
         .ok_or("no row")?;
     assert_eq!(row.patch_id, head.trim());
+    // In a git repository that does not ignore the writers' lock, freeze says to ignore it.
+    assert!(
+        stderr(&out).contains("freeze/.ledger.lock is the writers' lock"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::write(dir.path().join(".gitignore"), "/freeze/.ledger.lock\n")?;
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir.path())
+        .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
+        .args(["--owner", "alice@example.com", "--reason", "r"])
+        .args(["--expires-in", "7", "--now", NOW])
+        .env("ENV_CLASS", "remote")
+        .env("RUNNER_ID", "ci-runner-7")
+        .output()?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains(".gitignore"), "{}", stderr(&out));
     Ok(())
 }
 
@@ -373,11 +435,12 @@ fn with_freezegate_toml_the_file_alone_sets_oracle_seed_and_replays() -> TestRes
         &["--oracle", "exit 1"][..],
         &["--replays", "3"],
         &["--seed", "1"],
+        &["--timeout-ms", "60000"],
     ] {
         let out = run(extra)?;
         assert_eq!(out.status.code(), Some(3), "{extra:?}");
         assert!(
-            stderr(&out).contains("freezegate.toml exists"),
+            stderr(&out).contains(&format!("{} is not accepted", extra[0])),
             "{}",
             stderr(&out)
         );
@@ -397,5 +460,163 @@ fn with_freezegate_toml_the_file_alone_sets_oracle_seed_and_replays() -> TestRes
         .ok_or("no row")?;
     assert_eq!(row.replays.len(), 5, "the file's replay count, not REPLAYS");
     assert_eq!(row.seed.to_string(), "20260917", "the file's seed");
+    Ok(())
+}
+
+#[test]
+fn without_freezegate_toml_there_is_nothing_to_replay_with() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let ledger_path = dir.path().join("freeze/ledger.json");
+    let before = std::fs::read(&ledger_path)?;
+    let fixture_text = fixture.to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir.path())
+        .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
+        .args(["--owner", "alice@example.com", "--reason", "r"])
+        .args(["--expires-in", "7", "--now", NOW, "--patch-id", "abc"])
+        .env("ENV_CLASS", "remote")
+        .env("RUNNER_ID", "ci-runner-7")
+        .output()?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("there is no freezegate.toml"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&ledger_path)?, before);
+    Ok(())
+}
+
+/// Bad input exits 3 before any rule refuses and before the oracle runs, whatever else is
+/// wrong with the request (SPEC §8: 3, then 1, then 2).
+#[test]
+fn bad_input_exits_3_before_any_refusal_or_replay() -> TestResult {
+    // The oracle leaves a mark when it runs.
+    const MARKING: &str = "touch ran; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]";
+    type Breakage = (&'static str, fn(&Path) -> std::io::Result<()>, &'static str);
+    let breakages: [Breakage; 4] = [
+        (
+            "a missing fixture file",
+            |root| {
+                let dir = root.join(format!("fixtures/{PROPERTY}"));
+                for entry in std::fs::read_dir(&dir)? {
+                    let path = entry?.path();
+                    if path.extension().is_some_and(|e| e == "json")
+                        && !path.to_string_lossy().ends_with(".meta.json")
+                    {
+                        std::fs::remove_file(path)?;
+                    }
+                }
+                Ok(())
+            },
+            "No such file",
+        ),
+        (
+            "a truncated ledger",
+            |root| {
+                std::fs::write(
+                    root.join("freeze/ledger.json"),
+                    r#"{"schema": "freezegate-ledger-v1", "rows": ["#,
+                )
+            },
+            "line 1, column",
+        ),
+        (
+            "a broken allowed_signers",
+            |root| {
+                std::fs::write(
+                    root.join("freeze/allowed_signers"),
+                    "alice@example.com \"x\n",
+                )
+            },
+            "allowed_signers",
+        ),
+        (
+            "an unknown property",
+            |_| Ok(()),
+            "is not in freezegate.toml",
+        ),
+    ];
+    for (what, breakage, message) in breakages {
+        let (dir, fixture) = repo()?;
+        breakage(dir.path())?;
+        let mut extra = vec!["--owner", "eve@example.com"];
+        if what == "an unknown property" {
+            // The config declares another property than the one asked for.
+            std::fs::write(
+                dir.path().join("freezegate.toml"),
+                "[[property]]\nid = \"other.property\"\noracle = \"true\"\n",
+            )?;
+            let fixture_text = fixture.to_string();
+            let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+                .arg("-C")
+                .arg(dir.path())
+                .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
+                .args(["--owner", "eve@example.com", "--reason", "r"])
+                .args(["--expires-in", "7", "--now", NOW, "--patch-id", "abc"])
+                .env("ENV_CLASS", "remote")
+                .env("RUNNER_ID", "ci-runner-7")
+                .output()?;
+            assert_eq!(out.status.code(), Some(3), "{what}: {}", stderr(&out));
+            assert!(stderr(&out).contains(message), "{what}: {}", stderr(&out));
+            continue;
+        }
+        extra.extend(["--expires-in", "99"]);
+        let out = freeze_env(dir.path(), fixture, Prop::oracle(MARKING), &extra, &[])?;
+        assert_eq!(out.status.code(), Some(3), "{what}: {}", stderr(&out));
+        assert!(stderr(&out).contains(message), "{what}: {}", stderr(&out));
+        assert!(!dir.path().join("ran").exists(), "{what}: the oracle ran");
+    }
+    Ok(())
+}
+
+#[test]
+fn without_allowed_signers_the_refusal_names_the_missing_file() -> TestResult {
+    let (dir, fixture) = repo()?;
+    std::fs::remove_file(dir.path().join("freeze/allowed_signers"))?;
+    let out = freeze(dir.path(), fixture, FLICKER, &[])?;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("freeze/allowed_signers does not exist"),
+        "{}",
+        stderr(&out)
+    );
+    Ok(())
+}
+
+#[test]
+fn json_output_holds_the_result_the_labels_and_the_row() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let out = freeze(dir.path(), fixture, FLICKER, &["--format", "json"])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(doc["result"], "froze");
+    assert_eq!(doc["rule"], serde_json::Value::Null);
+    assert_eq!(doc["labels"].as_array().map(Vec::len), Some(7));
+    assert_eq!(doc["labels"][1], "assert_fail");
+    assert_eq!(doc["row"]["fixture_id"], fixture.to_string());
+    assert_eq!(doc["row"]["runner_id"], "ci-runner-7");
+    // A refusal is a document too, with the rule that refused and no row; exit 1.
+    let out = freeze(
+        dir.path(),
+        fixture,
+        FLICKER,
+        &["--format", "json", "--expires-in", "30"],
+    )?;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(doc["result"], "refused");
+    assert_eq!(doc["rule"], "expiry");
+    assert_eq!(doc["row"], serde_json::Value::Null);
+    assert_eq!(
+        doc["labels"],
+        serde_json::json!([]),
+        "refused before any replay"
+    );
+    let out = freeze(dir.path(), fixture, "exit 1", &["--format", "json"])?;
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(doc["rule"], "regression");
+    assert_eq!(doc["labels"][0], "assert_fail");
     Ok(())
 }

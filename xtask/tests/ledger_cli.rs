@@ -339,3 +339,80 @@ fn lift_removes_the_fixtures_rows_only() -> TestResult {
     );
     Ok(())
 }
+
+#[test]
+fn lift_of_nothing_neither_creates_nor_rewrites_the_ledger() -> TestResult {
+    let empty = repo(|_| Vec::new())?;
+    let ledger_path = empty.path().join("freeze/ledger.json");
+    let args = [
+        "ledger",
+        "lift",
+        "--property",
+        PROPERTY,
+        "--fixture",
+        "0123456789abcdef",
+    ];
+    let out = xtask(empty.path(), &args)?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        !ledger_path.exists(),
+        "a lift of nothing created the ledger"
+    );
+    // A valid ledger laid out by hand (one line) stays as it is.
+    let full = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
+    let path = full.path().join("freeze/ledger.json");
+    let one_line: String = std::fs::read_to_string(&path)?
+        .lines()
+        .map(str::trim)
+        .collect();
+    std::fs::write(&path, &one_line)?;
+    let out = xtask(full.path(), &args)?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&path)?, one_line);
+    Ok(())
+}
+
+#[test]
+fn lift_prints_the_lifted_rows_as_json() -> TestResult {
+    let mut id = None;
+    let dir = repo(|root| {
+        let row = pinned_row(root, 0).unwrap();
+        id = Some(row.fixture_id);
+        vec![row, pinned_row(root, 1).unwrap()]
+    })?;
+    let id = id.ok_or("no fixture")?.to_string();
+    let out = xtask(
+        dir.path(),
+        &[
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &id,
+            "--format",
+            "json",
+        ],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let lifted = doc["lifted"].as_array().ok_or("no lifted array")?;
+    assert_eq!(lifted.len(), 1);
+    assert_eq!(lifted[0]["fixture_id"], id.as_str());
+    assert_eq!(lifted[0]["owner"], "alice@example.com");
+    Ok(())
+}
+
+#[test]
+fn check_without_allowed_signers_says_the_file_is_missing() -> TestResult {
+    let dir = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
+    std::fs::remove_file(dir.path().join("freeze/allowed_signers"))?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("freeze/allowed_signers does not exist"),
+        "{}",
+        stderr(&out)
+    );
+    Ok(())
+}

@@ -20,6 +20,8 @@ use std::time::Instant;
 /// The demo's files: name and contents of the first (buggy) version.
 const FILES: &[(&str, &str)] = &[
     ("freezegate.toml", include_str!("../demo/freezegate.toml")),
+    // The writers' lock beside the ledger is never committed.
+    (".gitignore", "/freeze/.ledger.lock\n"),
     ("oracle.py", include_str!("../demo/oracle.py")),
     ("merge.py", include_str!("../demo/merge.py")),
     ("gen_merge.py", include_str!("../demo/gen_merge.py")),

@@ -152,6 +152,23 @@ impl fmt::Display for Refusal {
     }
 }
 
+impl Refusal {
+    /// The rule that refused, as a stable snake_case name for machine output: `regression`,
+    /// `not_reproduced`, `infra`, `malformed`, `env_class`, `owner`, `expiry` or `empty`.
+    pub fn rule(&self) -> &'static str {
+        match self {
+            Refusal::Regression { .. } => "regression",
+            Refusal::NotReproduced { .. } => "not_reproduced",
+            Refusal::Infra { .. } => "infra",
+            Refusal::Malformed { .. } => "malformed",
+            Refusal::EnvClass { .. } => "env_class",
+            Refusal::Owner { .. } => "owner",
+            Refusal::Expiry { .. } => "expiry",
+            Refusal::Empty { .. } => "empty",
+        }
+    }
+}
+
 impl std::error::Error for Refusal {}
 
 /// The checks that need no replay: env class, owner, expiry, non-empty fields. `freeze`

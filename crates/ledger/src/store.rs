@@ -51,9 +51,11 @@ fn parent_dir(path: &Path) -> &Path {
 ///
 /// Blocks until the lock on `.ledger.lock` beside the ledger is held (the ledger itself is
 /// not locked: the rename swaps that file under a waiting writer), then reads the ledger as
-/// it is now, hands it to `change`, and writes the result only if its rendering differs
-/// from the file. So concurrent writers all land and a reader sees the old file or the new
-/// one, never a torn one. A ledger that does not parse is not overwritten.
+/// it is now, hands it to `change`, and writes the result only if `change` changed its rows:
+/// a change that leaves them as they were (a lift of a row that is not there) leaves the file
+/// byte-identical, however it is laid out, and does not create a missing one. So concurrent
+/// writers all land and a reader sees the old file or the new one, never a torn one. A ledger
+/// that does not parse is not overwritten.
 pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T, Error> {
     let dir = parent_dir(path);
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -71,9 +73,15 @@ pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T
         None => Ledger::new(),
         Some(bytes) => Ledger::from_slice(bytes).map_err(|e| Error::in_file(path, e))?,
     };
+    // The rendering of the rows as read: what `change` must alter for a write to happen.
+    let rendered_before = before.as_ref().map(|_| ledger.render());
     let out = change(&mut ledger);
     let text = ledger.render();
-    if before.as_deref() != Some(text.as_bytes()) {
+    let changed = match &rendered_before {
+        Some(rendered) => *rendered != text,
+        None => !ledger.is_empty(),
+    };
+    if changed {
         // Temporary file in the same directory, fsync, rename, fsync of the directory.
         write_atomic(path, text.as_bytes())?;
     }

@@ -8,7 +8,7 @@ use freezegate_canon::{
 };
 use freezegate_ledger::{
     Checks, EnvClass, FixtureFile, Ledger, Policy, Rule, Seed, Severity, check, list_json,
-    list_text, read,
+    list_text, read, update,
 };
 
 fn set(row: &mut Value, field: &str, v: Value) {
@@ -468,6 +468,36 @@ fn upsert_renews_lift_removes_and_diff_reports_by_key() {
     insta::assert_json_snapshot!("diff_serialized", diff);
     assert!(new.get(&row(p, 3).key()).is_some());
     assert!(new.get(&row(p, 2).key()).is_none());
+}
+
+#[test]
+fn an_update_that_changes_no_row_leaves_the_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("freeze/ledger.json");
+    let p = "tax.cached_total_equals_fresh_sum";
+    // A missing ledger stays missing when nothing is lifted from it.
+    let lifted = update(&path, |ledger| {
+        ledger.lift(&p.parse().unwrap(), digest(0).fixture_id())
+    });
+    assert!(lifted.unwrap().is_empty());
+    assert!(!path.exists(), "a lift of nothing created the ledger");
+    // A valid ledger written by hand on one line is not re-rendered by a lift of nothing.
+    let one_line = to_pretty_string(&Ledger::from_rows(vec![row(p, 0)]).to_value())
+        .replace('\n', "")
+        .replace("  ", "");
+    std::fs::write(&path, &one_line).unwrap();
+    let lifted = update(&path, |ledger| {
+        ledger.lift(&p.parse().unwrap(), digest(1).fixture_id())
+    });
+    assert!(lifted.unwrap().is_empty());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), one_line);
+    // A change of a row writes the file, rendered.
+    update(&path, |ledger| ledger.upsert(row(p, 1))).unwrap();
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        written,
+        Ledger::from_rows(vec![row(p, 0), row(p, 1)]).render()
+    );
 }
 
 #[test]
