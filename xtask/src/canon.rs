@@ -1,10 +1,12 @@
-//! `xtask canon [FILE] [--digest | --id] [--ordered]`.
+//! `xtask canon [FILE] [--digest | --id] [--ordered] [--format text|json]`.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
-use freezegate_canon::{Canonicalization, canonicalize};
+use freezegate_canon::{Canonicalization, Value, canonicalize, to_pretty_string};
+
+use crate::Format;
 
 use crate::exit::{Failure, OK, Outcome};
 
@@ -22,6 +24,10 @@ pub struct Args {
     /// Use `freezegate-canon-v1-ordered`: object members keep their input order.
     #[arg(long)]
     ordered: bool,
+    /// Output format: `text` prints what the flags ask for; `json` prints one document with
+    /// the form, the canonical text, the digest and the fixture id.
+    #[arg(long, value_enum, default_value_t, conflicts_with_all = ["digest", "id"])]
+    format: Format,
 }
 
 /// Runs `xtask canon`.
@@ -35,6 +41,23 @@ pub fn run(args: Args) -> Outcome {
     let canonical = canonicalize(&text, form)
         .with_context(|| format!("{name} has no canonical form"))
         .map_err(Failure::usage)?;
+    if args.format == Format::Json {
+        let text = |s: String| Value::String(s);
+        let document = Value::Object(vec![
+            ("canonicalization".into(), text(form.as_str().to_owned())),
+            ("canonical".into(), text(canonical.as_str().to_owned())),
+            (
+                "fixture_digest".into(),
+                text(canonical.digest().to_string()),
+            ),
+            (
+                "fixture_id".into(),
+                text(canonical.fixture_id().to_string()),
+            ),
+        ]);
+        crate::exit::write_stdout(&to_pretty_string(&document))?;
+        return Ok(OK);
+    }
     let mut stdout = std::io::stdout().lock();
     let written = if args.digest {
         writeln!(stdout, "{}", canonical.digest())

@@ -4,11 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use freezegate_canon::to_pretty_string;
-use freezegate_gate::classify::{self, Plan};
+use freezegate_gate::classify::{self, Action, Plan};
 use freezegate_gate::oracles::PropertyOracles;
 use freezegate_gate::run;
 
-use crate::exit::{Failure, Outcome};
+use crate::Format;
+use crate::exit::{Failure, Outcome, write_stdout};
 use crate::gate::{RunFlags, now, settings};
 use crate::properties;
 
@@ -24,8 +25,18 @@ pub struct Args {
     /// Shrinker budget in oracle calls.
     #[arg(long, default_value_t = run::DEFAULT_MAX_SHRINK_CALLS)]
     max_calls: u64,
+    /// Output format: the JSON record (the default) or lines for people.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    format: Format,
     #[command(flatten)]
     run: RunFlags,
+}
+
+impl Args {
+    /// Makes the input path absolute against `start`, where the command was typed.
+    pub fn anchor(&mut self, start: &std::path::Path) {
+        crate::root::anchor(start, &mut self.input);
+    }
 }
 
 /// Runs `xtask classify`.
@@ -78,8 +89,13 @@ pub fn run(args: Args) -> Outcome {
         stop_if_pinned: false,
     };
     let record = classify::classify(&plan, &input).map_err(Failure::usage)?;
-    print!("{}", to_pretty_string(&record.to_value()));
-    if record.trivial {
+    match args.format {
+        Format::Json => write_stdout(&to_pretty_string(&record.to_value()))?,
+        Format::Text => write_stdout(&record.to_text())?,
+    }
+    // The flag is about the fixture pinned from the minimal input; a pinned origin or a
+    // dropped input is not it.
+    if record.trivial && matches!(record.action, Action::PinFixture | Action::FreezeAfterPin) {
         eprintln!(
             "warning: the minimal failing input is trivial ({}): the oracle may be too weak",
             record.minimal.as_ref().map_or("", |c| c.as_str())

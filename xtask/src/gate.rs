@@ -71,6 +71,14 @@ pub struct Args {
     run: RunFlags,
 }
 
+impl Args {
+    /// Makes the report paths absolute against `start`, where the command was typed.
+    pub fn anchor(&mut self, start: &std::path::Path) {
+        crate::root::anchor(start, &mut self.out);
+        crate::root::anchor(start, &mut self.infra_out);
+    }
+}
+
 /// A progress bar on stderr, drawn only on a terminal.
 struct Bar {
     phase: Mutex<(String, usize, Instant)>,

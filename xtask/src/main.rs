@@ -13,6 +13,7 @@ mod gate;
 mod ledger;
 mod properties;
 mod replay;
+mod root;
 mod shrink;
 
 use std::path::PathBuf;
@@ -88,16 +89,55 @@ fn main() -> ExitCode {
         eprintln!("error: cannot change to directory {}: {e}", dir.display());
         return ExitCode::from(exit::USAGE);
     }
+    let start = match std::env::current_dir() {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("error: cannot read the current directory: {e}");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let root = root::find(&start);
+    let mut command = cli.command;
+    // The repository's commands act in its root wherever they are started; their file
+    // arguments keep the meaning they had where they were typed.
+    let in_root = match &mut command {
+        Command::Classify(args) => {
+            args.anchor(&start);
+            true
+        }
+        Command::Gate(args) => {
+            args.anchor(&start);
+            true
+        }
+        Command::Freeze(_) | Command::Ledger(_) => true,
+        Command::Replay(args) => {
+            args.oracle_dir = root.clone();
+            false
+        }
+        Command::Canon(_) | Command::Demo(_) | Command::Property { .. } | Command::Shrink(_) => {
+            false
+        }
+    };
+    if in_root
+        && root != start
+        && let Err(e) = std::env::set_current_dir(&root)
+    {
+        eprintln!(
+            "error: cannot change to the repository root {}: {e}",
+            root.display()
+        );
+        return ExitCode::from(exit::USAGE);
+    }
     // Commands that run oracles adopt the orphans their oracles leave, so every process of a
     // run is reaped here rather than by PID 1 (SPEC §4).
     let runs_oracles = !matches!(
-        cli.command,
+        command,
         Command::Canon(_) | Command::Ledger(_) | Command::Property { .. }
     );
     if runs_oracles && let Err(e) = freezegate_replay::become_child_subreaper() {
         eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
     }
-    let outcome = match cli.command {
+    let outcome = match command {
         Command::Canon(args) => canon::run(args),
         Command::Classify(args) => classify::run(args),
         Command::Demo(args) => demo::run(args),

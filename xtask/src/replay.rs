@@ -19,7 +19,7 @@ const DEFAULT_REPLAYS: usize = 7;
 /// Arguments of `xtask replay`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The oracle: a shell command run with `sh -c` in the current directory, once per replay.
+    /// The oracle: a shell command run with `sh -c` in the repository root, once per replay.
     #[arg(long, value_name = "CMD")]
     oracle: String,
     /// The fixture file: canonical bytes and one newline.
@@ -31,8 +31,9 @@ pub struct Args {
     /// The seed every replay gets as PROP_SEED [default: PROP_SEED, else 20260917].
     #[arg(long, value_name = "S")]
     seed: Option<u64>,
-    /// The deadline of each run, in milliseconds.
-    #[arg(long, value_name = "T", default_value_t = 10_000)]
+    /// The deadline of each run, in milliseconds (at least 1).
+    #[arg(long, value_name = "T", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
     /// How many runs at once [default: the number of cores].
     #[arg(long, value_name = "J")]
@@ -46,6 +47,9 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// Where the oracle runs: the repository root (set by `main`, not a flag).
+    #[arg(skip)]
+    pub oracle_dir: PathBuf,
 }
 
 /// Runs `xtask replay`.
@@ -67,10 +71,8 @@ pub fn run(args: Args) -> Outcome {
         None => String::new(),
     };
     let candidate = read_fixture(&args)?;
-    let dir = std::env::current_dir()
-        .context("cannot read the current directory")
+    let oracle = ProcessOracle::new(args.oracle.as_str(), args.oracle_dir.clone())
         .map_err(Failure::usage)?;
-    let oracle = ProcessOracle::new(args.oracle.as_str(), dir).map_err(Failure::usage)?;
     let options = ReplayOptions {
         jobs: args.jobs.unwrap_or_else(|| ReplayOptions::default().jobs),
         timeout: Duration::from_millis(args.timeout_ms),
@@ -90,7 +92,7 @@ pub fn run(args: Args) -> Outcome {
             .context("cannot render the report")
             .map_err(Failure::usage)?,
     };
-    print!("{out}");
+    crate::exit::write_stdout(&out)?;
     Ok(match report.verdict {
         Verdict::NotReproduced | Verdict::FreezeEligible => OK,
         Verdict::BlockPatch => BLOCKED,

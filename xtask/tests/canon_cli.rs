@@ -212,3 +212,35 @@ fn usage_errors_exit_3() {
     assert_eq!(o.status.code(), Some(3));
     assert!(stderr(&o).contains("no/such/dir"), "{}", stderr(&o));
 }
+
+#[test]
+fn json_format_gives_form_text_digest_and_id_in_one_document() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = xtask(
+        dir.path(),
+        &["canon", "--format", "json"],
+        br#"{"user_id": 0, "role": ""}"#,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["canonicalization"], "freezegate-canon-v1");
+    assert_eq!(doc["canonical"], r#"{"role":"","user_id":0}"#);
+    assert_eq!(doc["fixture_id"], "84a6b2a276edd51b");
+    assert!(
+        doc["fixture_digest"]
+            .as_str()
+            .unwrap()
+            .starts_with("84a6b2a276edd51b")
+    );
+    let out = xtask(
+        dir.path(),
+        &["canon", "--format", "json", "--ordered"],
+        br#"{"b": 1, "a": 2}"#,
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["canonicalization"], "freezegate-canon-v1-ordered");
+    assert_eq!(doc["canonical"], r#"{"b":1,"a":2}"#);
+    // --digest and --id print one hex line; they do not mix with a document.
+    let out = xtask(dir.path(), &["canon", "--format", "json", "--id"], b"{}");
+    assert_eq!(out.status.code(), Some(3));
+}

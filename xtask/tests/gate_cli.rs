@@ -1143,3 +1143,77 @@ fn findings_render_with_their_places_in_every_format() {
     );
     insta::assert_snapshot!("findings_with_places", shown.join("\n"));
 }
+
+/// The repository's commands act in its root (the directory of `freezegate.toml`) from any
+/// subdirectory, and their file arguments keep the meaning they have where they are typed.
+#[test]
+fn commands_started_in_a_subdirectory_act_in_the_root() {
+    let toml = config("[[property]]\nid = \"stable\"\noracle = \"python3 stable.py\"\n");
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("stable.py", &oracle("doc.get('n', 0) > 5")),
+        ("sub/input.json", r#"{"n": 300, "m": [1, 2]}"#),
+    ]);
+    let sub = repo.dir.join("sub");
+    let run = |args: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        if let Some(path) = python_path() {
+            cmd.env("PATH", path);
+        }
+        for var in ["ENV_CLASS", "RUNNER_ID", "PROP_SEED", "REPLAYS"] {
+            cmd.env_remove(var);
+        }
+        cmd.arg("-C")
+            .arg(&sub)
+            .args(args)
+            .output()
+            .expect("xtask runs")
+    };
+    let out = run(&[
+        "classify",
+        "--property",
+        "stable",
+        "--input",
+        "input.json",
+        "--now",
+        NOW,
+        "--patch-id",
+        "p",
+        "--format",
+        "text",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("action: pin_fixture\n"), "{stdout}");
+    assert!(stdout.contains("status: stable_fail\n"), "{stdout}");
+    assert!(stdout.contains("labels: FFF\n"), "{stdout}");
+    assert!(stdout.contains("minimal: {\"n\":6}\n"), "{stdout}");
+    // Pinned under the root, not under sub/.
+    assert!(repo.dir.join("fixtures/stable").is_dir());
+    assert!(!sub.join("fixtures").exists());
+    // The gate finds freezegate.toml above, and writes its report where it was asked.
+    let out = run(&[
+        "gate",
+        "--now",
+        NOW,
+        "--format",
+        "json",
+        "--out",
+        "report.json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sub.join("report.json")).expect("report in sub/"))
+            .expect("a JSON report");
+    assert_eq!(report["summary"]["regressions"], 1, "{report}");
+}

@@ -260,3 +260,75 @@ fn bad_input_exits_3() -> TestResult {
     assert!(String::from_utf8_lossy(&out.stderr).contains("REPLAYS"));
     Ok(())
 }
+
+/// SPEC §4: the oracle runs in the repository root, wherever `replay` is started; the
+/// fixture path keeps the meaning it has where the command was typed.
+#[test]
+fn the_oracle_runs_in_the_repository_root_from_a_subdirectory() -> TestResult {
+    let dir = workdir()?;
+    let git = Command::new("git")
+        .arg("-C")
+        .arg(dir.path())
+        .args(["init", "-q"])
+        .status()?;
+    assert!(git.success());
+    std::fs::create_dir(dir.path().join("sub"))?;
+    std::fs::write(dir.path().join("oracle.sh"), "exit 1\n")?;
+    let out = xtask(
+        &dir.path().join("sub"),
+        &[
+            "--oracle",
+            "sh oracle.sh",
+            "--fixture",
+            "../fixture.json",
+            "--replays",
+            "2",
+        ],
+    )?;
+    assert_eq!(
+        code(&out),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(())
+}
+
+#[test]
+fn out_of_range_counts_and_deadlines_are_usage_errors() -> TestResult {
+    let dir = workdir()?;
+    for (args, message) in [
+        (&["--timeout-ms", "0"][..], "--timeout-ms"),
+        (
+            &["--replays", "100000000000"],
+            "over the most a plan allows",
+        ),
+        (&["--replays", "0"], "at least 1"),
+    ] {
+        let mut all = vec!["--oracle", "true", "--fixture", "fixture.json"];
+        all.extend(args);
+        let out = xtask(dir.path(), &all)?;
+        assert_eq!(code(&out), Some(3), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_report_that_cannot_be_written_exits_3_without_a_panic() -> TestResult {
+    let dir = workdir()?;
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full")?;
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir.path())
+        .args(["replay", "--oracle", "true", "--fixture", "fixture.json"])
+        .args(["--replays", "1"])
+        .stdout(full)
+        .output()?;
+    assert_eq!(code(&out), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot write standard output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    Ok(())
+}

@@ -132,6 +132,58 @@ impl Record {
     }
 }
 
+impl Record {
+    /// The record for people: one `key: value` line each for the action, status, labels (one
+    /// letter per run: `P` pass, `F` fail, `T` timeout, `E` harness error), fixture, minimal
+    /// input and why, only those that apply.
+    pub fn to_text(&self) -> String {
+        let mut out = format!(
+            "property: {}\naction: {}\n",
+            self.property_id,
+            self.action.as_str()
+        );
+        if let Some(status) = self.status {
+            out.push_str(&format!("status: {}\n", status.as_str()));
+        }
+        if !self.labels.is_empty() {
+            let letters: String = self
+                .labels
+                .iter()
+                .map(|l| match l {
+                    Label::AssertPass => 'P',
+                    Label::AssertFail => 'F',
+                    Label::Timeout => 'T',
+                    Label::HarnessError => 'E',
+                })
+                .collect();
+            out.push_str(&format!("labels: {letters}\n"));
+        }
+        if let Some(meta) = &self.meta {
+            out.push_str(&format!(
+                "fixture: fixtures/{}/{}.json{}\n",
+                meta.property_id,
+                meta.fixture_id,
+                if self.action.pins() {
+                    ""
+                } else {
+                    " (not pinned)"
+                }
+            ));
+            out.push_str(&format!("oracle_calls: {}\n", meta.oracle_calls));
+        }
+        if let Some(minimal) = &self.minimal {
+            out.push_str(&format!("minimal: {}\n", minimal.as_str()));
+        }
+        if self.budget_exhausted {
+            out.push_str("budget_exhausted: true\n");
+        }
+        if let Some(message) = &self.message {
+            out.push_str(&format!("why: {message}\n"));
+        }
+        out
+    }
+}
+
 /// Everything classify needs besides the input.
 pub struct Plan<'a> {
     /// Repository root (fixtures go under `root/fixtures`).

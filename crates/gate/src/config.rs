@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use freezegate_canon::{Canonicalization, Position, PropertyId};
+use freezegate_replay::MAX_REPLAYS;
 use serde::Deserialize;
 
 pub use freezegate_ledger::EnvClass;
@@ -260,6 +261,15 @@ impl Config {
         if policy.replays == 0 {
             return Err(rule("policy.replays".into(), "must be at least 1".into()));
         }
+        if policy.replays > MAX_REPLAYS {
+            return Err(rule(
+                "policy.replays".into(),
+                format!(
+                    "{} is over the most a replay plan allows, {MAX_REPLAYS}",
+                    policy.replays
+                ),
+            ));
+        }
         if policy.timeout_ms == 0 {
             return Err(rule(
                 "policy.timeout_ms".into(),
@@ -300,6 +310,12 @@ impl Config {
                 }
             }
             let replays = p.replays.unwrap_or(policy.replays);
+            if replays > MAX_REPLAYS {
+                return Err(rule(
+                    key("replays"),
+                    format!("{replays} is over the most a replay plan allows, {MAX_REPLAYS}"),
+                ));
+            }
             if replays < policy.replays {
                 return Err(rule(
                     key("replays"),
@@ -538,6 +554,11 @@ impl Settings {
         if replays == 0 {
             return Err("--replays must be at least 1".into());
         }
+        if replays > MAX_REPLAYS {
+            return Err(format!(
+                "--replays {replays} is over the most a replay plan allows, {MAX_REPLAYS}"
+            ));
+        }
         if let Some(source) = rep_src {
             list.push(Override {
                 key: "replays".into(),
@@ -650,6 +671,22 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("replay"), "{err}");
+    }
+
+    #[test]
+    fn replay_counts_over_the_plan_limit_are_refused_where_written() {
+        let err = parse("[policy]\nreplays = 10001\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("policy.replays") && err.contains("10000"),
+            "{err}"
+        );
+        let err = parse("[[property]]\nid = \"p\"\noracle = \"true\"\nreplays = 99999999\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("property[0].replays"), "{err}");
+        assert!(parse("[policy]\nreplays = 10000\n").is_ok());
     }
 
     #[test]

@@ -177,6 +177,12 @@ pub enum PlanError {
     /// A replay count of zero.
     #[error("the replay count must be at least 1")]
     ZeroReplays,
+    /// A replay count over [`MAX_REPLAYS`].
+    #[error("a replay count of {n} is over the most a plan allows, {MAX_REPLAYS}")]
+    TooManyReplays {
+        /// The count asked for.
+        n: usize,
+    },
     /// A label list whose length is not the plan's replay count.
     #[error("{got} labels for a plan of {expected} replays")]
     WrongLength {
@@ -187,7 +193,12 @@ pub enum PlanError {
     },
 }
 
-/// A replay count `n` (at least 1) and a seed, fixed before the runs (SPEC §6). Label lists
+/// The most replays a plan allows: far more than any verdict needs (the detection power of
+/// 10 000 replays is 1 for any flicker rate of interest), and few enough that the per-run
+/// bookkeeping of a plan is allocated up front without question.
+pub const MAX_REPLAYS: usize = 10_000;
+
+/// A replay count `n` (1 to [`MAX_REPLAYS`]) and a seed, fixed before the runs (SPEC §6). Label lists
 /// are checked against it once ([`ReplayPlan::labels`]), so a [`LabelList`] always has the
 /// plan's length and its verdict is never `reject_malformed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -201,6 +212,9 @@ impl ReplayPlan {
     pub fn new(n: usize, seed: u64) -> Result<ReplayPlan, PlanError> {
         if n == 0 {
             return Err(PlanError::ZeroReplays);
+        }
+        if n > MAX_REPLAYS {
+            return Err(PlanError::TooManyReplays { n });
         }
         Ok(ReplayPlan { n, seed })
     }

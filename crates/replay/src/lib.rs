@@ -53,8 +53,8 @@ mod worker;
 
 pub use inprocess::{Failure, InProcessOracle};
 pub use label::{
-    Label, LabelList, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict, detection_power,
-    verdict, verdict_of_names,
+    Label, LabelList, MAX_REPLAYS, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict,
+    detection_power, verdict, verdict_of_names,
 };
 pub use oracle::{DEFAULT_TIMEOUT, Excerpt, Exit, Oracle, RunContext, RunOutcome};
 pub use process::{
