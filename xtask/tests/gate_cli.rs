@@ -1217,3 +1217,55 @@ fn commands_started_in_a_subdirectory_act_in_the_root() {
             .expect("a JSON report");
     assert_eq!(report["summary"]["regressions"], 1, "{report}");
 }
+
+/// `fixtures/.gitkeep` and `fixtures/README.md` are allowed (SPEC §3 names only property
+/// folders' contents), a stray file is one finding, not two; and a meta file must record the
+/// canonical form its property declares.
+#[test]
+fn fixture_folder_extras_pass_and_a_meta_must_record_the_declared_form() {
+    let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10, "m": 1}"#);
+    repo.write("p.py", &oracle("False"));
+    repo.write("fixtures/.gitkeep", "");
+    repo.write("fixtures/README.md", "# pinned fixtures\n");
+    let run = repo.gate(&[], &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    repo.write("fixtures/notes.txt", "x\n");
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let findings = json(&run)["findings"].as_array().expect("findings").clone();
+    let about_notes: Vec<_> = findings
+        .iter()
+        .filter(|f| f["file"] == "fixtures/notes.txt")
+        .collect();
+    assert_eq!(about_notes.len(), 1, "{findings:?}");
+    assert_eq!(about_notes[0]["rule"], "integrity.fixture");
+    std::fs::remove_file(repo.dir.join("fixtures/notes.txt")).expect("rm");
+    // The property now declares the ordered form; its meta file still records v1.
+    repo.write(
+        "freezegate.toml",
+        &config(
+            "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ncanonicalization = \"freezegate-canon-v1-ordered\"\n",
+        ),
+    );
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let meta = format!("fixtures/p/{id}.meta.json");
+    let finding = json(&run)["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["file"] == meta.as_str())
+        .unwrap_or_else(|| panic!("no finding on {meta}: {}", run.stdout))
+        .clone();
+    assert!(
+        finding["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("declares freezegate-canon-v1-ordered")),
+        "{finding}"
+    );
+}

@@ -625,8 +625,21 @@ fn id_of(name: &str, suffix: &str) -> Option<FixtureId> {
 
 /// Checks every property folder under `<root>/fixtures/` against the integrity rules of
 /// SPEC §3 and returns every problem found, each naming its file (empty: all is well). A
-/// missing `fixtures/` folder holds no fixtures and is fine.
+/// missing `fixtures/` folder holds no fixtures and is fine. Each fixture is judged in the
+/// canonical form its meta file records (v1 without one); [`verify_declared`] also holds
+/// the meta files to the form each property declares.
 pub fn verify(root: &Path) -> Vec<Error> {
+    verify_declared(root, |_| None)
+}
+
+/// [`verify`], knowing the canonical form each property declares (`None`: not known, as
+/// for a folder of a property the caller does not list). A meta file that records another
+/// form than its property declares is an integrity error (SPEC §3: the choice is recorded in
+/// the meta file), and a fixture without a meta file is judged in the declared form.
+pub fn verify_declared(
+    root: &Path,
+    declared: impl Fn(&PropertyId) -> Option<Canonicalization>,
+) -> Vec<Error> {
     let dir = root.join(FIXTURES_DIR);
     if !dir.exists() {
         return Vec::new();
@@ -647,7 +660,10 @@ pub fn verify(root: &Path) -> Vec<Error> {
             continue;
         }
         match name.parse::<PropertyId>() {
-            Ok(property) => verify_property(&path, &property, &mut errors),
+            Ok(property) => {
+                let form = declared(&property);
+                verify_property(&path, &property, form, &mut errors);
+            }
             Err(e) => errors.push(integrity(&path, format!("not a property folder: {e}"))),
         }
     }
@@ -655,7 +671,12 @@ pub fn verify(root: &Path) -> Vec<Error> {
 }
 
 /// Checks one property folder, appending every problem to `errors`.
-fn verify_property(dir: &Path, property: &PropertyId, errors: &mut Vec<Error>) {
+fn verify_property(
+    dir: &Path,
+    property: &PropertyId,
+    declared: Option<Canonicalization>,
+    errors: &mut Vec<Error>,
+) {
     let unexpected = |path: &Path| {
         integrity(
             path,
@@ -725,6 +746,18 @@ fn verify_property(dir: &Path, property: &PropertyId, errors: &mut Vec<Error>) {
                 ),
             ));
         }
+        if let Some(form) = declared
+            && meta.canonicalization != form
+        {
+            errors.push(integrity(
+                &path,
+                format!(
+                    "records canonicalization {} but property {property} declares {}",
+                    meta.canonicalization.as_str(),
+                    form.as_str()
+                ),
+            ));
+        }
         if !fixtures.contains_key(&id) {
             errors.push(integrity(
                 &path,
@@ -745,7 +778,9 @@ fn verify_property(dir: &Path, property: &PropertyId, errors: &mut Vec<Error>) {
 
     for (id, path) in &fixtures {
         let meta = parsed.get(id);
-        let form = meta.map_or(Canonicalization::V1, |(_, m)| m.canonicalization);
+        let form = meta.map_or(declared.unwrap_or(Canonicalization::V1), |(_, m)| {
+            m.canonicalization
+        });
         let checked = read(path).and_then(|text| check_canonical_file(path, &text, form, *id));
         match (checked, meta) {
             (Err(e), _) => errors.push(e),
@@ -770,7 +805,9 @@ fn verify_property(dir: &Path, property: &PropertyId, errors: &mut Vec<Error>) {
             .collect();
         let form = users
             .first()
-            .map_or(Canonicalization::V1, |(_, m)| m.canonicalization);
+            .map_or(declared.unwrap_or(Canonicalization::V1), |(_, m)| {
+                m.canonicalization
+            });
         match read(path).and_then(|text| check_canonical_file(path, &text, form, *id)) {
             Err(e) => errors.push(e),
             Ok(c) => {

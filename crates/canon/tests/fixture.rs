@@ -473,3 +473,23 @@ fn verify_collects_every_problem() {
     let errors = verify(root.path());
     assert_eq!(errors.len(), 3, "{errors:#?}");
 }
+
+#[test]
+fn a_fixture_without_meta_is_judged_in_the_form_its_property_declares() {
+    let root = tempfile::tempdir().unwrap();
+    let ordered = canonicalize(br#"{"b":1,"a":2}"#, Canonicalization::V1Ordered).unwrap();
+    let dir = root.path().join("fixtures/report.header");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{}.json", ordered.fixture_id())),
+        format!("{}\n", ordered.as_str()),
+    )
+    .unwrap();
+    // Judged as v1, its members are out of order.
+    assert_eq!(verify(root.path()).len(), 1);
+    let declared = |p: &freezegate_canon::PropertyId| {
+        (p.as_str() == "report.header").then_some(Canonicalization::V1Ordered)
+    };
+    let errors = freezegate_canon::fixture::verify_declared(root.path(), declared);
+    assert!(errors.is_empty(), "{errors:#?}");
+}

@@ -289,7 +289,8 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     // Step 1: the ledger and every fixture file.
     let ledger = load_ledger(root, settings, ctx.now)?;
     let mut findings = ledger.findings;
-    for error in fixture::verify(root) {
+    let declared = |id: &PropertyId| config.property(id.as_str()).map(|p| p.canonicalization);
+    for error in fixture::verify_declared(root, declared) {
         // The file relative to the root and, for JSON that does not parse, its line and
         // column (the message names them too, for readers of the message alone).
         let (file, place, message) = match &error {
@@ -320,10 +321,13 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     }
     let known: BTreeSet<&str> = config.properties.iter().map(|p| p.id.as_str()).collect();
     if let Ok(entries) = std::fs::read_dir(root.join(FIXTURES_DIR)) {
+        // Folders only, named like a property: stray files and badly named folders are
+        // integrity.fixture findings already, and `.gitkeep` or `README.md` are allowed.
         let mut orphans: Vec<String> = entries
             .filter_map(Result::ok)
+            .filter(|e| root.join(FIXTURES_DIR).join(e.file_name()).is_dir())
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| !known.contains(name.as_str()))
+            .filter(|name| name.parse::<PropertyId>().is_ok() && !known.contains(name.as_str()))
             .collect();
         orphans.sort();
         for name in orphans {

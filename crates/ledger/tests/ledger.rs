@@ -513,3 +513,29 @@ fn a_schema_broken_file_is_refused_with_every_problem() {
     assert!(message.contains("owner: missing field"), "{message}");
     assert_eq!(NOW, now().to_string());
 }
+
+#[test]
+fn a_fixture_file_that_is_not_canonical_is_named_so_not_by_its_raw_hash() {
+    let signers = signers();
+    let p = "tax.cached_total_equals_fresh_sum";
+    // Fixture 0 is `{"n":0}`: written with a space it keeps its canonical digest but is not
+    // canonical bytes; written as `{"n":9}` it is canonical bytes of another fixture.
+    for (bytes, message) in [
+        (
+            &b"{ \"n\":0}\n"[..],
+            "is not canonical bytes plus one newline",
+        ),
+        (&b"{\"n\":9}\n"[..], "hashes to"),
+    ] {
+        let lookup = move |_: &PropertyId, _: FixtureId| FixtureFile::Found(bytes.to_vec());
+        let checks = Checks {
+            policy: &Policy::default(),
+            now: now(),
+            signers: &signers,
+            fixtures: &lookup,
+        };
+        let report = Ledger::from_rows(vec![row(p, 0)]).check(&checks);
+        assert_eq!(report.problems.len(), 1, "{report:?}");
+        assert!(report.problems[0].message.contains(message), "{report:?}");
+    }
+}
