@@ -1,17 +1,22 @@
 //! The gaming-move rules, as data: one [`Rule`] per move of SPEC §9 step 2, and the engine that
 //! applies the table to a commit's own change to its property files.
 //!
-//! Matching works on the *code* of a line (a Rust `//` or Python/config `#` comment is cut off)
-//! and compares lines whitespace-free, so that a moved or re-indented line is not a new one.
+//! Matching works on the *code* of a line: the whole file is lexed (Rust and Python: comments,
+//! string, raw-string, char and f-string literals; other files: `#` comments outside quotes), so
+//! that a `//` or `#` inside a string does not hide the code after it, and a line that starts
+//! inside a multi-line string is read as string. A rule reads string contents or not
+//! ([`Strings`]). Lines are compared whitespace-free, so that a moved or re-indented line is not
+//! a new one. Where a line sits — in which property test, by the spans the property finder
+//! knows — pairs settings and assertions of one property with each other.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::PatchError;
 use super::diff::{Line, squash};
-use super::props::{PropertyDef, properties};
+use super::props::{PropertyDef, Span, Views, properties, property_spans, views};
 
 /// The language of a file, by extension; rules say which kinds they read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -35,20 +40,81 @@ impl FileKind {
         }
     }
 
-    /// The code part of a line: the line without its trailing comment.
-    fn code(self, line: &str) -> &str {
-        let cut = match self {
-            FileKind::Rust => line.find("//"),
-            FileKind::Python | FileKind::Other => line
-                .find('#')
-                .filter(|_| !line.trim_start().starts_with("#[")),
-        };
-        cut.map_or(line, |i| &line[..i])
+    /// The code part of a line read on its own: comments blanked, string contents kept. A line
+    /// of a file is read in the context of the whole file instead (see the module docs); this is
+    /// for a line whose file is not at hand.
+    #[cfg(test)]
+    fn code(self, line: &str) -> String {
+        views(self, line).code
     }
 }
 
 const ALL: &[FileKind] = &[FileKind::Rust, FileKind::Python, FileKind::Other];
 const CODE: &[FileKind] = &[FileKind::Rust, FileKind::Python];
+const RUST: &[FileKind] = &[FileKind::Rust];
+const PYTHON: &[FileKind] = &[FileKind::Python];
+
+/// Whether a rule reads the contents of string literals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strings {
+    /// String and char contents are blanked: a word in a message is not code.
+    Blanked,
+    /// String contents are read (an environment variable's name, a fixture's `scope="session"`).
+    Kept,
+}
+
+/// Where in a file a pattern applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// Any line.
+    Anywhere,
+    /// Only a line of a property test: its attributes or decorators, its signature or its body
+    /// (a `proptest!` block counts as a whole).
+    InProperty,
+}
+
+/// One pattern of an [`Matcher::Added`] rule.
+#[derive(Debug, Clone, Copy)]
+pub struct Pattern {
+    /// The file kinds it reads (within the rule's kinds).
+    pub kinds: &'static [FileKind],
+    /// Where it applies.
+    pub scope: Scope,
+    /// The regex.
+    pub regex: &'static str,
+}
+
+const fn anywhere(regex: &'static str) -> Pattern {
+    Pattern {
+        kinds: ALL,
+        scope: Scope::Anywhere,
+        regex,
+    }
+}
+
+const fn rust(regex: &'static str) -> Pattern {
+    Pattern {
+        kinds: RUST,
+        scope: Scope::Anywhere,
+        regex,
+    }
+}
+
+const fn python(regex: &'static str) -> Pattern {
+    Pattern {
+        kinds: PYTHON,
+        scope: Scope::Anywhere,
+        regex,
+    }
+}
+
+const fn in_property(kinds: &'static [FileKind], regex: &'static str) -> Pattern {
+    Pattern {
+        kinds,
+        scope: Scope::InProperty,
+        regex,
+    }
+}
 
 /// Which way a number moves when the check gets weaker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,17 +125,24 @@ pub enum Weaker {
     Higher,
 }
 
-/// A pattern whose first capture group is a number.
+/// A setting whose value is a number.
 #[derive(Debug, Clone, Copy)]
 pub struct NumberPattern {
     /// What the number is, for the explanation (`with_cases`, `tolerance`).
     pub setting: &'static str,
-    /// The regex; group 1 is the number (`_` separators allowed).
+    /// The regex; group 1 is the value. Whitespace in the regex may span lines (the value on
+    /// the line after the name). A value that is not one number literal (`_` separators, a
+    /// type suffix and quotes allowed) — an expression, a name — cannot be judged: see
+    /// [`Matcher::Number`].
     pub pattern: &'static str,
+    /// A regex naming the setting without a value [`NumberPattern::pattern`] finds there (a
+    /// constant, `concat!`, a shell default): a new such line is a value that cannot be judged.
+    pub mention: Option<&'static str>,
     /// Which way is weaker.
     pub weaker: Weaker,
     /// The value that applies when the setting is removed, if known: removing an explicit
-    /// setting that was stronger than this is a weakening.
+    /// setting that was stronger than this is a weakening, and so is setting a weaker value
+    /// on an existing property that had none.
     pub default: Option<f64>,
 }
 
@@ -80,26 +153,37 @@ pub enum Matcher {
     /// of the commit, so a test moved between files or a renamed file is not a removal).
     PropertyRemoved,
     /// An added line matches, and its text (whitespace-free) is not one the commit removed.
-    Added(&'static [&'static str]),
-    /// The commit removes more matching lines than it adds; the removed lines not re-added fire.
+    /// The name a `fn`, `def` or `class` line defines is not read.
+    Added(&'static [Pattern]),
+    /// The commit removes more matching lines than it adds, in one property test (or, outside
+    /// properties, one file) or in the whole commit; the removed lines not re-added fire.
     NetRemoved(&'static [&'static str]),
-    /// A number moves the weaker way (paired removed → added, in order, after equal values
-    /// cancel), an explicit setting is removed, or (with `floor`) an added value is below
-    /// `min_cases`.
+    /// A number moves the weaker way, an explicit setting is removed, or (with `floor`) a new
+    /// value is below `min_cases`. A new value is paired with the old value of the same
+    /// property test; a value in a property the commit adds is new (only `floor` applies);
+    /// values outside properties pair in order, after equal values cancel. A value that is not
+    /// a number literal fires when `floor` is set, or when it replaces a literal.
     Number {
         /// The patterns; each pattern index is its own setting.
         patterns: &'static [NumberPattern],
         /// Whether an added value below `min_cases` fires.
         floor: bool,
     },
-    /// The commit removes more `removed`-matching lines than it adds back, and adds new lines
-    /// matching `added`: these fire (an equality check turned into a weaker comparison).
+    /// In one property test (or, outside properties, one file) or in the whole commit, the
+    /// commit removes more strong lines than it adds back, and adds new `added` lines: these
+    /// fire. A strong line matches `removed` but neither `added` nor `unless`; an `added` line
+    /// that matches `unless` does not count.
     Replaced {
         /// What a strong line looks like.
         removed: &'static [&'static str],
         /// What its weaker replacement looks like.
         added: &'static [&'static str],
+        /// Lines that are neither.
+        unless: &'static [&'static str],
     },
+    /// A new assertion that always holds: it matches a pattern, or it compares an expression
+    /// with itself (`assert x == x`, `assert_eq!(a, a)`).
+    Tautology(&'static [&'static str]),
 }
 
 /// One gaming-move rule.
@@ -111,9 +195,35 @@ pub struct Rule {
     pub description: &'static str,
     /// The file kinds the rule reads.
     pub kinds: &'static [FileKind],
+    /// Whether it reads string contents.
+    pub strings: Strings,
     /// How it matches.
     pub matcher: Matcher,
 }
+
+/// A number literal as a value: group 1 the number.
+const NUMBER: &str = r#"^\s*["']?\s*((?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)(?:[eE][+-]?[0-9]+)?)(?:_?(?:u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize|f32|f64))?["']?"#;
+
+/// An equality assertion.
+const EXACT: &[&str] = &[
+    r"\b(?:prop_|debug_)?assert_eq\s*!",
+    r"\b(?:prop_|debug_)?assert\s*!\s*\(.*==",
+    r"^\s*assert\b.*==",
+    r"\bassertEqual\s*\(",
+];
+
+/// A comparison with a tolerance.
+const TOLERANT: &[&str] = &[
+    r"\bapprox\s*\(",
+    r"\bisclose\s*\(",
+    r"\ballclose\s*\(",
+    r"\bassert_allclose\s*\(",
+    r"\bassert(?:Almost|NotAlmost)Equals?\s*\(",
+    r"\bassert_(?:abs_diff|relative|ulps)_eq\s*!",
+    r"\bapprox_eq\s*!",
+    r"\babs\s*\(.*\)\s*<",
+    r"\.\s*abs\s*\(\s*\)\s*<",
+];
 
 /// The rule table (SPEC §9 step 2), in report order.
 pub const RULES: &[Rule] = &[
@@ -121,35 +231,41 @@ pub const RULES: &[Rule] = &[
         id: "property-removed",
         description: "a property test was removed",
         kinds: CODE,
+        strings: Strings::Blanked,
         matcher: Matcher::PropertyRemoved,
     },
     Rule {
         id: "cases-lowered",
         description: "a case count was lowered or set below min_cases",
         kinds: ALL,
+        strings: Strings::Kept,
         matcher: Matcher::Number {
             patterns: &[
                 NumberPattern {
                     setting: "with_cases",
-                    pattern: r"\bwith_cases\s*\(\s*([0-9][0-9_]*)",
+                    pattern: r"\bwith_cases\s*\(\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: Some(r"\bwith_cases\b"),
                     weaker: Weaker::Lower,
                     default: Some(256.0),
                 },
                 NumberPattern {
                     setting: "PROPTEST_CASES",
-                    pattern: r#"\bPROPTEST_CASES\b["']?\s*[=:,]\s*["']?([0-9][0-9_]*)"#,
+                    pattern: r#"\bPROPTEST_CASES\b["']?\s*[=:,]\s*([^=,;)\]}\n][^,;)\]}\n]*)"#,
+                    mention: Some(r"PROPTEST_CASES"),
                     weaker: Weaker::Lower,
                     default: Some(256.0),
                 },
                 NumberPattern {
                     setting: "max_examples",
-                    pattern: r"\bmax_examples\s*[=:]\s*([0-9][0-9_]*)",
+                    pattern: r#"\bmax_examples\b["']?\s*[=:]\s*([^=,;)\]}\n][^,;)\]}\n]*)"#,
+                    mention: Some(r"\bmax_examples\b"),
                     weaker: Weaker::Lower,
                     default: Some(100.0),
                 },
                 NumberPattern {
                     setting: "cases",
-                    pattern: r"\bcases\s*[:=]\s*([0-9][0-9_]*)",
+                    pattern: r#"\bcases\b["']?\s*[:=]\s*([0-9.][^,;)\]}\n]*)"#,
+                    mention: Some(r"\bProptestConfig\s*\{[^}]*?\bcases\s*:"),
                     weaker: Weaker::Lower,
                     default: None,
                 },
@@ -161,37 +277,56 @@ pub const RULES: &[Rule] = &[
         id: "skip-added",
         description: "an ignore, skip or expected-failure mark was added",
         kinds: ALL,
+        strings: Strings::Blanked,
         matcher: Matcher::Added(&[
-            r"#\s*\[\s*ignore\b",
-            r"#\s*\[\s*should_panic\b",
-            r"#\s*\[\s*cfg_attr\s*\(.*\bignore\b",
-            r"#\s*\[\s*cfg\s*\(\s*(?:any\s*\(\s*\)|not\s*\(\s*test\s*\)|FALSE\b|false\b)",
-            r"\bimportorskip\s*\(",
-            r"\bpytest\s*\.\s*mark\s*\.\s*skip(?:if)?\b",
-            r"\bskipif\b",
-            r"\bxfail\b",
-            r"\bunittest\s*\.\s*skip\w*",
-            r"@\s*skip(?:If|Unless)?\b",
-            r"\bpytest\s*\.\s*skip\s*\(",
-            r"\bskipTest\s*\(",
-            r"--deselect\b",
+            anywhere(r"#\s*\[\s*ignore\b"),
+            anywhere(r"#\s*\[\s*should_panic\b"),
+            anywhere(r"#\s*\[\s*cfg_attr\s*\(.*\bignore\b"),
+            // A configuration that is never (or, in tests, not) set compiles the code out.
+            anywhere(
+                r"#\s*\[\s*cfg\s*\(\s*(?:any\s*\(\s*\)|not\s*\(\s*(?:test|all\s*\(\s*\))\s*\)|FALSE\b|false\b)",
+            ),
+            // Any other condition than `test` on a property test.
+            in_property(
+                RUST,
+                r"#\s*\[\s*cfg\s*\(\s*(?:[^t\s]|t[^e]|te[^s]|tes[^t]|test\s*[^\s)])",
+            ),
+            anywhere(r"\bimportorskip\s*\("),
+            anywhere(r"\bpytest\s*\.\s*mark\s*\.\s*skip(?:if)?\b"),
+            python(r"\bmark\s*\.\s*skip(?:if)?\b"),
+            python(r"^\s*from\s+pytest\s+import\b.*\b(?:skip|xfail|importorskip)\b"),
+            anywhere(r"\bskipif\b"),
+            anywhere(r"\bxfail\b"),
+            anywhere(r"\bunittest\s*\.\s*skip\w*"),
+            anywhere(r"@\s*skip(?:If|Unless)?\b"),
+            anywhere(r"\bpytest\s*\.\s*(?:skip|exit)\s*\("),
+            anywhere(r"\bskipTest\s*\("),
+            anywhere(r"\bSkipTest\b"),
+            anywhere(r"--deselect\b"),
         ]),
     },
     Rule {
         id: "catch-broadened",
         description: "exception or panic catching was broadened",
         kinds: CODE,
+        strings: Strings::Blanked,
         matcher: Matcher::Added(&[
-            r"\bcatch_unwind\b",
-            r"\bexcept\s*:",
-            r"\bexcept\s*\(?\s*(?:Base)?Exception\b",
-            r"\bsuppress\s*\(\s*(?:Base)?Exception\b",
+            rust(r"\bcatch_unwind\b"),
+            // A panicking thread whose join result is dropped or turned into a value.
+            rust(r"\blet\s+_\w*\s*(?::[^=]*)?=.*\.\s*join\s*\(\s*\)"),
+            rust(
+                r"\.\s*join\s*\(\s*\)\s*\.\s*(?:ok|err|is_ok|is_err|unwrap_or|unwrap_or_default|unwrap_or_else)\s*\(",
+            ),
+            python(r"\bexcept\s*\*?\s*:"),
+            python(r"\bexcept\s*\*?\s*\(?[^:]*\b(?:(?:Base)?Exception|AssertionError)\b"),
+            python(r"\bsuppress\s*\([^)]*\b(?:(?:Base)?Exception|AssertionError)\b"),
         ]),
     },
     Rule {
         id: "assertion-removed",
         description: "an assertion was removed",
         kinds: CODE,
+        strings: Strings::Blanked,
         matcher: Matcher::NetRemoved(&[
             r"\b(?:prop_|debug_)?assert(?:_eq|_ne)?\s*!",
             r"^\s*assert\b",
@@ -203,48 +338,64 @@ pub const RULES: &[Rule] = &[
         id: "assertion-weakened",
         description: "an equality assertion was replaced by a weaker comparison",
         kinds: CODE,
+        strings: Strings::Blanked,
         matcher: Matcher::Replaced {
-            removed: &[
-                r"\b(?:prop_|debug_)?assert_eq\s*!",
-                r"\b(?:prop_|debug_)?assert\s*!\s*\(.*==",
-                r"^\s*assert\b.*==",
-                r"\bassertEqual\s*\(",
-            ],
+            removed: EXACT,
             added: &[
                 r"\b(?:prop_|debug_)?assert\s*!\s*\(.*(?:>=|<=|!=|\s>\s|\s<\s)",
                 r"\b(?:prop_|debug_)?assert_ne\s*!",
                 r"^\s*assert\b.*(?:>=|<=|!=|\s>\s|\s<\s|\bin\b|\bis\s+not\b)",
-                r"\bassert(?:Greater|Less|GreaterEqual|LessEqual|NotEqual|In|IsNotNone|True|AlmostEqual)\s*\(",
+                r"\bassert(?:Greater|Less|GreaterEqual|LessEqual|NotEqual|In|IsNotNone|True)\s*\(",
             ],
+            // A tolerance is the next rule's.
+            unless: TOLERANT,
         },
+    },
+    Rule {
+        id: "assertion-vacuous",
+        description: "an assertion that always holds was added",
+        kinds: CODE,
+        strings: Strings::Blanked,
+        matcher: Matcher::Tautology(&[
+            r"^\s*assert\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*(?:,|$)",
+            r"^\s*assert\b.*\bor\s+(?:True|1|not\s+False)\b",
+            r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*true\s*[,)]",
+            r"\b(?:prop_|debug_)?assert\s*!\s*\(.*\|\|\s*true\b",
+            r"\bassertTrue\s*\(\s*(?:True|1)\s*[,)]",
+        ]),
     },
     Rule {
         id: "tolerance-widened",
         description: "a numeric tolerance was widened",
         kinds: ALL,
+        strings: Strings::Blanked,
         matcher: Matcher::Number {
             patterns: &[
                 NumberPattern {
                     setting: "tolerance",
-                    pattern: r"\b(?:epsilon|eps|tol|tolerance|abs_tol|rel_tol|atol|rtol|rel|abs|delta|max_ulps|ulps)\s*[:=]\s*([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)",
+                    pattern: r"\b(?:epsilon|eps|tol|tolerance|abs_tol|rel_tol|atol|rtol|rel|abs|delta|max_ulps|ulps)\s*[:=]\s*(?:f(?:32|64)\s*=\s*)?([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
                     weaker: Weaker::Higher,
                     default: None,
                 },
                 NumberPattern {
                     setting: "tolerance",
-                    pattern: r"\b(?:EPS|EPSILON|TOL|TOLERANCE)\s*:\s*f(?:32|64)\s*=\s*([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)",
+                    pattern: r"\b(?:EPS|EPSILON|TOL|TOLERANCE)\s*:\s*f(?:32|64)\s*=\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
                     weaker: Weaker::Higher,
                     default: None,
                 },
                 NumberPattern {
                     setting: "tolerance",
-                    pattern: r"\.abs\s*\(\s*\)\s*<=?\s*([0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][+-]?[0-9]+)?)",
+                    pattern: r"\.abs\s*\(\s*\)\s*<=?\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
                     weaker: Weaker::Higher,
                     default: None,
                 },
                 NumberPattern {
                     setting: "decimal places",
-                    pattern: r"\bplaces\s*=\s*([0-9]+)",
+                    pattern: r"\bplaces\s*=\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
                     weaker: Weaker::Lower,
                     default: Some(7.0),
                 },
@@ -253,67 +404,120 @@ pub const RULES: &[Rule] = &[
         },
     },
     Rule {
+        id: "tolerance-added",
+        description: "an exact comparison was replaced by one with a tolerance",
+        kinds: CODE,
+        strings: Strings::Blanked,
+        matcher: Matcher::Replaced {
+            removed: EXACT,
+            added: TOLERANT,
+            unless: &[],
+        },
+    },
+    Rule {
         id: "assume-added",
         description: "a new assume or filter can make the property vacuous",
         kinds: CODE,
+        strings: Strings::Blanked,
         matcher: Matcher::Added(&[
-            r"\bprop_assume\s*!",
-            r"\bassume\s*\(",
-            r"\.\s*(?:prop_)?filter(?:_map)?\s*\(",
-            r"\breject\s*\(\s*\)",
+            anywhere(r"\bprop_assume\s*!"),
+            anywhere(r"\bassume\s*\("),
+            // proptest filters strategies with `prop_filter`; `.filter` is an iterator's.
+            rust(r"\.\s*prop_filter(?:_map)?\s*\("),
+            rust(r"\bTestCaseError\s*::\s*reject\b"),
+            python(r"\.\s*filter\s*\("),
+            anywhere(r"\breject\s*\(\s*\)"),
+        ]),
+    },
+    Rule {
+        id: "early-return",
+        description: "a property test returns early",
+        kinds: CODE,
+        strings: Strings::Blanked,
+        matcher: Matcher::Added(&[in_property(CODE, r"\breturn\b")]),
+    },
+    Rule {
+        id: "strategy-narrowed",
+        description: "a strategy was narrowed to a constant",
+        kinds: CODE,
+        strings: Strings::Blanked,
+        matcher: Matcher::Added(&[
+            rust(r"\bin\s+(?:[A-Za-z_]\w*\s*::\s*)*Just\s*\("),
+            rust(r"\.\s*prop_map\s*\(\s*(?:move\s*)?\|\s*_\w*\s*(?::[^|]*)?\|"),
+            python(r"\bgiven\s*\(\s*(?:\w+\s*=\s*)?(?:\w+\s*\.\s*)?just\s*\("),
+            python(r"=\s*(?:\w+\s*\.\s*)?just\s*\("),
+            python(r"\.\s*map\s*\(\s*lambda\s+_\w*\s*:"),
+            python(r"\.\s*map\s*\(\s*lambda\s*:"),
         ]),
     },
     Rule {
         id: "hypothesis-settings",
         description: "a Hypothesis setting that skips work was added or changed",
         kinds: &[FileKind::Python, FileKind::Other],
+        strings: Strings::Blanked,
         matcher: Matcher::Added(&[
-            r"\bphases\s*[=:]",
-            r"\bsuppress_health_check\b",
-            r"\bdeadline\s*[=:]",
+            anywhere(r"\bphases\s*[=:]"),
+            anywhere(r"\bsuppress_health_check\b"),
+            anywhere(r"\bdeadline\s*[=:]"),
+            anywhere(r"\bload_profile\s*\("),
         ]),
     },
     Rule {
         id: "shared-fixture",
         description: "a module- or session-wide fixture or shared state now feeds properties",
         kinds: CODE,
+        strings: Strings::Kept,
         matcher: Matcher::Added(&[
-            r#"\bscope\s*=\s*["'](?:module|session|package|class)["']"#,
-            r"\b(?:LazyLock|LazyCell|OnceLock|OnceCell|lazy_static\s*!|thread_local\s*!)",
-            r"\bstatic\s+mut\b",
+            anywhere(r#"\bscope\s*=\s*["'](?:module|session|package|class)["']"#),
+            anywhere(r"\b(?:LazyLock|LazyCell|OnceLock|OnceCell|lazy_static\s*!|thread_local\s*!)"),
+            anywhere(r"\bstatic\s+mut\b"),
         ]),
     },
     Rule {
         id: "impure-property",
         description: "a property started reading the clock, the network or the environment",
         kinds: CODE,
+        strings: Strings::Blanked,
         matcher: Matcher::Added(&[
-            r"\b(?:SystemTime|Instant|Utc|Local|OffsetDateTime)\s*::\s*now(?:_utc|_local)?\b",
-            r"\benv\s*::\s*vars?(?:_os)?\b",
-            r"\benv\s*!\s*\(",
-            r"\b(?:TcpStream|TcpListener|UdpSocket|ToSocketAddrs)\b",
-            r"\b(?:reqwest|ureq|hyper)\s*::",
-            r"\btime\s*\.\s*(?:time|time_ns|monotonic|monotonic_ns|perf_counter|perf_counter_ns)\s*\(",
-            r"\b(?:datetime|date)\s*\.\s*(?:now|utcnow|today)\s*\(",
-            r"\bos\s*\.\s*(?:environ|getenv)\b",
-            r"\b(?:requests|httpx)\s*\.\s*(?:get|post|put|delete|head|patch|request|Session|Client|AsyncClient)\b",
-            r"\bsocket\s*\.\s*(?:socket|create_connection|getaddrinfo)\b",
-            r"\burllib\s*\.\s*request\b",
-            r"^\s*(?:import|from)\s+(?:socket|requests|httpx|urllib|http\.client)\b",
-            r"\bhttp\s*\.\s*client\b",
+            rust(r"\b(?:SystemTime|Instant|Utc|Local|OffsetDateTime)\s*::\s*now(?:_utc|_local)?\b"),
+            rust(r"\bUNIX_EPOCH\b"),
+            rust(r"\benv\s*::\s*vars?(?:_os)?\b"),
+            rust(r"\b(?:set_var|remove_var)\s*\("),
+            // `env!` reads the build's environment: a build on another machine checks other
+            // values.
+            rust(r"\b(?:option_)?env\s*!\s*\("),
+            rust(r"\b(?:TcpStream|TcpListener|UdpSocket|ToSocketAddrs)\b"),
+            rust(r"\b(?:reqwest|ureq|hyper)\s*::"),
+            python(
+                r"\btime\s*\.\s*(?:time|time_ns|monotonic|monotonic_ns|perf_counter|perf_counter_ns|process_time|process_time_ns|thread_time|thread_time_ns|localtime|gmtime|ctime|asctime|strftime)\s*\(",
+            ),
+            python(r"^\s*from\s+time\s+import\b"),
+            python(r"\b(?:datetime|date)\s*\.\s*(?:now|utcnow|today|fromtimestamp)\s*\("),
+            python(r"\bos\s*\.\s*(?:environ|getenv|getenvb|putenv|unsetenv)\b"),
+            python(r"^\s*from\s+os\s+import\b.*\b(?:environ|getenv|getenvb|putenv|unsetenv)\b"),
+            python(r"\bgetenv\s*\("),
+            python(r"\benviron\s*(?:\[|\.\s*get\b)"),
+            python(
+                r"\b(?:requests|httpx)\s*\.\s*(?:get|post|put|delete|head|patch|request|Session|Client|AsyncClient)\b",
+            ),
+            python(r"\bsocket\s*\.\s*(?:socket|create_connection|getaddrinfo)\b"),
+            python(r"\burllib\s*\.\s*request\b"),
+            python(r"^\s*(?:import|from)\s+(?:socket|requests|httpx|urllib|http\.client)\b"),
+            python(r"\bhttp\s*\.\s*client\b"),
         ]),
     },
     Rule {
         id: "retry-or-sleep",
         description: "a retry or a sleep was added",
         kinds: ALL,
+        strings: Strings::Blanked,
         matcher: Matcher::Added(&[
-            r"(?i)retr(?:y|ies|ying)",
-            r"\bsleep\s*\(",
-            r"\bflaky\b",
-            r"\breruns\b",
-            r"\btenacity\b",
-            r"\bbackoff\b",
+            anywhere(r"(?i)retr(?:y|ies|ying)"),
+            anywhere(r"\bsleep\s*\("),
+            anywhere(r"\bflaky\b"),
+            anywhere(r"\breruns\b"),
+            anywhere(r"\btenacity\b"),
+            anywhere(r"\bbackoff\b"),
         ]),
     },
 ];
@@ -344,29 +548,57 @@ pub(crate) struct RawFinding {
     pub explanation: String,
 }
 
+/// A rule's matcher with its patterns compiled.
+enum Engine {
+    PropertyRemoved,
+    Added(Vec<(Pattern, Regex)>),
+    NetRemoved(Vec<Regex>),
+    Number {
+        patterns: Vec<(NumberPattern, Regex, Option<Regex>)>,
+        floor: bool,
+    },
+    Replaced {
+        removed: Vec<Regex>,
+        added: Vec<Regex>,
+        unless: Vec<Regex>,
+    },
+    Tautology(Vec<Regex>),
+}
+
 /// A rule with its patterns compiled.
 struct Compiled {
     rule: &'static Rule,
-    first: Vec<Regex>,
-    second: Vec<Regex>,
+    engine: Engine,
+}
+
+/// Patterns the engine itself uses.
+struct Helpers {
+    /// A number literal as a setting's value.
+    number: Regex,
+    /// The name a definition line defines (group 1).
+    definition: Regex,
+    /// Where an assertion's arguments open, by language.
+    rust_assert_eq: Regex,
+    rust_assert: Regex,
+    python_assert: Regex,
 }
 
 /// The rule table, compiled once per check.
 pub(crate) struct RuleSet {
     rules: Vec<Compiled>,
+    helpers: Helpers,
+}
+
+fn compile_one(id: &'static str, pattern: &'static str) -> Result<Regex, PatchError> {
+    Regex::new(pattern).map_err(|source| PatchError::RulePattern {
+        rule: id,
+        pattern,
+        source: Box::new(source),
+    })
 }
 
 fn compile(rule: &'static Rule, patterns: &[&'static str]) -> Result<Vec<Regex>, PatchError> {
-    patterns
-        .iter()
-        .map(|p| {
-            Regex::new(p).map_err(|source| PatchError::RulePattern {
-                rule: rule.id,
-                pattern: p,
-                source: Box::new(source),
-            })
-        })
-        .collect()
+    patterns.iter().map(|p| compile_one(rule.id, p)).collect()
 }
 
 impl RuleSet {
@@ -394,96 +626,182 @@ impl RuleSet {
     pub(crate) fn new() -> Result<RuleSet, PatchError> {
         let mut rules = Vec::new();
         for rule in RULES {
-            let (first, second) = match rule.matcher {
-                Matcher::PropertyRemoved => (Vec::new(), Vec::new()),
-                Matcher::Added(p) | Matcher::NetRemoved(p) => (compile(rule, p)?, Vec::new()),
-                Matcher::Number { patterns, .. } => {
-                    let p: Vec<&'static str> = patterns.iter().map(|n| n.pattern).collect();
-                    (compile(rule, &p)?, Vec::new())
-                }
-                Matcher::Replaced { removed, added } => {
-                    (compile(rule, removed)?, compile(rule, added)?)
-                }
+            let engine = match rule.matcher {
+                Matcher::PropertyRemoved => Engine::PropertyRemoved,
+                Matcher::Added(patterns) => Engine::Added(
+                    patterns
+                        .iter()
+                        .map(|p| Ok((*p, compile_one(rule.id, p.regex)?)))
+                        .collect::<Result<_, PatchError>>()?,
+                ),
+                Matcher::NetRemoved(p) => Engine::NetRemoved(compile(rule, p)?),
+                Matcher::Number { patterns, floor } => Engine::Number {
+                    patterns: patterns
+                        .iter()
+                        .map(|p| {
+                            let mention = p.mention.map(|m| compile_one(rule.id, m)).transpose()?;
+                            Ok((*p, compile_one(rule.id, p.pattern)?, mention))
+                        })
+                        .collect::<Result<_, PatchError>>()?,
+                    floor,
+                },
+                Matcher::Replaced {
+                    removed,
+                    added,
+                    unless,
+                } => Engine::Replaced {
+                    removed: compile(rule, removed)?,
+                    added: compile(rule, added)?,
+                    unless: compile(rule, unless)?,
+                },
+                Matcher::Tautology(p) => Engine::Tautology(compile(rule, p)?),
             };
-            rules.push(Compiled {
-                rule,
-                first,
-                second,
-            });
+            rules.push(Compiled { rule, engine });
         }
-        Ok(RuleSet { rules })
+        let helpers = Helpers {
+            number: compile_one("number literal", NUMBER)?,
+            definition: compile_one(
+                "definition",
+                r"\b(?:fn|def|class)\s+([A-Za-z_][A-Za-z0-9_]*)",
+            )?,
+            rust_assert_eq: compile_one(
+                "assertion",
+                r"\b(?:prop_|debug_)?assert_eq\s*!\s*[\(\[\{]",
+            )?,
+            rust_assert: compile_one("assertion", r"\b(?:prop_|debug_)?assert\s*!\s*[\(\[\{]")?,
+            python_assert: compile_one("assertion", r"^\s*assert\b")?,
+        };
+        Ok(RuleSet { rules, helpers })
     }
 
     /// Every finding of every rule on one commit's property files, sorted.
     pub(crate) fn apply(&self, files: &[PropertyFile], min_cases: u64) -> Vec<RawFinding> {
-        let lines = CommitLines::new(files);
+        let commit = CommitLines::new(files);
         let mut findings = Vec::new();
         for c in &self.rules {
             let rule = c.rule;
-            let added: Vec<&LineRef<'_>> = lines
-                .added
-                .iter()
-                .filter(|l| rule.kinds.contains(&l.kind))
-                .collect();
-            let removed: Vec<&LineRef<'_>> = lines
-                .removed
-                .iter()
-                .filter(|l| rule.kinds.contains(&l.kind))
-                .collect();
-            match rule.matcher {
-                Matcher::PropertyRemoved => property_removed(rule, files, &mut findings),
-                Matcher::Added(_) => {
-                    let mut pool = pool_of(removed.iter().copied());
-                    for l in added.iter().filter(|l| matches_any(&c.first, l.code)) {
-                        if !take(&mut pool, l) {
+            let s = rule.strings;
+            let of_kind = |l: &&LineRef<'_>| rule.kinds.contains(&l.kind);
+            let added: Vec<&LineRef<'_>> = commit.added().filter(of_kind).collect();
+            let removed: Vec<&LineRef<'_>> = commit.removed().filter(of_kind).collect();
+            match &c.engine {
+                Engine::PropertyRemoved => property_removed(rule, files, &mut findings),
+                Engine::Added(patterns) => {
+                    let mut pool = pool_of(removed.iter().copied(), s);
+                    for l in &added {
+                        let text = self.without_definitions(l.view(s));
+                        let hit = patterns.iter().any(|(p, r)| {
+                            p.kinds.contains(&l.kind)
+                                && (p.scope == Scope::Anywhere || l.in_property)
+                                && r.is_match(&text)
+                        });
+                        if hit && !take(&mut pool, l, s) {
                             findings.push(finding(rule, l, rule.description.to_string()));
                         }
                     }
                 }
-                Matcher::NetRemoved(_) => {
-                    let gone: Vec<&&LineRef<'_>> = removed
+                Engine::NetRemoved(patterns) => {
+                    let gone: Vec<&LineRef<'_>> = removed
                         .iter()
-                        .filter(|l| matches_any(&c.first, l.code))
+                        .copied()
+                        .filter(|l| matches_any(patterns, l.view(s)))
                         .collect();
-                    let back: Vec<&&LineRef<'_>> = added
+                    let back: Vec<&LineRef<'_>> = added
                         .iter()
-                        .filter(|l| matches_any(&c.first, l.code))
+                        .copied()
+                        .filter(|l| matches_any(patterns, l.view(s)))
                         .collect();
                     let deficit = gone.len().saturating_sub(back.len());
-                    let mut pool = pool_of(back.iter().map(|l| **l));
-                    let fresh = gone.into_iter().filter(|l| !take(&mut pool, l));
-                    for l in fresh.take(deficit) {
-                        findings.push(finding(rule, l, rule.description.to_string()));
+                    let mut group_deficit: BTreeMap<String, isize> = BTreeMap::new();
+                    for l in &gone {
+                        *group_deficit.entry(l.group()).or_default() += 1;
+                    }
+                    for l in &back {
+                        *group_deficit.entry(l.group()).or_default() -= 1;
+                    }
+                    let mut pool = pool_of(back.iter().copied(), s);
+                    let fresh: Vec<&LineRef<'_>> = gone
+                        .into_iter()
+                        .filter(|l| !take(&mut pool, l, s))
+                        .collect();
+                    let mut fired: BTreeSet<(usize, &str, u32)> = BTreeSet::new();
+                    for (i, l) in fresh.iter().enumerate().take(deficit) {
+                        fired.insert((i, l.path, l.number));
+                    }
+                    for (i, l) in fresh.iter().enumerate() {
+                        if let Some(n) = group_deficit.get_mut(&l.group())
+                            && *n > 0
+                        {
+                            *n -= 1;
+                            fired.insert((i, l.path, l.number));
+                        }
+                    }
+                    for (i, _, _) in fired {
+                        findings.push(finding(rule, fresh[i], rule.description.to_string()));
                     }
                 }
-                Matcher::Number { patterns, floor } => {
-                    for (p, regex) in patterns.iter().zip(&c.first) {
+                Engine::Number { patterns, floor } => {
+                    for (p, regex, mention) in patterns {
+                        let found = Occurrences {
+                            helpers: &self.helpers,
+                            kinds: rule.kinds,
+                            strings: s,
+                            regex,
+                            mention: mention.as_ref(),
+                        };
+                        let new = found.collect(&commit.new_sides);
+                        let old = found.collect(&commit.old_sides);
                         number_rule(
                             rule,
                             p,
-                            regex,
-                            &added,
-                            &removed,
+                            new,
+                            old,
+                            &commit,
                             floor.then_some(min_cases),
                             &mut findings,
                         );
                     }
                 }
-                Matcher::Replaced { .. } => {
-                    let strong_gone = removed
-                        .iter()
-                        .filter(|l| matches_any(&c.first, l.code))
-                        .count();
-                    let strong_back = added
-                        .iter()
-                        .filter(|l| matches_any(&c.first, l.code))
-                        .count();
-                    if strong_gone > strong_back {
-                        let mut pool = pool_of(removed.iter().copied());
-                        for l in added.iter().filter(|l| matches_any(&c.second, l.code)) {
-                            if !take(&mut pool, l) {
-                                findings.push(finding(rule, l, rule.description.to_string()));
-                            }
+                Engine::Replaced {
+                    removed: strong_patterns,
+                    added: weak_patterns,
+                    unless,
+                } => {
+                    let strong = |l: &LineRef<'_>| {
+                        let v = l.view(s);
+                        matches_any(strong_patterns, v)
+                            && !matches_any(weak_patterns, v)
+                            && !matches_any(unless, v)
+                    };
+                    let mut balance: BTreeMap<String, isize> = BTreeMap::new();
+                    let mut total = 0isize;
+                    for l in removed.iter().filter(|l| strong(l)) {
+                        *balance.entry(l.group()).or_default() += 1;
+                        total += 1;
+                    }
+                    for l in added.iter().filter(|l| strong(l)) {
+                        *balance.entry(l.group()).or_default() -= 1;
+                        total -= 1;
+                    }
+                    let mut pool = pool_of(removed.iter().copied(), s);
+                    for l in &added {
+                        let v = l.view(s);
+                        if !matches_any(weak_patterns, v) || matches_any(unless, v) {
+                            continue;
+                        }
+                        let weakened = total > 0 || balance.get(&l.group()).is_some_and(|n| *n > 0);
+                        if weakened && !take(&mut pool, l, s) {
+                            findings.push(finding(rule, l, rule.description.to_string()));
+                        }
+                    }
+                }
+                Engine::Tautology(patterns) => {
+                    let mut pool = pool_of(removed.iter().copied(), s);
+                    for l in &added {
+                        let hit = matches_any(patterns, l.view(s))
+                            || self.compares_with_itself(l.kind, &l.code, &l.bare);
+                        if hit && !take(&mut pool, l, s) {
+                            findings.push(finding(rule, l, rule.description.to_string()));
                         }
                     }
                 }
@@ -493,48 +811,297 @@ impl RuleSet {
         findings.dedup();
         findings
     }
+
+    /// The text with the names that `fn`, `def` and `class` define blanked: a test named
+    /// `prop_retry_delay` is not a retry.
+    fn without_definitions<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
+        if !self.helpers.definition.is_match(text) {
+            return std::borrow::Cow::Borrowed(text);
+        }
+        let mut out = text.to_string();
+        for c in self.helpers.definition.captures_iter(text) {
+            if let Some(name) = c.get(1) {
+                out.replace_range(name.range(), &" ".repeat(name.len()));
+            }
+        }
+        std::borrow::Cow::Owned(out)
+    }
+
+    /// Whether the line is an assertion whose two sides are the same expression
+    /// (`assert x == x`, `prop_assert_eq!(a, a)`, `assert!(n <= n)`). `code` and `bare` are the
+    /// same line with and without string contents; structure is read from `bare`.
+    fn compares_with_itself(&self, kind: FileKind, code: &str, bare: &str) -> bool {
+        let h = &self.helpers;
+        let same = |a: std::ops::Range<usize>, b: std::ops::Range<usize>| {
+            let (x, y) = (squash(&code[a]), squash(&code[b]));
+            !x.is_empty() && x == y
+        };
+        match kind {
+            FileKind::Rust => {
+                if let Some(m) = h.rust_assert_eq.find(bare) {
+                    let args = top_level_split(bare, m.end(), b',');
+                    return args.len() >= 2 && same(args[0].clone(), args[1].clone());
+                }
+                if let Some(m) = h.rust_assert.find(bare) {
+                    let args = top_level_split(bare, m.end(), b',');
+                    return args
+                        .first()
+                        .and_then(|a| comparison_sides(bare, a.clone()))
+                        .is_some_and(|(l, r)| same(l, r));
+                }
+                false
+            }
+            FileKind::Python => {
+                let Some(m) = h.python_assert.find(bare) else {
+                    return false;
+                };
+                let args = top_level_split(bare, m.end(), b',');
+                args.first()
+                    .map(|a| unparenthesize(bare, a.clone()))
+                    .and_then(|a| comparison_sides(bare, a))
+                    .is_some_and(|(l, r)| same(l, r))
+            }
+            FileKind::Other => false,
+        }
+    }
 }
 
-/// One added or removed line with its file and its code part.
+/// The ranges of the comma-separated parts of `text` from `from` up to the bracket closing an
+/// enclosing one (or the end), split at `sep` outside brackets.
+fn top_level_split(text: &str, from: usize, sep: u8) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut start = from;
+    let mut i = from;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            b if b == sep && depth == 0 => {
+                parts.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(start..i);
+    parts
+}
+
+/// `range` without one pair of brackets around all of it.
+fn unparenthesize(text: &str, range: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let part = &text[range.clone()];
+    let lead = part.len() - part.trim_start().len();
+    let trimmed = part.trim();
+    if trimmed.starts_with('(') && trimmed.ends_with(')') {
+        let open = range.start + lead;
+        if super::props::matching_close(text, open) == Some(open + trimmed.len() - 1) {
+            return open + 1..open + trimmed.len() - 1;
+        }
+    }
+    range
+}
+
+/// The two sides of the first comparison (`==`, `<=`, `>=`, Python `is`) outside brackets.
+fn comparison_sides(
+    text: &str,
+    range: std::ops::Range<usize>,
+) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    for i in range.clone() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'=' | b'<' | b'>' if depth == 0 => {
+                let next = bytes.get(i + 1).copied();
+                let prev = i.checked_sub(1).map(|p| bytes[p]);
+                let two = next == Some(b'=') && bytes.get(i + 2) != Some(&b'=');
+                let clean_prev = !matches!(prev, Some(b'=' | b'!' | b'<' | b'>'));
+                if two && clean_prev && i + 2 <= range.end {
+                    return Some((range.start..i, i + 2..range.end));
+                }
+            }
+            b'i' if depth == 0 => {
+                let word = |at: usize| {
+                    bytes
+                        .get(at)
+                        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                };
+                let standalone = text[i..range.end].starts_with("is")
+                    && !word(i + 2)
+                    && (i == 0 || !word(i - 1));
+                if standalone && !text[i + 2..range.end].trim_start().starts_with("not") {
+                    return Some((range.start..i, i + 2..range.end));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// One added or removed line with its file, its views and where it sits.
 #[derive(Debug)]
 struct LineRef<'a> {
     path: &'a str,
     kind: FileKind,
     number: u32,
     text: &'a str,
-    code: &'a str,
+    /// Comments blanked.
+    code: String,
+    /// Comments and string contents blanked.
+    bare: String,
+    /// The property tests of the innermost span holding the line (none outside properties).
+    names: Vec<String>,
+    /// Whether the line is in a property span.
+    in_property: bool,
+}
+
+impl LineRef<'_> {
+    fn view(&self, strings: Strings) -> &str {
+        match strings {
+            Strings::Blanked => &self.bare,
+            Strings::Kept => &self.code,
+        }
+    }
+
+    /// What a line's assertions are weighed against: its property, else its file.
+    fn group(&self) -> String {
+        if self.names.is_empty() {
+            format!("file {}", self.path)
+        } else {
+            format!("property {}", self.names.join(","))
+        }
+    }
+}
+
+/// One side (before or after) of one property file.
+struct Side<'a> {
+    path: &'a str,
+    kind: FileKind,
+    /// The whole file's views, when the text is at hand and every changed line is where its
+    /// number says.
+    views: Option<Views>,
+    spans: Vec<Span>,
+    /// The changed lines.
+    lines: Vec<LineRef<'a>>,
+}
+
+impl<'a> Side<'a> {
+    fn new(path: &'a str, text: Option<&'a str>, changed: &'a [Line]) -> Side<'a> {
+        let kind = FileKind::of(path);
+        let whole = text.map(|t| views(kind, t));
+        let spans = text.map(|t| property_spans(kind, t)).unwrap_or_default();
+        let raw: Vec<&str> = text.map(|t| t.split('\n').collect()).unwrap_or_default();
+        let code: Vec<&str> = whole
+            .as_ref()
+            .map(|v| v.code.split('\n').collect())
+            .unwrap_or_default();
+        let bare: Vec<&str> = whole
+            .as_ref()
+            .map(|v| v.bare.split('\n').collect())
+            .unwrap_or_default();
+        let trim_cr = |s: &str| s.strip_suffix('\r').unwrap_or(s).to_string();
+        let mut aligned = whole.is_some();
+        let lines = changed
+            .iter()
+            .map(|l| {
+                let at = (l.number as usize).checked_sub(1);
+                let here = at.filter(|i| {
+                    raw.get(*i).is_some_and(|r| trim_cr(r) == trim_cr(&l.text))
+                        && code.get(*i).is_some()
+                        && bare.get(*i).is_some()
+                });
+                aligned &= here.is_some();
+                let (code, bare, span) = match here {
+                    Some(i) => (
+                        code[i].to_string(),
+                        bare[i].to_string(),
+                        innermost(&spans, l.number),
+                    ),
+                    None => {
+                        let v = views(kind, &l.text);
+                        (v.code, v.bare, None)
+                    }
+                };
+                LineRef {
+                    path,
+                    kind,
+                    number: l.number,
+                    text: &l.text,
+                    code,
+                    bare,
+                    names: span.map(|s| s.names.clone()).unwrap_or_default(),
+                    in_property: span.is_some(),
+                }
+            })
+            .collect();
+        Side {
+            path,
+            kind,
+            views: whole.filter(|_| aligned),
+            spans,
+            lines,
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &String> {
+        self.spans.iter().flat_map(|s| &s.names)
+    }
+}
+
+/// The innermost span holding a line: the one that starts last.
+fn innermost(spans: &[Span], line: u32) -> Option<&Span> {
+    spans
+        .iter()
+        .filter(|s| s.start <= line && line <= s.end)
+        .max_by_key(|s| (s.start, std::cmp::Reverse(s.end)))
 }
 
 struct CommitLines<'a> {
-    added: Vec<LineRef<'a>>,
-    removed: Vec<LineRef<'a>>,
+    new_sides: Vec<Side<'a>>,
+    old_sides: Vec<Side<'a>>,
+    /// The property tests before and after the commit, by name.
+    before: BTreeSet<String>,
+    after: BTreeSet<String>,
 }
 
 impl<'a> CommitLines<'a> {
     fn new(files: &'a [PropertyFile]) -> Self {
-        let mut added = Vec::new();
-        let mut removed = Vec::new();
+        let mut new_sides = Vec::new();
+        let mut old_sides = Vec::new();
         for f in files {
             if let Some(path) = f.new_path.as_deref() {
-                let kind = FileKind::of(path);
-                added.extend(f.added.iter().map(|l| line_ref(path, kind, l)));
+                new_sides.push(Side::new(path, f.new_text.as_deref(), &f.added));
             }
             if let Some(path) = f.old_path.as_deref() {
-                let kind = FileKind::of(path);
-                removed.extend(f.removed.iter().map(|l| line_ref(path, kind, l)));
+                old_sides.push(Side::new(path, f.old_text.as_deref(), &f.removed));
             }
         }
-        CommitLines { added, removed }
+        let before = old_sides.iter().flat_map(Side::names).cloned().collect();
+        let after = new_sides.iter().flat_map(Side::names).cloned().collect();
+        CommitLines {
+            new_sides,
+            old_sides,
+            before,
+            after,
+        }
     }
-}
 
-fn line_ref<'a>(path: &'a str, kind: FileKind, l: &'a Line) -> LineRef<'a> {
-    LineRef {
-        path,
-        kind,
-        number: l.number,
-        text: &l.text,
-        code: kind.code(&l.text),
+    fn added(&self) -> impl Iterator<Item = &LineRef<'a>> {
+        self.new_sides.iter().flat_map(|s| &s.lines)
+    }
+
+    fn removed(&self) -> impl Iterator<Item = &LineRef<'a>> {
+        self.old_sides.iter().flat_map(|s| &s.lines)
     }
 }
 
@@ -542,17 +1109,20 @@ fn matches_any(patterns: &[Regex], code: &str) -> bool {
     patterns.iter().any(|r| r.is_match(code))
 }
 
-fn pool_of<'a>(lines: impl Iterator<Item = &'a LineRef<'a>>) -> BTreeMap<String, usize> {
+fn pool_of<'a>(
+    lines: impl Iterator<Item = &'a LineRef<'a>>,
+    strings: Strings,
+) -> BTreeMap<String, usize> {
     let mut pool = BTreeMap::new();
     for l in lines {
-        *pool.entry(squash(l.code)).or_insert(0) += 1;
+        *pool.entry(squash(l.view(strings))).or_insert(0) += 1;
     }
     pool
 }
 
 /// Takes the line's text out of the pool; `true` when it was there (a moved or unchanged line).
-fn take(pool: &mut BTreeMap<String, usize>, l: &LineRef<'_>) -> bool {
-    match pool.get_mut(&squash(l.code)) {
+fn take(pool: &mut BTreeMap<String, usize>, l: &LineRef<'_>, strings: Strings) -> bool {
+    match pool.get_mut(&squash(l.view(strings))) {
         Some(n) if *n > 0 => {
             *n -= 1;
             true
@@ -579,65 +1149,285 @@ fn finding(rule: &Rule, l: &LineRef<'_>, what: String) -> RawFinding {
     }
 }
 
-fn number_of(regex: &Regex, code: &str) -> Option<(f64, String)> {
-    let text = regex.captures(code)?.get(1)?.as_str();
-    let value = text.replace('_', "").parse().ok()?;
-    Some((value, text.to_string()))
+/// One value of a number setting that a commit touches.
+#[derive(Debug, Clone)]
+struct Occurrence<'a> {
+    path: &'a str,
+    /// The changed line it is reported at.
+    line: u32,
+    text: String,
+    /// The value, when it is one number literal.
+    value: Option<f64>,
+    /// How the value is written.
+    shown: String,
+    /// The property tests it belongs to.
+    names: Vec<String>,
+}
+
+/// Finds the occurrences of one number setting on the changed lines of some sides.
+struct Occurrences<'h> {
+    helpers: &'h Helpers,
+    kinds: &'static [FileKind],
+    strings: Strings,
+    regex: &'h Regex,
+    mention: Option<&'h Regex>,
+}
+
+impl Occurrences<'_> {
+    fn collect<'a>(&self, sides: &'a [Side<'a>]) -> Vec<Occurrence<'a>> {
+        let mut out = Vec::new();
+        for side in sides.iter().filter(|s| self.kinds.contains(&s.kind)) {
+            match &side.views {
+                Some(v) => {
+                    let view = match self.strings {
+                        Strings::Blanked => &v.bare,
+                        Strings::Kept => &v.code,
+                    };
+                    let changed: BTreeMap<u32, &LineRef<'_>> =
+                        side.lines.iter().map(|l| (l.number, l)).collect();
+                    self.scan(view, 1, &changed, &side.spans, side.path, &mut out);
+                }
+                None => {
+                    for l in &side.lines {
+                        let changed = BTreeMap::from([(l.number, l)]);
+                        self.scan(
+                            l.view(self.strings),
+                            l.number,
+                            &changed,
+                            &[],
+                            side.path,
+                            &mut out,
+                        );
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Scans `view` (whose first line is line `first`) for values touching a changed line.
+    fn scan<'a>(
+        &self,
+        view: &str,
+        first: u32,
+        changed: &BTreeMap<u32, &LineRef<'_>>,
+        spans: &[Span],
+        path: &'a str,
+        out: &mut Vec<Occurrence<'a>>,
+    ) {
+        let line_at = |offset: usize| -> u32 {
+            let n = view.as_bytes()[..offset.min(view.len())]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count();
+            first.saturating_add(u32::try_from(n).unwrap_or(u32::MAX))
+        };
+        let touched = |from: usize, to: usize| -> Option<&LineRef<'_>> {
+            (line_at(from)..=line_at(to)).find_map(|n| changed.get(&n).copied())
+        };
+        let names = |offset: usize| -> Vec<String> {
+            innermost(spans, line_at(offset))
+                .map(|s| s.names.clone())
+                .unwrap_or_default()
+        };
+        let mut value_starts = Vec::new();
+        for caps in self.regex.captures_iter(view) {
+            let (Some(whole), Some(value)) = (caps.get(0), caps.get(1)) else {
+                continue;
+            };
+            value_starts.push(whole.start());
+            let Some(l) = touched(whole.start(), value.end()) else {
+                continue;
+            };
+            let literal = literal_value(&self.helpers.number, value.as_str());
+            out.push(Occurrence {
+                path,
+                line: l.number,
+                text: l.text.to_string(),
+                value: literal.as_ref().map(|(v, _)| *v),
+                shown: literal.map_or_else(|| value.as_str().trim().to_string(), |(_, t)| t),
+                names: names(whole.start()),
+            });
+        }
+        for m in self.mention.iter().flat_map(|r| r.find_iter(view)) {
+            if value_starts
+                .iter()
+                .any(|s| (m.start()..=m.end()).contains(s))
+            {
+                continue;
+            }
+            let Some(l) = touched(m.start(), m.end()) else {
+                continue;
+            };
+            out.push(Occurrence {
+                path,
+                line: l.number,
+                text: l.text.to_string(),
+                value: None,
+                shown: squash(&l.code),
+                names: names(m.start()),
+            });
+        }
+    }
+}
+
+/// Words after a number that make it part of an expression rather than the value.
+const EXPRESSION_WORDS: &[&str] = &[
+    "if", "else", "or", "and", "not", "in", "is", "for", "match", "when",
+];
+
+/// The value of a setting when it is one number literal (quotes, `_` and a type suffix
+/// allowed; followed by nothing, a quote, or a word that is not an operator such as a shell
+/// command); with the literal's text.
+fn literal_value(number: &Regex, value: &str) -> Option<(f64, String)> {
+    let c = number.captures(value)?;
+    let (whole, digits) = (c.get(0)?, c.get(1)?);
+    let rest = &value[whole.end()..];
+    if rest
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return None;
+    }
+    let t = rest.trim_start();
+    let word: String = t
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    let plain = t.is_empty()
+        || t.starts_with(['"', '\''])
+        || (rest.starts_with(char::is_whitespace)
+            && t.starts_with(char::is_alphabetic)
+            && !EXPRESSION_WORDS.contains(&word.as_str()));
+    if !plain {
+        return None;
+    }
+    let v: f64 = digits.as_str().replace('_', "").parse().ok()?;
+    v.is_finite().then(|| (v, digits.as_str().to_string()))
+}
+
+/// Takes the first occurrence left that `pred` accepts.
+fn find<'a>(
+    old: &mut [Option<Occurrence<'a>>],
+    pred: &dyn Fn(&Occurrence<'a>) -> bool,
+) -> Option<Occurrence<'a>> {
+    let at = old.iter().position(|o| o.as_ref().is_some_and(pred))?;
+    old[at].take()
 }
 
 fn number_rule(
     rule: &Rule,
     p: &NumberPattern,
-    regex: &Regex,
-    added: &[&LineRef<'_>],
-    removed: &[&LineRef<'_>],
+    new: Vec<Occurrence<'_>>,
+    old: Vec<Occurrence<'_>>,
+    commit: &CommitLines<'_>,
     floor: Option<u64>,
     findings: &mut Vec<RawFinding>,
 ) {
-    let values = |lines: &[&LineRef<'_>]| -> Vec<(usize, f64, String)> {
-        lines
-            .iter()
-            .enumerate()
-            .filter_map(|(i, l)| number_of(regex, l.code).map(|(v, t)| (i, v, t)))
-            .collect()
+    let same_property = |a: &[String], b: &[String]| a.iter().any(|n| b.contains(n));
+    let same_place = |a: &Occurrence<'_>, b: &Occurrence<'_>| {
+        same_property(&a.names, &b.names) || (a.names.is_empty() && b.names.is_empty())
     };
-    let mut new = values(added);
-    let mut old = values(removed);
-    // Equal values cancel: a setting moved or reformatted is not a change.
-    new.retain(|(_, v, _)| match old.iter().position(|(_, o, _)| o == v) {
-        Some(pos) => {
-            old.remove(pos);
-            false
+    let same_value = |a: &Occurrence<'_>, b: &Occurrence<'_>| match (a.value, b.value) {
+        (Some(x), Some(y)) => x == y,
+        (None, None) => squash(&a.shown) == squash(&b.shown),
+        _ => false,
+    };
+    let mut old: Vec<Option<Occurrence<'_>>> = old.into_iter().map(Some).collect();
+    // 1. An equal value in the same place: a setting reformatted or unchanged.
+    let mut left = Vec::new();
+    for n in new {
+        if find(&mut old, &|o| same_place(&n, o) && same_value(&n, o)).is_none() {
+            left.push(n);
         }
-        None => true,
-    });
+    }
+    // 2. The value of the same property test before.
+    let mut pairs: Vec<(Occurrence<'_>, Option<Occurrence<'_>>)> = Vec::new();
+    let mut unpaired = Vec::new();
+    for n in left {
+        match find(&mut old, &|o| same_property(&n.names, &o.names)) {
+            Some(o) => pairs.push((n, Some(o))),
+            None => unpaired.push(n),
+        }
+    }
+    // 3. An equal value anywhere: a moved setting. 4. A property the commit adds is new;
+    // other values pair in order with what is left outside properties.
+    for n in unpaired {
+        if find(&mut old, &|o| same_value(&n, o)).is_some() {
+            continue;
+        }
+        let fresh = !n.names.is_empty() && n.names.iter().all(|x| !commit.before.contains(x));
+        let o = if fresh {
+            None
+        } else {
+            find(&mut old, &|o| n.names.is_empty() || o.names.is_empty())
+        };
+        pairs.push((n, o));
+    }
     let (weaker, verb) = match p.weaker {
         Weaker::Lower => (f64::lt as fn(&f64, &f64) -> bool, "lowered"),
         Weaker::Higher => (f64::gt as fn(&f64, &f64) -> bool, "widened"),
     };
     let setting = p.setting;
-    for (n, (i, v, text)) in new.iter().enumerate() {
-        let l = added[*i];
-        if let Some((_, before, before_text)) = old.get(n)
-            && weaker(v, before)
+    let report = |findings: &mut Vec<RawFinding>, o: &Occurrence<'_>, what: String| {
+        findings.push(RawFinding {
+            file: o.path.to_string(),
+            line: o.line,
+            rule: rule.id,
+            explanation: format!("{what}: `{}`", excerpt(&o.text)),
+        });
+    };
+    for (n, o) in &pairs {
+        let Some(v) = n.value else {
+            if floor.is_some() || o.as_ref().is_some_and(|o| o.value.is_some()) {
+                let what = format!(
+                    "{setting} set to `{}`, which the gate cannot judge",
+                    n.shown
+                );
+                report(findings, n, what);
+            }
+            continue;
+        };
+        let before = match o {
+            Some(o) => o.value.map(|b| (b, o.shown.clone())),
+            None => {
+                let existing =
+                    !n.names.is_empty() && n.names.iter().any(|x| commit.before.contains(x));
+                p.default
+                    .filter(|_| existing)
+                    .map(|d| (d, format!("the default {d}")))
+            }
+        };
+        if let Some((b, shown)) = before
+            && weaker(&v, &b)
         {
-            let what = format!("{setting} {verb} from {before_text} to {text}");
-            findings.push(finding(rule, l, what));
+            report(
+                findings,
+                n,
+                format!("{setting} {verb} from {shown} to {}", n.shown),
+            );
             continue;
         }
         if let Some(min) = floor
-            && *v < min as f64
+            && v < min as f64
         {
-            let what = format!("{setting} {text} is below min_cases {min}");
-            findings.push(finding(rule, l, what));
+            let what = format!("{setting} {} is below min_cases {min}", n.shown);
+            report(findings, n, what);
         }
     }
     if let Some(default) = p.default {
-        for (i, v, text) in old.iter().skip(new.len()) {
-            if weaker(&default, v) {
-                let what =
-                    format!("explicit {setting} {text} removed: the default {default} applies");
-                findings.push(finding(rule, removed[*i], what));
+        for o in old.iter().flatten() {
+            let kept = o.names.is_empty() || o.names.iter().any(|x| commit.after.contains(x));
+            if let Some(v) = o.value
+                && kept
+                && weaker(&default, &v)
+            {
+                let what = format!(
+                    "explicit {setting} {} removed: the default {default} applies",
+                    o.shown
+                );
+                report(findings, o, what);
             }
         }
     }
@@ -797,13 +1587,134 @@ mod tests {
     }
 
     #[test]
-    fn comments_are_not_code() {
+    fn comments_are_not_code_and_strings_do_not_start_comments() {
+        let code = |kind: FileKind, line: &str| kind.code(line).trim_end().to_string();
         assert_eq!(
-            FileKind::Rust.code("let x = 1; // prop_assume!(x)"),
-            "let x = 1; "
+            code(FileKind::Rust, "let x = 1; // prop_assume!(x)"),
+            "let x = 1;"
         );
-        assert_eq!(FileKind::Python.code("x = 1  # time.sleep(1)"), "x = 1  ");
-        assert_eq!(FileKind::Rust.code("#[test]"), "#[test]");
+        assert_eq!(code(FileKind::Python, "x = 1  # time.sleep(1)"), "x = 1");
+        assert_eq!(code(FileKind::Rust, "#[test]"), "#[test]");
+        // A `//` or `#` inside a literal is not a comment.
+        for (kind, line) in [
+            (FileKind::Rust, r#"let _u = "a//b"; prop_assume!(x == 7);"#),
+            (
+                FileKind::Rust,
+                r##"let _u = r#"//"#; prop_assume!(x == 7);"##,
+            ),
+            (
+                FileKind::Rust,
+                r##"let _u = cr#"\"#; prop_assume!(x == 7);"##,
+            ),
+            (
+                FileKind::Rust,
+                r#"let _c = '"'; prop_assume!(x == 7); // "x"#,
+            ),
+            (FileKind::Python, "label = '#'; assume(x == 12345)"),
+            (FileKind::Python, r##"label = "#"; assume(x == 12345)"##),
+            (
+                FileKind::Python,
+                r##"label = f"{'#'}"; assume(x == 12345)"##,
+            ),
+            (
+                FileKind::Python,
+                r##"label = f"{ "#" }"; assume(x == 12345)"##,
+            ),
+            (FileKind::Python, "label = '''#'''; assume(x == 12345)"),
+            (FileKind::Other, "X='#'; export PROPTEST_CASES=1"),
+        ] {
+            let c = kind.code(line);
+            assert!(
+                c.contains("(x ==") || c.contains("PROPTEST_CASES=1"),
+                "{line} -> {c}"
+            );
+        }
+    }
+
+    /// One commit changing a file from `old` to `new`, judged by the table.
+    fn judge(path: &str, old: &str, new: &str) -> Vec<(&'static str, u32)> {
+        let changes = crate::patch::diff::text_changes(old, new);
+        let f = PropertyFile {
+            old_path: Some(path.to_string()),
+            new_path: Some(path.to_string()),
+            old_text: Some(old.to_string()),
+            new_text: Some(new.to_string()),
+            added: changes.added,
+            removed: changes.removed,
+        };
+        RULE_SET
+            .apply(&[f], 50)
+            .into_iter()
+            .map(|f| (f.rule, f.line))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_that_starts_inside_a_multi_line_literal_is_read_as_one() {
+        let old = "proptest! {\n    #[test]\n    fn p(x in 0u32..9) {\n        prop_assert!(x < 9);\n    }\n}\n";
+        let new = "proptest! {\n    #[test]\n    fn p(x in 0u32..9) {\n        let _s = \"\n\"; prop_assume!(x == 7);\n        prop_assert!(x < 9);\n    }\n}\n";
+        assert_eq!(judge("tests/a.rs", old, new), vec![("assume-added", 5)]);
+        let old = "@given(st.integers())\ndef test_p(x):\n    assert x < 9\n";
+        let new = "@given(st.integers())\ndef test_p(x):\n    s = '''\n'''; assume(x == 7)\n    assert x < 9\n";
+        assert_eq!(judge("py/test_a.py", old, new), vec![("assume-added", 4)]);
+        // A message or a doc string saying "sleep(" or "flaky" is not code.
+        let new = "@given(st.integers())\ndef test_p(x):\n    \"\"\"No sleep(1), not flaky.\"\"\"\n    assert x < 9, \"flaky retry\"\n";
+        assert_eq!(judge("py/test_a.py", old, new), vec![]);
+    }
+
+    #[test]
+    fn case_counts_are_read_across_lines_and_as_literals_only() {
+        let old = "@settings(max_examples=500)\n@given(st.integers())\ndef test_p(x):\n    assert x < 9\n";
+        for (new, expect) in [
+            ("@settings(max_examples=\n    60)\n", true),
+            ("@settings(max_examples=\n    600)\n", false),
+            ("@settings(max_examples=500 // 500)\n", true),
+            ("@settings(max_examples=N_EXAMPLES)\n", true),
+            ("@settings(max_examples=5_000)  # 500 // 10\n", false),
+        ] {
+            let text = old.replacen("@settings(max_examples=500)\n", new, 1);
+            let found = judge("py/test_a.py", old, &text);
+            assert_eq!(
+                found.iter().any(|f| f.0 == "cases-lowered"),
+                expect,
+                "{new}: {found:?}"
+            );
+        }
+        for (value, expect) in [
+            ("1000", Some(1000.0)),
+            ("\"64\"", Some(64.0)),
+            ("64 cargo test", Some(64.0)),
+            ("1_000u32", Some(1000.0)),
+            (".5", Some(0.5)),
+            ("200 / 100", None),
+            ("1000.min(n)", None),
+            ("${N:-1}", None),
+            ("200 if ci else 1", None),
+            ("inf", None),
+        ] {
+            let found = literal_value(&RULE_SET.helpers.number, value).map(|v| v.0);
+            assert_eq!(found, expect, "{value}");
+        }
+    }
+
+    #[test]
+    fn assertions_comparing_an_expression_with_itself_are_vacuous() {
+        let rs = &*RULE_SET;
+        let vacuous = |kind: FileKind, line: &str| {
+            let v = views(kind, line);
+            rs.compares_with_itself(kind, &v.code, &v.bare)
+        };
+        assert!(vacuous(FileKind::Python, "assert x == x"));
+        assert!(vacuous(FileKind::Python, "assert (f(a) >= f( a )), 'msg'"));
+        assert!(vacuous(
+            FileKind::Rust,
+            "prop_assert_eq!(total, total, \"same\");"
+        ));
+        assert!(vacuous(FileKind::Rust, "assert!(v.len() <= v.len());"));
+        assert!(!vacuous(FileKind::Python, "assert x == y"));
+        assert!(!vacuous(FileKind::Python, "assert x is not x"));
+        assert!(!vacuous(FileKind::Rust, "assert_eq!(f(\"a\"), f(\"b\"));"));
+        assert!(!vacuous(FileKind::Rust, "assert_eq!(a, a + 1);"));
     }
 
     #[test]
