@@ -572,17 +572,40 @@ impl Settings {
             if t == 0 {
                 return Err("--timeout-ms must be at least 1".into());
             }
+            // The flag replaces every property's own deadline too: it weakens the policy when
+            // it is longer than the shortest deadline the file gives any property.
+            let shortest = config
+                .properties
+                .iter()
+                .filter(|p| p.timeout_ms < policy.timeout_ms)
+                .min_by_key(|p| p.timeout_ms);
+            let file = match shortest {
+                Some(p) => format!("{}; property {}: {}", policy.timeout_ms, p.id, p.timeout_ms),
+                None => policy.timeout_ms.to_string(),
+            };
+            let weakens = t > shortest.map_or(policy.timeout_ms, |p| p.timeout_ms);
             list.push(Override {
                 key: "timeout_ms".into(),
-                file: policy.timeout_ms.to_string(),
+                file,
                 run: t.to_string(),
                 source: Source::Flag,
-                weakens: t > policy.timeout_ms,
+                weakens,
             });
         }
         let jobs = match overrides.flag_jobs {
             Some(0) => return Err("--jobs must be at least 1".into()),
-            Some(j) => j,
+            Some(j) => {
+                list.push(Override {
+                    key: "jobs".into(),
+                    file: policy
+                        .jobs
+                        .map_or_else(|| format!("cores, {}", cores.max(1)), |j| j.to_string()),
+                    run: j.to_string(),
+                    source: Source::Flag,
+                    weakens: false,
+                });
+                j
+            }
             None => policy.jobs.unwrap_or(cores.max(1)),
         };
         let env_class = match overrides.env_class.as_deref() {
@@ -880,6 +903,34 @@ mod tests {
             ]
         );
         assert_eq!(s.weakening_overrides().count(), 2);
+    }
+
+    #[test]
+    fn a_longer_deadline_than_a_propertys_own_weakens_and_jobs_are_listed() {
+        let c = parse(
+            "[policy]\ntimeout_ms = 10000\n\n[[property]]\nid = \"fast\"\noracle = \"true\"\ntimeout_ms = 2000\n",
+        )
+        .unwrap();
+        let resolve = |t: u64| {
+            let overrides = RunOverrides {
+                flag_timeout_ms: Some(t),
+                flag_jobs: Some(1),
+                ..RunOverrides::default()
+            };
+            Settings::resolve(c.clone(), &overrides, 2).unwrap()
+        };
+        let s = resolve(9000);
+        let shown: Vec<String> = s.overrides.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "timeout_ms = 9000 (file: 10000; property fast: 2000; flag; weakens the policy)",
+                "jobs = 1 (file: cores, 2; flag)",
+            ]
+        );
+        assert_eq!(s.weakening_overrides().count(), 1);
+        // No longer than any property's deadline: stricter, not weaker.
+        assert_eq!(resolve(2000).weakening_overrides().count(), 0);
     }
 
     #[test]

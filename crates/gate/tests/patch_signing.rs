@@ -483,3 +483,124 @@ fn a_listed_key_outside_the_git_namespace_is_not_allowed() {
     assert!(report.blocking());
     assert_ne!(report.violations[0].signature, SignatureStatus::Allowed);
 }
+
+/// A merge of the base with one of the base's own ancestors brings in no commit, so every
+/// version it takes from that ancestor is its own change: restoring an old
+/// `freezegate.toml` that a signed commit replaced needs a signature like any edit.
+#[test]
+fn a_merge_with_an_ancestor_of_the_base_cannot_restore_old_protected_content() {
+    let (repo, old) = base_repo(true);
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nreplays = 11\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\n",
+    );
+    let base = repo.commit_signed("more replays", &keys().alice);
+    // The patch: one merge commit whose tree takes the old policy back.
+    repo.git(&["checkout", "-q", &old, "--", "freezegate.toml"]);
+    let tree = repo.git(&["write-tree"]);
+    let merge = repo.git(&[
+        "commit-tree",
+        &tree,
+        "-p",
+        &base,
+        "-p",
+        &old,
+        "-m",
+        "merge old work",
+    ]);
+    let report = repo.check_head(&base, &merge);
+    assert_eq!(
+        violations(&report),
+        vec![(merge.clone(), "freezegate.toml".to_string())]
+    );
+    // The same merge the other way round (the ancestor as first parent) is judged the same.
+    let merge = repo.git(&[
+        "commit-tree",
+        &tree,
+        "-p",
+        &old,
+        "-p",
+        &base,
+        "-m",
+        "merge old work",
+    ]);
+    let report = repo.check_head(&base, &merge);
+    assert_eq!(
+        violations(&report),
+        vec![(merge.clone(), "freezegate.toml".to_string())]
+    );
+}
+
+/// A path an evil merge changes against both parents is one violation, not one per parent.
+#[test]
+fn an_evil_merge_is_one_violation_per_path() {
+    let (repo, base) = base_repo(true);
+    repo.branch("side", &base);
+    repo.write("freezegate.toml", "[policy]\nreplays = 9\n");
+    repo.commit_signed("side policy", &keys().alice);
+    repo.branch("main", &base);
+    repo.write("freezegate.toml", "[policy]\nreplays = 8\n");
+    repo.commit_signed("main policy", &keys().alice);
+    repo.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "--no-commit",
+        "-s",
+        "ours",
+        "side",
+    ]);
+    repo.write("freezegate.toml", "[policy]\nreplays = 1\n");
+    let merge = repo.commit("resolve");
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(merge, "freezegate.toml".to_string())]
+    );
+}
+
+/// A symbolic link that stands where a protected folder would be (`.cargo` pointing at a
+/// folder holding `config.toml`) is a change to that folder's contents.
+#[test]
+fn a_directory_symlink_onto_a_protected_path_needs_a_signature() {
+    for link in [
+        ".cargo",
+        ".github/workflows",
+        "xtask",
+        ".ci",
+        "src/oracle",
+        "src",
+    ] {
+        let (repo, base) = base_repo(true);
+        if link.starts_with("src") {
+            // Replace the real folder by a link to another one.
+            std::fs::remove_dir_all(repo.path().join(link)).unwrap();
+        }
+        repo.write(
+            "elsewhere/config.toml",
+            "[build]\nrustc-wrapper = \"./evil.sh\"\n",
+        );
+        let target = std::path::Path::new(link)
+            .components()
+            .skip(1)
+            .map(|_| "..")
+            .chain(["elsewhere"])
+            .collect::<Vec<_>>()
+            .join("/");
+        let at = repo.path().join(link);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, &at).unwrap();
+        let c = repo.commit("link");
+        let report = repo.check(&base);
+        assert!(
+            violations(&report).contains(&(c.clone(), link.to_string())),
+            "{link}: {:?}",
+            violations(&report)
+        );
+    }
+    // A link elsewhere is no protected change.
+    let (repo, base) = base_repo(true);
+    std::os::unix::fs::symlink("src", repo.path().join("docs")).unwrap();
+    repo.commit("docs link");
+    assert_eq!(violations(&repo.check(&base)), vec![]);
+}

@@ -35,6 +35,12 @@ impl Side {
     pub(crate) fn is_text_file(&self) -> bool {
         self.mode == "100644" || self.mode == "100755"
     }
+
+    /// A symbolic link (`120000`) or submodule (`160000`): an entry that stands for a whole
+    /// directory of content the tree does not hold at this path.
+    pub(crate) fn is_link_or_submodule(&self) -> bool {
+        self.mode == "120000" || self.mode == "160000"
+    }
 }
 
 /// One path change of a commit's own change.
@@ -92,7 +98,37 @@ fn from_raw(raw: &RawChange) -> FileChange {
     }
 }
 
-/// The own change of `commit` against `parents` (none: against the empty tree).
+/// The parents a merge brings commits in from: a parent that is an ancestor of another
+/// parent brings in none (all its history is already there), so a version of a path taken
+/// from it is the merge's own doing. Without this, a merge of the base with one of its own
+/// ancestors could restore that ancestor's `freezegate.toml` (or ledger, or weaker property)
+/// without a signature, since the restored text equals one parent's. The order is kept; one
+/// parent left means an ordinary diff against it.
+pub(crate) fn bringing_parents(git: &Git, parents: &[String]) -> Result<Vec<String>, PatchError> {
+    if parents.len() < 2 {
+        return Ok(parents.to_vec());
+    }
+    let mut kept: Vec<String> = Vec::new();
+    for (i, parent) in parents.iter().enumerate() {
+        if kept.contains(parent) {
+            continue;
+        }
+        let mut contained = false;
+        for (j, other) in parents.iter().enumerate() {
+            if i != j && other != parent && git.is_ancestor(parent, other)? {
+                contained = true;
+                break;
+            }
+        }
+        if !contained {
+            kept.push(parent.clone());
+        }
+    }
+    Ok(kept)
+}
+
+/// The own change of `commit` against `parents` (none: against the empty tree), the parents
+/// being those [`bringing_parents`] keeps.
 ///
 /// One parent: git's diff with rename detection (`-M`). Several parents: a path belongs to the
 /// merge's own change when its content or mode at the merge differs from its content at *every*

@@ -212,6 +212,23 @@ impl Git {
         Ok(sha)
     }
 
+    /// Whether commit `a` is an ancestor of commit `b` (or the same commit).
+    pub(crate) fn is_ancestor(&self, a: &str, b: &str) -> Result<bool, PatchError> {
+        let args = ["merge-base", "--is-ancestor", a, b];
+        let out = self
+            .command(&[], &args)
+            .output()
+            .map_err(|source| PatchError::GitSpawn {
+                dir: self.dir.clone(),
+                source,
+            })?;
+        match out.status.code() {
+            Some(0) => Ok(true),
+            Some(1) => Ok(false),
+            _ => Self::stdout_if_ok(&args, out).map(|_| false),
+        }
+    }
+
     /// The object id of the empty tree in this repository's hash function.
     pub(crate) fn empty_tree(&self) -> Result<String, PatchError> {
         let args = ["hash-object", "-t", "tree", "/dev/null"];

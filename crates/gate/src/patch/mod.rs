@@ -62,7 +62,7 @@ pub use report::{
 };
 pub use rules::{FileKind, Matcher, NumberPattern, RULES, Rule, Weaker};
 
-use diff::{FileChange, all_lines, line_changes, own_change};
+use diff::{FileChange, all_lines, bringing_parents, line_changes, own_change};
 use git::Git;
 use policy::{PathRules, Protection, read_at};
 use rules::{PropertyFile, RuleSet};
@@ -178,7 +178,7 @@ pub fn check_patch(
         } else {
             String::new()
         };
-        let own = own_change(&git, sha, parents, &tree)?;
+        let own = own_change(&git, sha, &bringing_parents(&git, parents)?, &tree)?;
 
         let mut protected_paths = BTreeSet::new();
         let mut property_names = BTreeSet::new();
@@ -259,19 +259,28 @@ pub fn files_at(
 }
 
 /// The protected paths a change touches, each with why.
+///
+/// A path counts once, however many parents' versions of it a merge replaces. A symbolic
+/// link or submodule counts as the directory it stands for ([`PathRules::link_protection`]).
 fn protections(paths: &PathRules, change: &FileChange) -> Vec<(String, Protection)> {
     let mut found: Vec<(String, Protection)> = Vec::new();
-    for old in &change.old {
-        if let Some(p) = paths.protection(&old.path, true) {
-            found.push((old.path.clone(), p));
+    let existed = matches!(change.kind, ChangeKind::Modified | ChangeKind::TypeChanged);
+    let sides = change
+        .old
+        .iter()
+        .map(|side| (side, true))
+        .chain(change.new.iter().map(|side| (side, existed)));
+    for (side, existed) in sides {
+        if found.iter().any(|(path, _)| *path == side.path) {
+            continue;
         }
-    }
-    if let Some(new) = &change.new {
-        let existed = matches!(change.kind, ChangeKind::Modified | ChangeKind::TypeChanged);
-        if let Some(p) = paths.protection(&new.path, existed)
-            && !found.iter().any(|(path, _)| *path == new.path)
-        {
-            found.push((new.path.clone(), p));
+        let protection = paths.protection(&side.path, existed).or_else(|| {
+            side.is_link_or_submodule()
+                .then(|| paths.link_protection(&side.path))
+                .flatten()
+        });
+        if let Some(p) = protection {
+            found.push((side.path.clone(), p));
         }
     }
     found

@@ -122,6 +122,8 @@ pub(crate) enum Protection {
 pub(crate) struct PathRules {
     always: Vec<String>,
     always_set: GlobSet,
+    /// Where each `always` glob can match below a directory ([`literal_prefix`]).
+    always_prefixes: Vec<Option<(String, bool)>>,
     fixtures: GlobSet,
     property: GlobSet,
     /// `min_cases` at the base revision.
@@ -133,8 +135,27 @@ pub(crate) struct PathRules {
 /// A glob over repository-relative paths: `*` stays within a directory, `**` crosses them; a
 /// leading `./` or `/` is the repository root.
 fn glob(text: &str) -> Result<Glob, globset::Error> {
-    let rooted = text.trim_start_matches("./").trim_start_matches('/');
-    GlobBuilder::new(rooted).literal_separator(true).build()
+    GlobBuilder::new(rooted(text))
+        .literal_separator(true)
+        .build()
+}
+
+fn rooted(text: &str) -> &str {
+    text.trim_start_matches("./").trim_start_matches('/')
+}
+
+/// Where a glob can match below a directory: `None` for one that matches top-level entries
+/// only (`freezegate.toml`, `*.toml`); else the components of its directory part before the
+/// first wildcard, joined (`src/oracle` for `src/oracle/*.rs`, empty for `**/x`), and whether
+/// the glob holds a `**`.
+fn literal_prefix(text: &str) -> Option<(String, bool)> {
+    let rooted = rooted(text);
+    let (dir, _) = rooted.rsplit_once('/')?;
+    let literal: Vec<&str> = dir
+        .split('/')
+        .take_while(|c| !c.contains(['*', '?', '[', '{', '\\']))
+        .collect();
+    Some((literal.join("/"), rooted.contains("**")))
 }
 
 impl PathRules {
@@ -163,6 +184,7 @@ impl PathRules {
         };
         Ok(PathRules {
             always_set: build(&always, "protected")?,
+            always_prefixes: always.iter().map(|g| literal_prefix(g)).collect(),
             always,
             fixtures: build(&[EXISTING_FIXTURES.to_string()], "protected")?,
             property: build(&policy.property_paths, "property_paths")?,
@@ -181,6 +203,25 @@ impl PathRules {
             return Some(Protection::Existing(EXISTING_FIXTURES.to_string()));
         }
         None
+    }
+
+    /// Why changing a symbolic link or submodule at `path` needs a signature: such an entry
+    /// stands for a whole directory, so it is protected when a protected glob could match a
+    /// path inside it — `.cargo` as a link to a folder holding `config.toml` changes
+    /// `.cargo/config.toml` as surely as writing that file does. So: when the glob's literal
+    /// prefix lies at or under `path`, when `path` lies under the prefix of a glob with `**`,
+    /// or when the glob starts with a wildcard.
+    pub(crate) fn link_protection(&self, path: &str) -> Option<Protection> {
+        let inside = |prefix: &str| prefix == path || prefix.starts_with(&format!("{path}/"));
+        let under = |prefix: &str| path.starts_with(&format!("{prefix}/"));
+        self.always_prefixes
+            .iter()
+            .position(|p| {
+                p.as_ref().is_some_and(|(prefix, deep)| {
+                    prefix.is_empty() || inside(prefix) || (*deep && under(prefix))
+                })
+            })
+            .map(|i| Protection::Always(self.always[i].clone()))
     }
 
     /// Whether `path` holds property code (matches `property_paths`).
@@ -226,6 +267,36 @@ mod tests {
         ] {
             assert_eq!(r.protection(path, true), None, "{path}");
         }
+    }
+
+    #[test]
+    fn a_link_protects_what_a_glob_could_match_inside_it() {
+        let r = rules(&["src/oracle/*.rs", "deploy/**/*.yml"]);
+        for path in [
+            ".cargo",
+            ".github",
+            ".github/workflows",
+            "xtask",
+            "freeze",
+            ".ci",
+            "src",
+            "src/oracle",
+            "deploy/prod",
+        ] {
+            assert!(r.link_protection(path).is_some(), "{path}");
+        }
+        for path in [
+            "docs",
+            "src/lib",
+            "src/oracle/x",
+            "xtask2",
+            "github",
+            "tests/data",
+        ] {
+            assert_eq!(r.link_protection(path), None, "{path}");
+        }
+        let anywhere = rules(&["**/secrets.txt"]);
+        assert!(anywhere.link_protection("docs").is_some());
     }
 
     #[test]
