@@ -246,18 +246,18 @@ impl TailBuffer {
     }
 }
 
-/// The text of a last stdout line `failure: <text>` (SPEC §4), trimmed; lines end at `\n`,
-/// a final `\n` and a `\r` before it are ignored.
+/// The text of a last stdout line `failure: <text>` (SPEC §4), trimmed; lines end at `\n`.
+/// Trailing blank lines (a stray `print()` after the signature) and trailing blanks are not
+/// lines of output; a signature of blanks is no signature, as in worker mode.
 pub(crate) fn failure_signature(stdout: &[u8]) -> Option<String> {
-    let trimmed = stdout.strip_suffix(b"\n").unwrap_or(stdout);
+    let trimmed = stdout.trim_ascii_end();
     let last = match trimmed.iter().rposition(|&b| b == b'\n') {
         Some(i) => &trimmed[i + 1..],
         None => trimmed,
     };
-    let last = last.strip_suffix(b"\r").unwrap_or(last);
     let text = last.strip_prefix(b"failure:")?;
-    let text = String::from_utf8_lossy(text);
-    Some(text.trim().to_owned())
+    let text = String::from_utf8_lossy(text).trim().to_owned();
+    (!text.is_empty()).then_some(text)
 }
 
 #[cfg(test)]
@@ -273,6 +273,11 @@ mod tests {
         );
         assert_eq!(failure_signature(b"failure: a\r\n").as_deref(), Some("a"));
         assert_eq!(failure_signature(b"failure: a\nmore\n"), None);
+        assert_eq!(
+            failure_signature(b"failure: a \n\n  \r\n").as_deref(),
+            Some("a")
+        );
+        assert_eq!(failure_signature(b"failure:   \n"), None);
         assert_eq!(failure_signature(b""), None);
         assert_eq!(failure_signature(b"failures: a"), None);
     }

@@ -254,9 +254,11 @@ impl Oracle for WorkerOracle {
 /// The label of one answer line, and whether the worker may keep serving.
 fn parse_answer(line: &[u8], duration: Duration) -> (RunOutcome, bool) {
     let text = String::from_utf8_lossy(line);
-    let text = text.strip_suffix('\r').unwrap_or(&text);
+    // Trailing blanks (a `\r`, a space after `pass`) are not part of the answer, and a
+    // signature of blanks is no signature, as in process mode.
+    let text = text.trim_end();
     let (word, rest) = match text.split_once(' ') {
-        Some((word, rest)) => (word, Some(rest.trim())),
+        Some((word, rest)) => (word, Some(rest.trim()).filter(|r| !r.is_empty())),
         None => (text, None),
     };
     match (word, rest) {
@@ -490,6 +492,10 @@ mod tests {
         assert_eq!((o.label, o.signature, ok), (Label::AssertFail, None, true));
         let (o, _) = parse_answer(b"fail off by one\r", d);
         assert_eq!(o.signature.as_deref(), Some("off by one"));
+        let (o, ok) = parse_answer(b"pass  \r", d);
+        assert_eq!((o.label, ok), (Label::AssertPass, true));
+        let (o, ok) = parse_answer(b"fail   ", d);
+        assert_eq!((o.label, o.signature, ok), (Label::AssertFail, None, true));
         let (o, ok) = parse_answer(b"error no such user", d);
         assert_eq!(o.label, Label::HarnessError);
         assert_eq!((o.message.as_deref(), ok), (Some("no such user"), true));
