@@ -149,6 +149,7 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
     let report = check(text, &checks)
         .with_context(|| format!("{LEDGER_PATH} is not JSON"))
         .map_err(Failure::usage)?;
+    let report = if strict { report.strict() } else { report };
     match format {
         Format::Json => write_stdout(&report.to_json(strict))?,
         Format::Text => {

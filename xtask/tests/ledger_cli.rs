@@ -268,6 +268,17 @@ fn expired_rows_warn_unless_strict() -> TestResult {
     );
     let out = xtask(dir.path(), &["ledger", "check", "--strict", "--now", NOW])?;
     assert_eq!(out.status.code(), Some(1));
+    // Under --strict the expired row is an error, and the summary counts it as one.
+    assert!(
+        stdout(&out).contains(&format!("error: freeze/ledger.json: {at}: row 0 (fixture ")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("invalid: 1 errors, 0 warnings"),
+        "{}",
+        stdout(&out)
+    );
     Ok(())
 }
 

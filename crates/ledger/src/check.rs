@@ -239,6 +239,17 @@ impl Report {
         ]))
     }
 
+    /// The report as `ledger check --strict` judges it: expired rows are errors, not warnings,
+    /// so that the problems, the counts and the verdict agree.
+    pub fn strict(mut self) -> Report {
+        for problem in &mut self.problems {
+            if problem.rule == Rule::Expired {
+                problem.severity = Severity::Error;
+            }
+        }
+        self
+    }
+
     /// Whether the ledger fails: any error, or with `strict` also an expired row.
     pub fn fails(&self, strict: bool) -> bool {
         self.problems
@@ -851,7 +862,18 @@ fn check_fixture(raw: &RawRow, file: FixtureFile, digest: Digest, sink: &mut Sin
     sink.error(Rule::Fixture, raw, "fixture_digest", message);
 }
 
-/// Sorts problems by row (envelope first), keeping each row's own order.
+/// Sorts problems by row (envelope first), then each row's by field in the order of
+/// [`ROW_FIELDS`] (problems of the whole row first, `replays[i]` with `replays`, unknown fields last), keeping the order
+/// they were found in otherwise.
 pub(crate) fn sort_problems(problems: &mut [Problem]) {
-    problems.sort_by_key(|p| p.row.map_or(0, |r| r + 1));
+    problems.sort_by_key(|p| {
+        let field = match p.field.as_deref() {
+            None => 0,
+            Some(name) => ROW_FIELDS
+                .iter()
+                .position(|f| Some(*f) == name.split('[').next())
+                .map_or(ROW_FIELDS.len() + 1, |i| i + 1),
+        };
+        (p.row.map_or(0, |r| r + 1), field)
+    });
 }
