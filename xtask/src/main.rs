@@ -114,9 +114,11 @@ fn main() -> ExitCode {
             args.oracle_dir = root.clone();
             false
         }
-        Command::Canon(_) | Command::Demo(_) | Command::Property { .. } | Command::Shrink(_) => {
+        Command::Shrink(args) => {
+            args.oracle_dir = root.clone();
             false
         }
+        Command::Canon(_) | Command::Demo(_) | Command::Property { .. } => false,
     };
     if in_root
         && root != start

@@ -7,6 +7,16 @@
 //! worker runner of `freezegate-replay`. Only an `assert_fail` with the original failure
 //! signature (when the original run had one) counts as "still fails": a candidate labelled
 //! `assert_pass`, `timeout` or `harness_error`, or failing with another signature, does not.
+//!
+//! A worker-mode result is confirmed once by a fresh process (the same command, process
+//! mode, the same signature rule) before it is printed: a worker that answers a line late is
+//! out of step, and its answers can make a passing value look failing. The confirmation is an
+//! oracle call like any other: it counts in `oracle_calls` and is kept inside `--max-calls`.
+//! A shrink that accepted no step needs none (its result is the input, judged by a fresh
+//! worker's first answer, which cannot be out of step). When the fresh process does not fail
+//! the same way the command prints no value and exits 2. It does not re-shrink in process
+//! mode: that would silently cost one process start per candidate, the very cost `--worker`
+//! was asked to avoid, for an oracle that has just shown it cannot be trusted.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -29,13 +39,14 @@ const DEFAULT_SEED: u64 = 20260917;
 /// Arguments of `xtask shrink`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The oracle: a shell command run with `sh -c` in the current directory.
+    /// The oracle: a shell command run with `sh -c` in the repository root.
     #[arg(long, value_name = "CMD")]
     oracle: String,
     /// The failing input (JSON); standard input when absent or `-`.
     #[arg(long, value_name = "FILE")]
     input: Option<PathBuf>,
-    /// The most oracle calls, the initial check included.
+    /// The most oracle calls, the initial check (and with --worker the confirmation of the
+    /// result by a fresh process) included.
     #[arg(long, value_name = "N", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_calls: u64,
@@ -65,6 +76,9 @@ pub struct Args {
     /// shrink_path).
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// Where the oracle runs: the repository root (set by `main`, not a flag).
+    #[arg(skip)]
+    pub oracle_dir: PathBuf,
 }
 
 /// Runs `xtask shrink`.
@@ -86,16 +100,19 @@ pub fn run(args: Args) -> Outcome {
         Canonicalization::V1
     };
     let input = read_input(&args)?;
-    let dir = std::env::current_dir()
-        .context("cannot read the current directory")
-        .map_err(Failure::usage)?;
+    let dir = &args.oracle_dir;
     let ctx = RunContext::new(seed)
         .with_property(property_id)
         .with_timeout(Duration::from_millis(args.timeout_ms));
-    let oracle: Box<dyn Oracle> = if args.worker {
-        Box::new(WorkerOracle::new(args.oracle.as_str(), &dir).map_err(Failure::usage)?)
+    let process = ProcessOracle::new(args.oracle.as_str(), dir).map_err(Failure::usage)?;
+    let worker = if args.worker {
+        Some(WorkerOracle::new(args.oracle.as_str(), dir).map_err(Failure::usage)?)
     } else {
-        Box::new(ProcessOracle::new(args.oracle.as_str(), &dir).map_err(Failure::usage)?)
+        None
+    };
+    let oracle: &dyn Oracle = match &worker {
+        Some(worker) => worker,
+        None => &process,
     };
 
     let bytes = value_bytes(&input, form)
@@ -135,13 +152,16 @@ pub fn run(args: Args) -> Outcome {
         Err(_) => false,
     };
     let options = Options {
-        max_calls: args.max_calls - 1,
+        // The initial check, and in worker mode one call kept for the confirmation.
+        max_calls: args
+            .max_calls
+            .saturating_sub(if args.worker { 2 } else { 1 }),
         canonicalization: form,
     };
     let shrunk = shrink(&input, still_fails, &options)
         .context("cannot shrink the input")
         .map_err(Failure::usage)?;
-    drop(oracle);
+    drop(worker);
 
     let minimal = value_bytes(&shrunk.value, form)
         .context("the result has no canonical form")
@@ -149,7 +169,27 @@ pub fn run(args: Args) -> Outcome {
             code: USAGE,
             error: e,
         })?;
-    let calls = shrunk.oracle_calls + 1;
+    let mut calls = shrunk.oracle_calls + 1;
+    if args.worker && !shrunk.path.is_empty() {
+        calls += 1;
+        let fresh = process.run(&minimal, &ctx);
+        if !fresh.fails_like(signature.as_deref()) {
+            eprintln!("oracle_calls={calls}");
+            let how = match &fresh.signature {
+                Some(sig) if fresh.label == Label::AssertFail => {
+                    format!("{} with the signature {sig:?}", fresh.label)
+                }
+                _ => fresh.label.to_string(),
+            };
+            return Err(Failure {
+                code: INFRA,
+                error: anyhow!(
+                    "the worker's answers and a fresh process disagree: the worker's minimal value gives {how} in a fresh process (a worker out of step, a flaky oracle, or a command that does not also run in process mode), so it is not printed"
+                ),
+            });
+        }
+        eprintln!("confirmed in a fresh process");
+    }
     let document = match args.format {
         Format::Text => {
             let mut text = minimal.clone();

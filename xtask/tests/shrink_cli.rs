@@ -22,8 +22,10 @@ if printf '%s' "$input" | grep -Eq -- '-[1-9]'; then echo "failure: negative"; e
 exit 0
 "#;
 
-/// The same property as a worker: one candidate per line, one answer per line.
-const WORKER: &str = r#"[ "$FREEZEGATE_WORKER" = 1 ] || exit 125
+/// The same property as a worker: one candidate per line, one answer per line. Without
+/// `FREEZEGATE_WORKER=1` the same command is the process oracle (SPEC §4), which is how the
+/// result of a worker-mode shrink is confirmed.
+const WORKER: &str = r#"[ "$FREEZEGATE_WORKER" = 1 ] || exec sh oracle.sh
 while IFS= read -r line; do
   if printf '%s' "$line" | grep -Eq "$BIG"; then echo "fail big"
   elif printf '%s' "$line" | grep -Eq -- '-[1-9]'; then echo "fail negative"
@@ -39,12 +41,36 @@ if [ $((count % 2)) -eq 0 ] && printf '%s' "$input" | grep -Eq "$BIG"; then exit
 exit 0
 "#;
 
+/// A Python oracle in both modes that fails (signature `three`) when the input is a list
+/// holding 3. As a worker it answers its first candidate twice, the second time late: only
+/// once the next candidate has arrived, and long before that candidate's own answer. The
+/// extra line is read as the next candidate's answer, so the worker is out of step whatever
+/// the timing.
+const LATE_WORKER: &str = r#"import json, os, sys, time
+
+def fails(v):
+    return isinstance(v, list) and 3 in v
+
+if os.environ.get("FREEZEGATE_WORKER") == "1":
+    for n, line in enumerate(sys.stdin):
+        if n == 1:
+            print("fail three", flush=True)
+            time.sleep(5)
+        print("fail three" if fails(json.loads(line)) else "pass", flush=True)
+    sys.exit(0)
+if fails(json.load(sys.stdin)):
+    print("failure: three")
+    sys.exit(1)
+sys.exit(0)
+"#;
+
 fn setup() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let big = format!("BIG='{BIG}'\n");
     std::fs::write(dir.path().join("oracle.sh"), big.clone() + ORACLE).unwrap();
     std::fs::write(dir.path().join("worker.sh"), big.clone() + WORKER).unwrap();
     std::fs::write(dir.path().join("flaky.sh"), big + FLAKY).unwrap();
+    std::fs::write(dir.path().join("late_worker.py"), LATE_WORKER).unwrap();
     dir
 }
 
@@ -131,7 +157,44 @@ fn worker_oracle_gives_the_same_result_and_calls_as_the_process_oracle() {
     let by_process = xtask(dir.path(), &["--oracle", "sh oracle.sh"], small);
     assert_eq!(stdout(&by_worker), "900\n");
     assert_eq!(stdout(&by_process), stdout(&by_worker));
-    assert_eq!(calls_of(&by_process), calls_of(&by_worker));
+    // The same shrink, plus one call: the worker's result confirmed by a fresh process.
+    assert_eq!(calls_of(&by_process) + 1, calls_of(&by_worker));
+    assert!(
+        stderr(&by_worker).contains("confirmed in a fresh process"),
+        "{}",
+        stderr(&by_worker)
+    );
+    assert!(!stderr(&by_process).contains("confirmed in a fresh process"));
+}
+
+#[test]
+fn a_worker_out_of_step_never_yields_a_value_that_passes() {
+    let dir = setup();
+    // The late extra "fail three" is read as the answer to `[]`, which passes: the worker
+    // accepts it. A fresh process on `[]` passes, so `[]` is not printed.
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "python3 late_worker.py", "--worker"],
+        "[1,2,3,4,5]",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(stdout(&out), "");
+    assert!(
+        err.contains("the worker's answers and a fresh process disagree")
+            && err.contains("assert_pass"),
+        "{err}"
+    );
+    // The first check, `[]` (answered by the late line), and the fresh process on `[]`.
+    assert_eq!(calls_of(&out), 3, "{err}");
+    // In process mode the same command shrinks to [3].
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "python3 late_worker.py"],
+        "[1,2,3,4,5]",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "[3]\n");
 }
 
 #[test]
@@ -211,6 +274,18 @@ fn a_spent_budget_still_prints_the_best_value_and_says_so() {
                 .len()
     );
     assert!(stdout(&out).contains("4005") || stdout(&out).contains("901234"));
+    // In worker mode the budget keeps one call for the confirmation by a fresh process.
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "sh worker.sh", "--worker", "--max-calls", "7"],
+        input,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("budget_exhausted=true"), "{err}");
+    assert!(err.contains("confirmed in a fresh process"), "{err}");
+    assert_eq!(calls_of(&out), 7);
+    assert_eq!(stdout(&out), "4005\n");
 }
 
 #[test]
@@ -272,4 +347,17 @@ fn json_format_is_one_document_with_the_value_the_calls_and_the_path() {
     let path = path_from_value(doc.get("shrink_path").unwrap()).unwrap();
     let replayed = apply_path(&parse_str(input).unwrap(), &path).unwrap();
     assert_eq!(to_canonical_bytes(&replayed).unwrap(), b"900");
+}
+
+/// SPEC §4: the oracle runs in the repository root (here: the folder of `freezegate.toml`)
+/// when `shrink` is started in a subdirectory.
+#[test]
+fn the_oracle_runs_in_the_repository_root() {
+    let dir = setup();
+    std::fs::write(dir.path().join("freezegate.toml"), "").unwrap();
+    let sub = dir.path().join("deep/er");
+    std::fs::create_dir_all(&sub).unwrap();
+    let out = xtask(&sub, &["--oracle", "sh oracle.sh"], "[5, 1000, 7]");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "900\n");
 }

@@ -6,6 +6,7 @@ use freezegate_canon::{
     Canonicalization, Digest, Float, Int, Value, escape_pointer_token, value_bytes,
 };
 
+use crate::nfc::{is_nfc, is_nfc_char};
 use crate::num::Num;
 use crate::order::{member_order, smaller};
 use crate::path::{Params, Step};
@@ -14,7 +15,9 @@ use crate::path::{Params, Step};
 /// joint moves of the integer pass.
 const PAIR_WINDOW: usize = 4;
 
-/// How many descendants of a container (nearest first) the replacement pass tries.
+/// How many descendants of a container (nearest first) the replacement pass tries in an
+/// ordinary round. A round that accepts nothing then tries them all, so the cap never leaves
+/// the result short of 1-minimal (SPEC §5).
 const MAX_DESCENDANTS: usize = 64;
 
 /// Arrays up to this length try keeping a single element right after deleting everything
@@ -131,17 +134,28 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
     }
 
     /// Runs whole rounds of the six passes until a round accepts nothing or the budget runs out.
+    ///
+    /// An ordinary round tries at most [`MAX_DESCENDANTS`] descendants per container. When it
+    /// accepts nothing, the replacement pass runs once more without the cap (the first ones
+    /// are answered from the memo) before the value is declared a fixpoint: a descendant past
+    /// the cap that still fails starts another round.
     pub(crate) fn run(&mut self) {
         loop {
             let before = self.path.len();
             self.delete_in(Vec::new());
-            self.replace_in(Vec::new());
+            self.replace_in(Vec::new(), Some(MAX_DESCENDANTS));
             self.strings();
             self.integers();
             self.floats();
             self.merge_in(Vec::new());
-            if self.exhausted || self.path.len() == before {
+            if self.exhausted {
                 return;
+            }
+            if self.path.len() == before {
+                self.replace_in(Vec::new(), None);
+                if self.exhausted || self.path.len() == before {
+                    return;
+                }
             }
         }
     }
@@ -173,6 +187,16 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
             return None;
         }
         let candidate = step.apply_to(&self.current, self.path.len()).ok()?;
+        // The current value's strings are in NFC (`shrink` normalises the input). A string
+        // step whose result NFC would rewrite (a compatibility ideograph, a mark that now
+        // composes with its base) is never asked: the oracle would see another string than
+        // the step records, and the order and the path's character indices would no longer
+        // mean what the oracle sees. Only string steps change strings.
+        if matches!(step.params, Params::Chars { .. } | Params::Char { .. })
+            && !matches!(candidate.pointer(&step.pointer), Some(Value::String(s)) if is_nfc(s))
+        {
+            return None;
+        }
         let bytes = value_bytes(&candidate, self.form).ok()?;
         let smaller = smaller(
             &candidate,
@@ -349,22 +373,27 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
         }
     }
 
-    // (2) Replacement of a container by a descendant, breadth first.
-    fn replace_in(&mut self, at: Vec<Seg>) {
+    // (2) Replacement of a container by a descendant, breadth first: at most `cap`
+    // descendants per container, all of them with `None`.
+    fn replace_in(&mut self, at: Vec<Seg>, cap: Option<usize>) {
         let Some(node) = self.node(&at) else {
             return;
         };
         if !matches!(node, Value::Array(_) | Value::Object(_)) {
             return;
         }
+        let limit = cap.unwrap_or(usize::MAX);
         let mut descendants = Vec::new();
         let mut frontier: Vec<Vec<Seg>> = children(node, self.form)
             .into_iter()
             .map(|s| vec![s])
             .collect();
-        while !frontier.is_empty() {
+        'levels: while !frontier.is_empty() {
             let mut next = Vec::new();
             for rel in frontier {
+                if descendants.len() >= limit {
+                    break 'levels;
+                }
                 if let Some(d) = node_at(node, &rel) {
                     for seg in children(d, self.form) {
                         let mut deeper = rel.clone();
@@ -377,7 +406,7 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
             frontier = next;
         }
         let pointer = pointer_of(&at);
-        for rel in descendants.into_iter().take(MAX_DESCENDANTS) {
+        for rel in descendants {
             if self.exhausted {
                 return;
             }
@@ -389,7 +418,7 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
             };
             if self.attempt(step) {
                 // The node is now that descendant: start again on it.
-                return self.replace_in(at);
+                return self.replace_in(at, cap);
             }
         }
         let kids = self
@@ -397,9 +426,12 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
             .map(|n| children(n, self.form))
             .unwrap_or_default();
         for seg in kids {
+            if self.exhausted {
+                return;
+            }
             let mut child = at.clone();
             child.push(seg);
-            self.replace_in(child);
+            self.replace_in(child, cap);
         }
     }
 
@@ -441,6 +473,12 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
     /// `'a'` (the first of them that still fails), then bisection of the code points between
     /// `'0'` and the current one (surrogates skipped), as integers are bisected toward zero.
     /// Every accepted step is smaller: fewer canonical bytes, or as many and a lower code point.
+    ///
+    /// Only characters whose substitution leaves the string in NFC are tried (see
+    /// [`Engine::ask_with`]): when the midpoint is not one (a compatibility ideograph, a
+    /// Hebrew presentation form, a mark that would compose), the bisection takes the highest
+    /// one between the passing bound and the midpoint, and, if there is none, moves the
+    /// passing bound to the midpoint without a call.
     fn simplify_char(&mut self, at: &[Seg], pointer: &str, index: usize) {
         let char_at = |engine: &Self| match engine.node(at) {
             Some(Value::String(s)) => s.chars().nth(index),
@@ -461,19 +499,43 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
         }
         let (mut low, mut high) = ('0' as u32, char_at(self).map_or(0, u32::from));
         while high > low + 1 && !self.exhausted {
-            let mut mid = low + (high - low) / 2;
-            if (0xD800..=0xDFFF).contains(&mid) {
-                mid = 0xD7FF;
-            }
-            let Some(to) = char::from_u32(mid).filter(|_| mid > low) else {
-                break;
+            let mid = low + (high - low) / 2;
+            let Some(to) = self.nfc_char_in(at, index, low, mid) else {
+                low = mid;
+                continue;
             };
             if self.attempt(step(to)) {
-                high = mid;
+                high = u32::from(to);
             } else {
                 low = mid;
             }
         }
+    }
+
+    /// The highest character in `(low, high]`, surrogates skipped, that can replace character
+    /// `index` of the string at `at` with the string still in NFC; asks no oracle.
+    fn nfc_char_in(&self, at: &[Seg], index: usize, low: u32, high: u32) -> Option<char> {
+        let Some(Value::String(s)) = self.node(at) else {
+            return None;
+        };
+        let (start, old) = s.char_indices().nth(index)?;
+        let mut code_point = high;
+        while code_point > low {
+            if (0xD800..=0xDFFF).contains(&code_point) {
+                code_point = 0xD7FF;
+                continue;
+            }
+            if let Some(c) = char::from_u32(code_point).filter(|&c| is_nfc_char(c)) {
+                let mut substituted = s.clone();
+                substituted
+                    .replace_range(start..start + old.len_utf8(), c.encode_utf8(&mut [0; 4]));
+                if is_nfc(&substituted) {
+                    return Some(c);
+                }
+            }
+            code_point -= 1;
+        }
+        None
     }
 
     fn int_at(&self, at: &[Seg]) -> Option<Num> {

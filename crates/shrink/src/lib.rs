@@ -14,6 +14,11 @@
 //! value, positive before negative; strings shortlex; arrays and objects by size then element
 //! by element). So shrinking terminates and the result is never larger than the input.
 //!
+//! The order is judged on what the oracle sees. The shrinker holds its values in canonical
+//! form (strings and keys in NFC, see [`shrink`]) and never asks about a string step whose
+//! result NFC would rewrite, so the value compared, the value recorded in the path and the
+//! canonical bytes the oracle gets are one and the same.
+//!
 //! # The passes
 //!
 //! One round runs six passes in this fixed order; rounds repeat until one accepts nothing:
@@ -23,10 +28,11 @@
 //!    single element of any position, and an array of indices into itself may have its later
 //!    indices lowered with the gap (`reindex`);
 //! 2. **replace** a container by one of its descendants, of any kind, nearest first (at most
-//!    64 per container);
+//!    64 per container in an ordinary round; all of them before a fixpoint is declared);
 //! 3. **string**: remove characters in chunks, then one at a time (whole Unicode scalar
 //!    values, never a split UTF-8 sequence); then move each remaining character toward `'0'`
-//!    (`'0'`, `'A'` or `'a'`, then bisection of its code point);
+//!    (`'0'`, `'A'` or `'a'`, then bisection of its code point, over the characters that
+//!    leave the string in NFC);
 //! 4. **integer**: toward zero, `0` first, then the positive twin of a negative, fewer digits,
 //!    bisection, one step (a negative left over tries the digits 1 to 9); then pairs of nearby non-zero integers together, keeping their
 //!    difference or their sum, for values that cannot fall alone (the *difference* problems);
@@ -35,7 +41,8 @@
 //!
 //! Within a pass the first candidate that still fails is taken (the earlier pass's result
 //! wins). A candidate whose canonical digest was already asked is answered from memory, so the
-//! oracle never sees the same canonical candidate twice, and never sees the input again.
+//! oracle never sees the same canonical candidate twice, and never sees the input again. The
+//! result is 1-minimal for these steps unless the budget ran out: no single step fails.
 //!
 //! The design, the escape from the difference problems' local minimum and the measured
 //! quality against Hypothesis and proptest are in the repository's `docs/shrinking.md` and
@@ -70,6 +77,7 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
 mod engine;
+mod nfc;
 mod num;
 mod order;
 mod path;
@@ -104,7 +112,8 @@ impl Default for Options {
 pub struct Shrunk {
     /// The smallest failing value found.
     pub value: Value,
-    /// Every accepted step, in order: [`apply_path`] on the input gives [`Shrunk::value`].
+    /// Every accepted step, in order: [`apply_path`] on the input (in NFC, see [`shrink`])
+    /// gives [`Shrunk::value`].
     pub path: Vec<Step>,
     /// How many times the closure was called (the input itself is never asked).
     pub oracle_calls: u64,
@@ -126,13 +135,26 @@ pub enum ShrinkError {
 /// `still_fails` returns `true` when a candidate shows the same failure. The input is taken to
 /// fail and is never passed to it. Deterministic: the same input and a deterministic closure
 /// give the same result, path and call count.
+///
+/// Shrinking works on what an oracle sees, the canonical form: an input whose strings or keys
+/// are not in NFC is first normalised (members keep their order), and the path applies to
+/// that form, which is the origin a fixture store keeps (`parse` of the input's canonical
+/// bytes). For an input already in NFC it is the input itself. Every value on the path has
+/// its strings in NFC, so [`apply_path`] gives [`Shrunk::value`] exactly.
 pub fn shrink<F>(value: &Value, still_fails: F, options: &Options) -> Result<Shrunk, ShrinkError>
 where
     F: FnMut(&Value) -> bool,
 {
     let bytes = value_bytes(value, options.canonicalization).map_err(ShrinkError::Canonical)?;
+    // The oracle sees strings in NFC: shrink that form, so that "smaller", character indices
+    // and the path all mean what it sees. An input already in NFC is taken as it is.
+    let start = if nfc::value_is_nfc(value) {
+        value.clone()
+    } else {
+        nfc::normalise(value)
+    };
     let mut engine = engine::Engine::new(
-        value.clone(),
+        start,
         bytes,
         still_fails,
         options.canonicalization,

@@ -12,9 +12,13 @@
 //! 7. objects: fewer members first, then member by member in canonical member order (keys
 //!    sorted for v1, input order for the ordered variant), key shortlex then value.
 //!
-//! Two values that the structural comparison cannot tell apart but whose bytes differ (strings
-//! that are not in NFC) are ordered by their canonical bytes, so the order is total on
-//! canonical forms and every chain of strictly smaller values is finite: shrinking terminates.
+//! Two values that the structural comparison cannot tell apart but whose bytes differ are
+//! ordered by their canonical bytes, so the order is total on canonical forms and every chain
+//! of strictly smaller values is finite: shrinking terminates.
+//!
+//! The structural comparison reads the in-memory value, and the oracle sees canonical bytes.
+//! The two agree because the engine only holds values whose strings are in NFC: `shrink`
+//! normalises its input, and a string step whose result is not in NFC is never asked.
 
 use std::cmp::Ordering;
 

@@ -151,3 +151,107 @@ fn characters_move_toward_zero_keeping_what_the_failure_needs() {
         assert_eq!(apply_path(&input, &shrunk.path).unwrap(), shrunk.value);
     }
 }
+
+/// The characters of a value's canonical form, as the oracle sees them.
+fn seen(v: &Value) -> Value {
+    freezegate_canon::parse(&to_canonical_bytes(v).unwrap()).unwrap()
+}
+
+#[test]
+fn a_character_step_never_grows_what_the_oracle_sees() {
+    // Fails for a one-character string whose code point, after NFC, is at least U+7000.
+    // Bisection from U+1F400 once landed on U+FA18, a compatibility ideograph the oracle
+    // sees as U+793C, and then took U+7D24: the canonical value grew.
+    let fails = |v: &Value| {
+        matches!(seen(v), Value::String(s) if s.chars().count() == 1
+            && s.chars().next().is_some_and(|c| u32::from(c) >= 0x7000))
+    };
+    let input = Value::from("\u{1F400}");
+    let shrunk = shrink(&input, fails, &Options::default()).unwrap();
+    assert_eq!(shrunk.value, Value::from("\u{7000}"));
+    let mut last = to_canonical_bytes(&input).unwrap();
+    for k in 1..=shrunk.path.len() {
+        let step = apply_path(&input, &shrunk.path[..k]).unwrap();
+        // What the path records is what the oracle saw, and it is strictly smaller.
+        assert_eq!(step, seen(&step), "step {k} records a string NFC rewrites");
+        let bytes = to_canonical_bytes(&step).unwrap();
+        let (a, b) = (
+            String::from_utf8(bytes.clone()).unwrap(),
+            String::from_utf8(last.clone()).unwrap(),
+        );
+        assert!(
+            (a.len(), &a) < (b.len(), &b),
+            "step {k}: {a} is not smaller than {b}"
+        );
+        last = bytes;
+    }
+}
+
+#[test]
+fn a_character_step_never_records_a_character_nfc_splits() {
+    // U+FB2A (a Hebrew presentation form) is two characters after NFC: a path step must not
+    // record it as the one character `to`.
+    let fails = |v: &Value| {
+        matches!(seen(v), Value::String(s)
+            if s.chars().next().is_some_and(|c| u32::from(c) >= 0x500))
+    };
+    let input = Value::from("\u{1F624}");
+    let shrunk = shrink(&input, fails, &Options::default()).unwrap();
+    assert_eq!(shrunk.value, Value::from("\u{500}"));
+    for k in 1..=shrunk.path.len() {
+        let step = apply_path(&input, &shrunk.path[..k]).unwrap();
+        assert_eq!(step, seen(&step), "step {k} records a string NFC rewrites");
+    }
+}
+
+#[test]
+fn an_input_not_in_nfc_is_shrunk_in_its_canonical_form() {
+    // "e\u{301}zz" is "ézz" to the oracle. The path applies to the canonical origin (the one a
+    // fixture's origins/ holds) and gives the result byte for byte.
+    let input = Value::Array(vec![Value::from("e\u{301}zz"), Value::from("A\u{30a}")]);
+    let fails = |v: &Value| text(v).contains('\u{e9}');
+    let shrunk = shrink(&input, fails, &Options::default()).unwrap();
+    assert_eq!(text(&shrunk.value), "\"\u{e9}\"");
+    assert_eq!(shrunk.value, seen(&shrunk.value));
+    let origin = seen(&input);
+    assert_eq!(apply_path(&origin, &shrunk.path).unwrap(), shrunk.value);
+}
+
+#[test]
+fn a_descendant_past_the_first_sixty_four_is_still_tried_before_the_fixpoint() {
+    // `[0]*69 + [5]`: fails as `5`, or as a list of 70 whose last element is 5. No deletion,
+    // integer or merge step fails; replacing the list by its 70th element does.
+    let mut items = vec![Value::int(0); 69];
+    items.push(Value::int(5));
+    let input = Value::Array(items);
+    let fails = |v: &Value| match v {
+        Value::Int(n) => n.to_i64() == Some(5),
+        Value::Array(items) => items.len() == 70 && items[69] == Value::int(5),
+        _ => false,
+    };
+    let shrunk = shrink(&input, fails, &Options::default()).unwrap();
+    assert_eq!(text(&shrunk.value), "5");
+    assert!(!shrunk.budget_exhausted);
+    assert_eq!(apply_path(&input, &shrunk.path).unwrap(), shrunk.value);
+
+    // The same when a wide sibling comes first in breadth-first order.
+    let wide = Value::Array(vec![Value::int(0); 70]);
+    let input = Value::Object(vec![
+        ("a".to_owned(), wide),
+        (
+            "b".to_owned(),
+            Value::Object(vec![("target".to_owned(), Value::int(5))]),
+        ),
+    ]);
+    let fails = |v: &Value| match v {
+        Value::Int(n) => n.to_i64() == Some(5),
+        Value::Object(m) => {
+            m.len() == 2
+                && matches!(v.pointer("/a"), Some(Value::Array(a)) if a.len() == 70)
+                && v.pointer("/b/target") == Some(&Value::int(5))
+        }
+        _ => false,
+    };
+    let shrunk = shrink(&input, fails, &Options::default()).unwrap();
+    assert_eq!(text(&shrunk.value), "5");
+}

@@ -267,3 +267,154 @@ proptest! {
         prop_assert_eq!(bytes(&apply_path(&input, &shrunk.path).unwrap()), bytes(&shrunk.value));
     }
 }
+
+/// Characters NFC treats in every way: ASCII, combining marks, Hangul jamo that compose,
+/// compatibility ideographs and Hebrew presentation forms that NFC rewrites (some into two
+/// characters), singletons such as U+212B ANGSTROM SIGN, and astral characters.
+fn tricky_char() -> impl Strategy<Value = char> + Clone {
+    prop_oneof![
+        prop::char::range('a', 'z'),
+        Just('e'),
+        Just('\u{e9}'),
+        prop::char::range('\u{300}', '\u{36f}'),
+        prop::char::range('\u{1100}', '\u{1112}'),
+        prop::char::range('\u{1161}', '\u{1175}'),
+        prop::char::range('\u{11a8}', '\u{11c2}'),
+        prop::char::range('\u{ac00}', '\u{ac40}'),
+        prop::char::range('\u{f900}', '\u{faff}'),
+        prop::char::range('\u{fb1d}', '\u{fb4f}'),
+        prop::char::range('\u{2f800}', '\u{2fa1f}'),
+        prop::char::range('\u{1f300}', '\u{1faff}'),
+        Just('\u{212b}'),
+        Just('\u{2126}'),
+        any::<char>(),
+    ]
+}
+
+/// One string, or an array of up to three, in whatever form (NFC or not) it was drawn.
+fn strings() -> impl Strategy<Value = Value> {
+    let one = || {
+        prop::collection::vec(tricky_char(), 0..7)
+            .prop_map(|cs| Value::String(cs.into_iter().collect()))
+    };
+    prop_oneof![
+        one(),
+        prop::collection::vec(one(), 1..4).prop_map(Value::Array)
+    ]
+}
+
+/// The strings of a value.
+fn strings_of(v: &Value) -> Vec<&str> {
+    match v {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(items) => items.iter().flat_map(strings_of).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A predicate on what the oracle sees: the canonical bytes, read back (strings in NFC).
+#[derive(Debug, Clone)]
+struct Seen {
+    /// Some character is at least this code point …
+    min_code_point: u32,
+    /// … there are at least this many characters in all …
+    min_chars: usize,
+    /// … and, when set, a hash of the canonical bytes is not a multiple of 3 (a predicate
+    /// with holes, so that bisection meets passing values above failing ones).
+    holes: bool,
+}
+
+impl Seen {
+    fn fails_bytes(&self, bytes: &[u8]) -> bool {
+        let v = freezegate_canon::parse(bytes).unwrap();
+        let strings = strings_of(&v);
+        let max = strings
+            .iter()
+            .flat_map(|s| s.chars())
+            .map(u32::from)
+            .max()
+            .unwrap_or(0);
+        let count: usize = strings.iter().map(|s| s.chars().count()).sum();
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        max >= self.min_code_point && count >= self.min_chars && (!self.holes || hash % 3 != 0)
+    }
+
+    fn fails(&self, v: &Value) -> bool {
+        self.fails_bytes(&canonical(v))
+    }
+}
+
+/// The order of SPEC §5 on what the oracle sees, for strings and arrays of strings, written
+/// independently of the crate: shorter canonical bytes, then strings shortlex, arrays by
+/// length then element by element, a string before an array.
+fn seen_smaller(a: &[u8], b: &[u8]) -> bool {
+    fn tie(a: &Value, b: &Value) -> std::cmp::Ordering {
+        match (a, b) {
+            (Value::String(x), Value::String(y)) => x.len().cmp(&y.len()).then_with(|| x.cmp(y)),
+            (Value::Array(x), Value::Array(y)) => x.len().cmp(&y.len()).then_with(|| {
+                x.iter()
+                    .zip(y)
+                    .map(|(p, q)| tie(p, q))
+                    .find(|o| o.is_ne())
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            }),
+            (Value::String(_), _) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        }
+    }
+    let (va, vb) = (
+        freezegate_canon::parse(a).unwrap(),
+        freezegate_canon::parse(b).unwrap(),
+    );
+    a.len() < b.len() || (a.len() == b.len() && tie(&va, &vb).is_lt())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_step_is_smaller_as_the_oracle_sees_it_and_the_path_reapplies_to_the_canonical_origin(
+        input in strings(),
+        code_point_share in 0u32..=100,
+        chars_share in 0usize..=100,
+        holes in any::<bool>(),
+    ) {
+        let origin = freezegate_canon::parse(&canonical(&input)).unwrap();
+        let seen_strings = strings_of(&origin);
+        let max = seen_strings.iter().flat_map(|s| s.chars()).map(u32::from).max().unwrap_or(0);
+        let count: usize = seen_strings.iter().map(|s| s.chars().count()).sum();
+        let mut oracle = Seen {
+            min_code_point: max / 100 * code_point_share,
+            min_chars: count * chars_share / 100,
+            holes,
+        };
+        // The input itself must fail: when it falls in a hole, the predicate has none.
+        oracle.holes &= oracle.fails(&input);
+        prop_assert!(oracle.fails(&input));
+        let shrunk = shrink(&input, |v: &Value| oracle.fails(v), &Options::default()).unwrap();
+        prop_assert!(!shrunk.budget_exhausted);
+        let mut last = canonical(&origin);
+        for k in 0..=shrunk.path.len() {
+            let step = apply_path(&origin, &shrunk.path[..k]).unwrap();
+            let bytes = canonical(&step);
+            // Every value on the path is in NFC: what it records is what the oracle saw.
+            prop_assert_eq!(&freezegate_canon::parse(&bytes).unwrap(), &step, "step {}", k);
+            prop_assert!(oracle.fails_bytes(&bytes), "step {}", k);
+            if k > 0 {
+                prop_assert!(
+                    seen_smaller(&bytes, &last),
+                    "step {}: {} is not smaller than {}",
+                    k,
+                    String::from_utf8_lossy(&bytes),
+                    String::from_utf8_lossy(&last)
+                );
+            }
+            last = bytes;
+        }
+        // The path re-applied to the origin gives the fixture byte for byte.
+        prop_assert_eq!(&last, &canonical(&shrunk.value));
+        prop_assert_eq!(apply_path(&origin, &shrunk.path).unwrap(), shrunk.value);
+    }
+}
