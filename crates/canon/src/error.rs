@@ -181,6 +181,16 @@ pub enum ValueError {
     /// A float that is NaN or infinite.
     #[error("NaN and infinities have no canonical form")]
     NonFinite,
+    /// A NaN or infinite `f32`/`f64` in a serde value ([`crate::to_value`]), where serde_json
+    /// would have written `null`.
+    #[error("non-finite float {float} at {pointer:?} (canonical form has no NaN or infinities)")]
+    NonFiniteAt {
+        /// `NaN`, `inf` or `-inf`.
+        float: &'static str,
+        /// JSON pointer of the place in the value where the float sat (`""`: the whole
+        /// value); for a map key, the pointer of the map.
+        pointer: String,
+    },
     /// Text that is not a decimal integer.
     #[error("{0:?} is not a decimal integer")]
     InvalidInteger(String),

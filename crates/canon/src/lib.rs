@@ -68,6 +68,7 @@ mod error;
 pub mod fixture;
 mod read;
 mod serde_edge;
+mod serializer;
 mod value;
 mod write;
 

@@ -2,10 +2,11 @@
 //! `Serialize` for [`Value`] and [`Int`], so that values (and the ledger's rows, built from
 //! them) can be handed to serde serialisers such as insta's snapshot macros.
 //!
-//! The conversions go through JSON text: serde_json writes the type, canon's own parser reads
-//! it back (so integers of any size stay exact), and the other way round canon writes compact
-//! JSON that serde_json reads into the type. serde_json's `float_roundtrip` feature is on, so a
-//! float survives both directions bit for bit.
+//! [`to_value`] builds the [`Value`] with a serde serialiser of its own (no JSON text), so
+//! integers of any size stay exact and a NaN or infinite float is an error instead of
+//! serde_json's `null`. [`from_value`] goes through JSON text: canon writes compact JSON that
+//! serde_json reads into the type. serde_json's `float_roundtrip` feature is on, so a float
+//! survives both directions bit for bit.
 //!
 //! There is no `Deserialize` for [`Value`]: a serde deserialiser hands over numbers as `u64`,
 //! `i64` or `f64`, so a longer integer would arrive already rounded. Read JSON text with
@@ -71,13 +72,48 @@ impl Serialize for Int {
     }
 }
 
-/// Turns any serializable value into a [`Value`].
+/// Turns any serializable value into a [`Value`]: the value serde_json would write for it,
+/// read back by [`parse`](crate::parse), except that NaN and infinities are an error.
 ///
-/// Non-finite floats become `null` (as serde_json writes them); map keys must serialize as
-/// strings.
+/// - A NaN or infinite `f32`/`f64`, anywhere (a map key too), is
+///   [`ValueError::NonFiniteAt`], naming the float and the JSON pointer where it sat; never
+///   the `null` serde_json writes for it (SPEC §3: no silent fixes).
+/// - Integers keep every digit, `i128` and `u128` included. An `f64` is kept bit for bit
+///   (canonical bytes print it as Python's `repr`: `1e16` → `1e+16`, `-0.0` → `-0.0`).
+/// - An `f32` becomes the `f64` of its shortest decimal text, the text serde_json writes for
+///   it: `0.1f32` gives the `f64` `0.1` (canonical `0.1`), not the `f32`'s exact value
+///   `0.10000000149011612`. Reading the value back into an `f32` gives the same `f32`.
+/// - Strings are kept as written (canonical bytes apply NFC); bytes are an array of
+///   integers; unit, `None` and unit structs are `null`; enums are externally tagged
+///   (`"Unit"`, `{"Newtype": x}`, `{"Tuple": [x, y]}`, `{"Struct": {"f": x}}`).
+/// - Map keys must serialize as strings, or as integers, `bool`s, `char`s or finite floats,
+///   which become strings as serde_json writes them (`1` → `"1"`, `true` → `"true"`).
+///   Other keys are [`ValueError::Serde`] (`key must be a string`).
+/// - Two keys of one object equal after NFC are [`ValueError::DuplicateKey`], nesting deeper
+///   than [`MAX_DEPTH`](crate::MAX_DEPTH) is [`ValueError::TooDeep`]: the value always has
+///   a canonical form. An error of the type's own `Serialize` is [`ValueError::Serde`].
+///
+/// ```
+/// use freezegate_canon::{ValueError, to_canonical_bytes, to_value};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let value = to_value(&(u128::MAX, 0.1f32, 1e16, -0.0, 'x'))?;
+/// assert_eq!(
+///     to_canonical_bytes(&value)?,
+///     b"[340282366920938463463374607431768211455,0.1,1e+16,-0.0,\"x\"]"
+/// );
+///
+/// let err = to_value(&vec![vec![1.0], vec![2.0, f64::NAN]]).unwrap_err();
+/// assert_eq!(err, ValueError::NonFiniteAt { float: "NaN", pointer: "/1/1".into() });
+/// assert_eq!(
+///     err.to_string(),
+///     "non-finite float NaN at \"/1/1\" (canonical form has no NaN or infinities)"
+/// );
+/// # Ok(())
+/// # }
+/// ```
 pub fn to_value<T: Serialize + ?Sized>(input: &T) -> Result<Value, ValueError> {
-    let text = serde_json::to_vec(input).map_err(|e| ValueError::Serde(e.to_string()))?;
-    crate::read::parse(&text).map_err(|e| ValueError::Serde(e.to_string()))
+    crate::serializer::to_value(input)
 }
 
 /// Reads a [`Value`] into a deserializable type.

@@ -14,6 +14,10 @@
 //! (`FREEZEGATE_WORKER=1`), through [`Registry::serve`]. A candidate that does not deserialize
 //! into the input type exits 125 ("cannot test this input"): it is not a failure, so the
 //! shrinker never turns a failing input into one of another shape.
+//!
+//! An input holding a NaN or infinite float has no JSON form: generation fails with an error
+//! naming the float and its JSON pointer, never pinning `null` for it. `any::<f64>()` draws
+//! finite floats only; `prop::num::f64::ANY` draws NaN and infinities too.
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -102,7 +106,8 @@ pub enum RegistryError {
     /// No property has this id.
     #[error("no Rust property {0} is registered")]
     Unknown(String),
-    /// Generation failed (a strategy rejected too many inputs, or an input has no JSON form).
+    /// Generation failed (a strategy rejected too many inputs, or an input has no JSON form,
+    /// e.g. it holds a NaN or infinite float).
     #[error("generating inputs for {id} failed: {message}")]
     Generate {
         /// The property.
