@@ -81,7 +81,7 @@ pub(crate) fn push_float_repr(out: &mut Vec<u8>, x: f64) {
     push_float_repr_digits(out, x, Sci::shortest_from(x.abs(), text));
 }
 
-/// [`push_float_repr`] from the digits and exponent of [`Sci::shortest`].
+/// [`push_float_repr`] from the digits and exponent of [`Sci::shortest_from`].
 fn push_float_repr_digits(out: &mut Vec<u8>, x: f64, sci: Option<Sci>) {
     match sci {
         Some(sci) => push_repr_layout(out, x.is_sign_negative(), sci.digits(), sci.exp),
