@@ -25,8 +25,8 @@ pub struct Args {
     #[arg(long)]
     ordered: bool,
     /// Output format: `text` prints what the flags ask for; `json` prints one document with
-    /// the form, the canonical text, the digest and the fixture id.
-    #[arg(long, value_enum, default_value_t, conflicts_with_all = ["digest", "id"])]
+    /// the form, the canonical text, the digest and the fixture id (not with --digest/--id).
+    #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
 
@@ -41,6 +41,11 @@ pub fn run(args: Args) -> Outcome {
     let canonical = canonicalize(&text, form)
         .with_context(|| format!("{name} has no canonical form"))
         .map_err(Failure::usage)?;
+    if args.format == Format::Json && (args.digest || args.id) {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--format json prints the digest and the id in its document: drop --digest and --id"
+        )));
+    }
     if args.format == Format::Json {
         let text = |s: String| Value::String(s);
         let document = Value::Object(vec![

@@ -43,7 +43,8 @@ pub struct RunFlags {
     /// Parallel runs (else the file's `jobs`, else the number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// The clock reading to judge freeze rows against, RFC 3339 (for tests).
+    /// The time to act at, RFC 3339 (for tests): freeze rows are judged by it and pinned
+    /// fixtures' `pinned_at` records it [default: the clock].
     #[arg(long)]
     pub now: Option<String>,
     /// `patch_id` of fixtures pinned by this run (default: the full SHA of HEAD).

@@ -243,4 +243,12 @@ fn json_format_gives_form_text_digest_and_id_in_one_document() {
     // --digest and --id print one hex line; they do not mix with a document.
     let out = xtask(dir.path(), &["canon", "--format", "json", "--id"], b"{}");
     assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("drop --digest and --id"),
+        "{}",
+        stderr(&out)
+    );
+    let out = xtask(dir.path(), &["canon", "--format", "text", "--id"], b"{}");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "44136fa355b3678a\n");
 }

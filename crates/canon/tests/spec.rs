@@ -362,4 +362,8 @@ fn the_crate_docs_name_the_unicode_version_in_use() {
     let docs = include_str!("../src/lib.rs").replace("\n//! ", " ");
     let named = format!("Unicode {major}.{minor}.{update} in the version this workspace locks");
     assert!(docs.contains(&named), "lib.rs must say {named:?}");
+    // The README, which users of Python harnesses read, names it too.
+    let readme = include_str!("../../../README.md").replace('\n', " ");
+    let named = format!("NFC follows Unicode {major}.{minor}.{update}");
+    assert!(readme.contains(&named), "README.md must say {named:?}");
 }

@@ -227,14 +227,15 @@ pub struct Config {
 }
 
 impl Config {
-    /// Reads and validates `freezegate.toml` in `root`.
+    /// Reads and validates `freezegate.toml` in `root`. Syntax and rule errors name the file
+    /// relative to the root (`freezegate.toml: line 7, column 11: …`), as findings do.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
         let path = root.join(CONFIG_FILE);
         let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Io {
             path: path.clone(),
             source,
         })?;
-        Config::parse(&text, &path)
+        Config::parse(&text, Path::new(CONFIG_FILE))
     }
 
     /// Parses and validates configuration text; `path` names it in messages.
