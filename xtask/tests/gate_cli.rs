@@ -1269,3 +1269,339 @@ fn fixture_folder_extras_pass_and_a_meta_must_record_the_declared_form() {
         "{finding}"
     );
 }
+
+/// An oracle with a known flake and a new bug: inputs with `n >= 1000` always fail ("n too
+/// big"); inputs with `100 <= n < 1000` fail ("flaky cache") on even replay indices, and
+/// always in a worker (which has no replay index).
+const FLAKE_AND_BUG: &str = "import os, sys\nfrom oracle import serve\ndef check(doc):\n    n = doc.get('n', 0)\n    if n >= 1000:\n        return 'n too big'\n    if n >= 100 and int(os.environ.get('FREEZEGATE_REPLAY', '0')) % 2 == 0:\n        return 'flaky cache'\n    return None\nsys.exit(serve(check))\n";
+
+/// A generator printing `{"n": v}` for each of `values`.
+fn numbers(values: &[u32]) -> String {
+    let lines: Vec<String> = values.iter().map(|v| format!("{{\"n\": {v}}}")).collect();
+    format!("print('''{}''')\n", lines.join("\n"))
+}
+
+/// A repository whose property `p.f` has its known flake `{"n":100}` pinned and frozen by an
+/// active remote row, and whose generator prints `values`.
+fn frozen_flake_repo(values: &[u32]) -> (Repo, String) {
+    let toml = config(&format!(
+        "[[property]]\nid = \"p.f\"\noracle = \"python3 f.py\"\ngenerate = \"python3 gen.py\"\nworker = true\ncases = {}\n",
+        values.len()
+    ));
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("f.py", FLAKE_AND_BUG),
+        ("gen.py", &numbers(values)),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let id = repo.pin("p.f", r#"{"n": 150}"#);
+    assert_eq!(
+        std::fs::read_to_string(repo.dir.join(format!("fixtures/p.f/{id}.json"))).expect("pinned"),
+        "{\"n\":100}\n"
+    );
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p.f", &id, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.commit("pin and freeze the known flake");
+    (repo, id)
+}
+
+/// A campaign whose first failing case shrinks to a frozen (already pinned) flake goes on to
+/// the later failing cases: a new stable failure after it is shrunk, pinned and blocks.
+#[test]
+fn a_frozen_flake_first_in_a_campaign_does_not_hide_a_new_failure_after_it() {
+    let mut values = vec![150];
+    values.extend(1..=19);
+    values.push(5000);
+    let (repo, flake) = frozen_flake_repo(&values);
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    assert_eq!(status(&report, "p.f", &flake), "frozen", "{}", run.stdout);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "the new failure blocks: {campaign}");
+    assert_eq!(campaign["status"], "failure", "{campaign}");
+    assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
+    assert_eq!(campaign["already_pinned"], false, "{campaign}");
+    assert_eq!(campaign["failing_case"], 20, "{campaign}");
+    assert_eq!(campaign["minimal"], "{\"n\":1000}", "{campaign}");
+    assert_eq!(campaign["shrinks"], 2, "{campaign}");
+    let note = campaign["note"].as_str().expect("note");
+    assert!(
+        note.contains(&format!("also shrunk: case 0 (already_pinned {flake})")),
+        "{note}"
+    );
+    assert_eq!(report["summary"]["new_failures"], 1);
+    assert_eq!(report["summary"]["frozen"], 1);
+    let new_id = campaign["fixture_id"].as_str().expect("id");
+    assert!(
+        repo.dir
+            .join(format!("fixtures/p.f/{new_id}.json"))
+            .exists()
+    );
+}
+
+/// The campaign's extra shrinks are bounded, and inputs already shrunk are not shrunk again:
+/// duplicates of a shrunk input cost nothing, distinct inputs of the known flake cost one
+/// shrink each up to `MAX_CAMPAIGN_SHRINKS`, and the note says when the bound cut it short.
+/// A failure with another signature than the known one is looked at first.
+#[test]
+fn a_campaign_shrinks_a_bounded_number_of_known_failures_and_says_so() {
+    let max = freezegate_gate::run::MAX_CAMPAIGN_SHRINKS;
+    // Duplicates of the first failing input, then max + 2 distinct inputs of the flake.
+    let mut values = vec![150, 150, 1, 150];
+    values.extend((0..max as u32 + 2).map(|k| 160 + k));
+    values.extend(1..=10);
+    let (repo, _) = frozen_flake_repo(&values);
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 0, "only the frozen flake fails: {campaign}");
+    assert_eq!(campaign["action"], "already_pinned", "{campaign}");
+    assert_eq!(campaign["failing_case"], 0, "{campaign}");
+    assert_eq!(campaign["shrinks"], max, "{campaign}");
+    assert_eq!(campaign["cases_run"], values.len(), "{campaign}");
+    let note = campaign["note"].as_str().expect("note");
+    assert!(
+        note.contains(&format!(
+            "stopped after {max} shrinks (MAX_CAMPAIGN_SHRINKS): 3 more failing cases were not shrunk"
+        )),
+        "{note}"
+    );
+    // The same flood of known failures with a new bug at the very end: its other signature
+    // puts it first in line after the first failing case.
+    values.push(5000);
+    let (repo, _) = frozen_flake_repo(&values);
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "{campaign}");
+    assert_eq!(campaign["minimal"], "{\"n\":1000}", "{campaign}");
+    assert_eq!(campaign["failing_case"], values.len() - 1, "{campaign}");
+    assert_eq!(campaign["shrinks"], 2, "{campaign}");
+}
+
+/// A fixture file that fails integrity is reported once, by its blocking finding, and never
+/// replayed: the oracle never sees its bytes, it is no regression and no infra item.
+#[test]
+fn a_fixture_that_fails_integrity_is_one_finding_and_is_not_replayed() {
+    // The oracle logs every input it receives, and fails on arrays.
+    let logger = "import sys\nline = sys.stdin.readline()\nopen('received.log', 'a').write(line if line.endswith('\\n') else line + '\\n')\nsys.exit(1 if line.startswith('[') else 0)\n";
+    let toml = config("[[property]]\nid = \"p.a\"\noracle = \"python3 o.py\"\n");
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("o.py", logger),
+        // Not canonical; not JSON; a raw newline (and no final newline).
+        (
+            "fixtures/p.a/0000000000000000.json",
+            "{\"b\": 1, \"a\": 2}\n",
+        ),
+        ("fixtures/p.a/1111111111111111.json", "[1,2\n"),
+        ("fixtures/p.a/2222222222222222.json", "[1,\n2]"),
+    ]);
+    let infra = repo.dir.join("infra.jsonl");
+    let run = repo.gate(
+        &[
+            "--format",
+            "json",
+            "--infra-out",
+            infra.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    let report = json(&run);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    for id in ["0000000000000000", "1111111111111111", "2222222222222222"] {
+        let file = format!("fixtures/p.a/{id}.json");
+        let findings: Vec<&serde_json::Value> = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["file"] == file.as_str())
+            .collect();
+        assert_eq!(findings.len(), 1, "{file}: {findings:?}");
+        assert_eq!(findings[0]["rule"], "integrity.fixture");
+        assert_eq!(findings[0]["blocking"], true);
+        assert_eq!(status(&report, "p.a", id), "absent", "{file} was replayed");
+    }
+    let summary = &report["summary"];
+    assert_eq!(summary["regressions"], 0, "{summary}");
+    assert_eq!(summary["infra"], 0, "{summary}");
+    assert_eq!(summary["blocking_findings"], 3, "{summary}");
+    assert!(
+        !repo.dir.join("received.log").exists(),
+        "the oracle received {:?}",
+        std::fs::read_to_string(repo.dir.join("received.log"))
+    );
+    assert_eq!(std::fs::read_to_string(&infra).unwrap_or_default(), "");
+}
+
+/// A campaign case that times out is an infra item even when a later case fails: the failure
+/// blocks, and the timeout reaches the summary's infra count and `--infra-out`, whose lines
+/// carry the seed, env class, runner, patch and time in their documented key order.
+#[test]
+fn a_campaign_timeout_is_kept_next_to_a_later_failure_and_queued_with_its_context() {
+    let worker = "import json, os, sys, time\ndef fails(doc):\n    if doc.get('hang'):\n        time.sleep(30)\n    return doc.get('n', 0) >= 1000\nif os.environ.get('FREEZEGATE_WORKER') == '1':\n    for line in sys.stdin:\n        print('fail' if fails(json.loads(line)) else 'pass', flush=True)\n    sys.exit(0)\nsys.exit(1 if fails(json.load(sys.stdin)) else 0)\n";
+    let generator = "import json\nprint(json.dumps({'hang': True}))\nfor i in range(1, 12):\n    print(json.dumps({'n': i * 1000}))\n";
+    let toml = config(
+        "[[property]]\nid = \"p.w\"\noracle = \"python3 w.py\"\ngenerate = \"python3 g.py\"\nworker = true\ncases = 12\ntimeout_ms = 1000\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("w.py", worker),
+        ("g.py", generator),
+    ]);
+    let infra = repo.dir.join("infra.jsonl");
+    let run = repo.gate(
+        &[
+            "--format",
+            "json",
+            "--infra-out",
+            infra.to_str().expect("utf-8"),
+        ],
+        &[("RUNNER_ID", "ci-9")],
+    );
+    let report = json(&run);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "the failure blocks: {campaign}");
+    assert_eq!(campaign["status"], "failure", "{campaign}");
+    assert_eq!(campaign["minimal"], "{\"n\":1000}", "{campaign}");
+    let item = campaign["infra"].as_str().expect("an infra item");
+    assert!(item.starts_with("case 0 was labelled timeout"), "{item}");
+    assert_eq!(report["summary"]["infra"], 1);
+    assert_eq!(report["summary"]["new_failures"], 1);
+
+    let lines = std::fs::read_to_string(&infra).expect("infra lines");
+    assert_eq!(lines.lines().count(), 1, "{lines}");
+    let line = lines.lines().next().expect("one line");
+    let value: serde_json::Value = serde_json::from_str(line).expect("JSON line");
+    let keys: Vec<&str> = value
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut in_text: Vec<(usize, &str)> = keys
+        .iter()
+        .map(|k| (line.find(&format!("\"{k}\":")).expect("key"), *k))
+        .collect();
+    in_text.sort();
+    assert_eq!(
+        in_text.iter().map(|(_, k)| *k).collect::<Vec<_>>(),
+        [
+            "schema",
+            "kind",
+            "property_id",
+            "fixture_id",
+            "seed",
+            "env_class",
+            "runner_id",
+            "patch_id",
+            "at",
+            "labels",
+            "note"
+        ],
+        "{line}"
+    );
+    assert_eq!(value["schema"], "freezegate-infra-item-v1");
+    assert_eq!(value["kind"], "campaign");
+    assert_eq!(value["property_id"], "p.w");
+    assert_eq!(value["seed"], 20260917);
+    assert_eq!(value["env_class"], "local");
+    assert_eq!(value["runner_id"], "ci-9");
+    assert_eq!(value["patch_id"], "test-patch");
+    assert_eq!(value["at"], NOW);
+    assert_eq!(value["note"], item);
+}
+
+/// Only a ledger row that breaks no rule freezes: a row whose owner is not an allowed signer
+/// is reported, and its flicker is an unfrozen flicker that blocks.
+#[test]
+fn a_ledger_row_that_breaks_a_rule_freezes_nothing() {
+    let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10}"#);
+    repo.write("p.py", FLICKER);
+    let row = ledger(&repo, &[("p", &id, "remote", "2026-12-10T00:00:00Z")]);
+    repo.write("freeze/ledger.json", &row);
+    let report = json(&repo.gate(&["--format", "json"], &[]));
+    assert_eq!(status(&report, "p", &id), "frozen", "a valid row freezes");
+    assert_eq!(report["settings"]["ledger_active"], 1);
+
+    repo.write(
+        "freeze/ledger.json",
+        &row.replace("alice@example.com", "bob@example.com"),
+    );
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    assert_eq!(run.code, 1);
+    assert_eq!(status(&report, "p", &id), "flicker", "{}", run.stdout);
+    assert_eq!(report["summary"]["frozen"], 0);
+    assert_eq!(report["summary"]["unfrozen_flickers"], 1);
+    assert_eq!(report["settings"]["ledger_active"], 0);
+    assert!(
+        report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["rule"] == "ledger.owner" && f["blocking"] == true),
+        "{}",
+        run.stdout
+    );
+    let note = report["fixtures"][0]["note"].as_str().unwrap_or("");
+    assert!(note.contains("breaks a rule"), "{note}");
+    let text = repo.gate(&[], &[]);
+    assert!(!text.stdout.contains("frozen (no vote)"), "{}", text.stdout);
+    assert!(
+        text.stdout.contains("1 unfrozen flicker"),
+        "{}",
+        text.stdout
+    );
+}
+
+/// An expired row is one GitHub annotation (its finding, at its place), and a fixture's time
+/// is the wall time of its replays, never more than the run's, however many ran at once.
+#[test]
+fn an_expired_row_is_one_annotation_and_fixture_times_fit_in_the_run() {
+    let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\nreplays = 6\n")
+        .replace("jobs = 2", "jobs = 6");
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10}"#);
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &id, "remote", "2026-11-30T00:00:00Z")])
+            .replace(
+                "[\"assert_pass\",\"assert_fail\",\"assert_pass\"]",
+                "[\"assert_pass\",\"assert_fail\",\"assert_pass\",\"assert_fail\",\"assert_pass\",\"assert_fail\"]",
+            ),
+    );
+    // Six replays at once, each a good while longer than the gate's own work.
+    repo.write("p.py", "import time, sys\ntime.sleep(0.7)\nsys.exit(0)\n");
+    let run = repo.gate(&["--format", "github"], &[]);
+    let expired: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("expire"))
+        .collect();
+    assert_eq!(expired.len(), 1, "{}", run.stdout);
+    assert!(
+        expired[0].starts_with("::warning file=freeze/ledger.json,line="),
+        "{}",
+        expired[0]
+    );
+    let report = json(&repo.gate(&["--format", "json"], &[]));
+    let fixture_ms = report["fixtures"][0]["duration_ms"].as_u64().expect("ms");
+    let run_ms = report["summary"]["duration_ms"].as_u64().expect("ms");
+    assert!(
+        fixture_ms <= run_ms,
+        "{fixture_ms} ms in a run of {run_ms} ms"
+    );
+}

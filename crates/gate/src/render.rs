@@ -136,6 +136,17 @@ fn campaign_line(c: &CampaignResult, style: Style) -> String {
     if let Some(note) = &c.note {
         let _ = write!(line, "\n             {note}");
     }
+    if let Some(infra) = c
+        .infra
+        .as_ref()
+        .filter(|_| c.status != CampaignStatus::Infra)
+    {
+        let _ = write!(
+            line,
+            "\n             {}: {infra}",
+            style.paint("33", "infra")
+        );
+    }
     line
 }
 
@@ -377,6 +388,20 @@ pub fn junit(report: &Report) -> String {
         case.set_classname("campaign");
         case.set_time(ms(c.duration_ms));
         campaigns.add_test_case(case);
+        // An infra item next to a failure is an error of its own, as it is an item of the
+        // runner owners' queue of its own.
+        if let Some(infra) = c
+            .infra
+            .as_ref()
+            .filter(|_| c.status != CampaignStatus::Infra)
+        {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+            s.set_type("infra");
+            s.set_message(infra.clone());
+            let mut case = TestCase::new(format!("{} (infra)", c.property_id), s);
+            case.set_classname("campaign");
+            campaigns.add_test_case(case);
+        }
     }
     junit.add_test_suite(campaigns);
 
@@ -431,7 +456,8 @@ impl<'a> Place<'a> {
 }
 
 /// GitHub workflow commands: `::error` for what blocks, `::warning` for frozen fixtures,
-/// infra items, expired rows and warnings, ending with a `::notice` of the summary line.
+/// infra items and warnings (an expired row is one: its `ledger.expired` finding, at its
+/// place), ending with a `::notice` of the summary line.
 pub fn github(report: &Report) -> String {
     let mut out = String::new();
     let mut annotate = |level: &str, place: Place<'_>, title: &str, message: &str| {
@@ -530,30 +556,18 @@ pub fn github(report: &Report) -> String {
                     c.minimal.as_deref().unwrap_or("?")
                 ),
             );
-        } else if c.status == CampaignStatus::Infra {
+        }
+        if let Some(infra) = &c.infra {
             emit(
                 "warning",
                 None,
                 "freezegate infra",
-                &format!(
-                    "{} campaign: {}",
-                    c.property_id,
-                    c.note.as_deref().unwrap_or("infra queue")
-                ),
+                &format!("{} campaign: {infra}", c.property_id),
             );
         }
     }
-    for r in &report.expired_rows {
-        emit(
-            "warning",
-            Some("freeze/ledger.json"),
-            "freezegate expired freeze",
-            &format!(
-                "{}/{} ({}) owned by {} expired {}: it excuses nothing",
-                r.property_id, r.fixture_id, r.env_class, r.owner, r.expires_at
-            ),
-        );
-    }
+    // Expired rows are annotated once, by their `ledger.expired` finding above (which
+    // points at the row's `expires_at`).
     emit("notice", None, "freezegate", &report.summary_line());
     out
 }
@@ -607,52 +621,88 @@ pub fn github_step_summary(report: &Report) -> String {
     out
 }
 
-/// Infra items as JSON lines (one object per line), for the runner owners' queue:
-/// `{"kind","property_id","fixture_id","runner_id","labels","note"}`.
+/// The `schema` of each line [`infra_lines`] writes.
+pub const INFRA_LINE_SCHEMA: &str = "freezegate-infra-item-v1";
+
+/// One line of the runner owners' queue; keys in field order.
+#[derive(serde::Serialize)]
+struct InfraLine<'a> {
+    schema: &'static str,
+    kind: &'static str,
+    property_id: &'a str,
+    fixture_id: Option<&'a str>,
+    seed: u64,
+    env_class: &'a str,
+    runner_id: &'a str,
+    patch_id: &'a str,
+    at: &'a str,
+    labels: &'a [freezegate_replay::Label],
+    note: Option<&'a str>,
+}
+
+/// Infra items as JSON lines (one object per line, `\n`-terminated), for the runner owners'
+/// queue, which `--infra-out` appends to across runs. Each line holds these keys in this
+/// order:
+///
+/// `{"schema","kind","property_id","fixture_id","seed","env_class","runner_id","patch_id","at","labels","note"}`
+///
+/// `schema` is [`INFRA_LINE_SCHEMA`]; `kind` is `fixture` (a pinned fixture's replay timed
+/// out or broke) or `campaign` (a campaign case, its generator, or the replays of a failing
+/// case did); `fixture_id` is the fixture's id, or for a campaign the would-be fixture's id
+/// when the replays of its minimal input were the infra runs, else `null`; `seed` is the
+/// run's seed; `env_class` and `runner_id` name where it ran; `patch_id` is the candidate
+/// the run judged; `at` is the run's `now` (RFC 3339, UTC); `labels` are the replays' labels
+/// (a fixture's, or a campaign's when its status is `infra`; else empty); `note` is why, in
+/// one line. Fixtures come first, sorted by property and id, then campaigns in file order.
 pub fn infra_lines(report: &Report, runner_id: &str) -> String {
+    let s = &report.settings;
     let mut out = String::new();
-    let line = |kind: &str,
-                property: &str,
-                fixture: Option<&str>,
-                labels: &[freezegate_replay::Label],
-                note: Option<&str>| {
-        serde_json::json!({
-            "kind": kind,
-            "property_id": property,
-            "fixture_id": fixture,
-            "runner_id": runner_id,
-            "labels": labels,
-            "note": note,
-        })
-        .to_string()
+    let mut push = |kind: &'static str,
+                    property_id: &str,
+                    fixture_id: Option<&str>,
+                    labels: &[freezegate_replay::Label],
+                    note: Option<&str>| {
+        let line = InfraLine {
+            schema: INFRA_LINE_SCHEMA,
+            kind,
+            property_id,
+            fixture_id,
+            seed: s.seed,
+            env_class: &s.env_class,
+            runner_id,
+            patch_id: &s.patch_id,
+            at: &s.now,
+            labels,
+            note,
+        };
+        if let Ok(text) = serde_json::to_string(&line) {
+            out.push_str(&text);
+            out.push('\n');
+        }
     };
     for f in report
         .fixtures
         .iter()
         .filter(|f| f.status == FixtureStatus::Infra)
     {
-        out.push_str(&line(
+        push(
             "fixture",
             &f.property_id,
             Some(&f.fixture_id),
             &f.labels,
             f.note.as_deref(),
-        ));
-        out.push('\n');
+        );
     }
-    for c in report
-        .campaigns
-        .iter()
-        .filter(|c| c.status == CampaignStatus::Infra)
-    {
-        out.push_str(&line(
+    for c in &report.campaigns {
+        let Some(infra) = &c.infra else { continue };
+        let own = c.status == CampaignStatus::Infra;
+        push(
             "campaign",
             &c.property_id,
-            c.fixture_id.as_deref(),
-            &c.labels,
-            c.note.as_deref(),
-        ));
-        out.push('\n');
+            c.fixture_id.as_deref().filter(|_| own),
+            if own { &c.labels } else { &[] },
+            Some(infra),
+        );
     }
     out
 }

@@ -32,7 +32,9 @@ pub struct Report {
     pub format: &'static str,
     /// The effective settings of the run.
     pub settings: SettingsView,
-    /// One entry per pinned fixture (replayed), sorted by property then fixture id.
+    /// One entry per pinned fixture replayed, sorted by property then fixture id. A fixture
+    /// file with an integrity finding is not replayed and has no entry: the blocking finding
+    /// is all it gets.
     pub fixtures: Vec<FixtureResult>,
     /// One entry per property campaign, in file order.
     pub campaigns: Vec<CampaignResult>,
@@ -64,6 +66,9 @@ pub struct SettingsView {
     pub runner_id: String,
     /// The clock reading the run judged against (UTC).
     pub now: String,
+    /// The candidate the run judged (`--patch-id`, default the full SHA of `HEAD`): the
+    /// `patch_id` of fixtures its campaigns pin and of its infra items.
+    pub patch_id: String,
     /// Per property: cases, deadline, replays, oracle kind.
     pub properties: Vec<PropertySettings>,
     /// Every setting that differs from `freezegate.toml`, as `key = value (file: ...; source)`.
@@ -163,7 +168,8 @@ pub struct FixtureResult {
     pub note: Option<String>,
     /// The failure signature of the first failing replay, if any.
     pub signature: Option<String>,
-    /// Wall time of all its replays, in milliseconds (redact in snapshots).
+    /// Wall time of its replays, from the first one starting to the last one ending, in
+    /// milliseconds (redact in snapshots). Never more than the run's.
     pub duration_ms: u64,
 }
 
@@ -174,9 +180,10 @@ pub enum CampaignStatus {
     /// Every case passed.
     Pass,
     /// A case failed: shrunk, pinned and classified (see `action`). Blocks unless dropped as
-    /// not reproduced.
+    /// not reproduced or already pinned.
     Failure,
-    /// A case or the generator timed out or broke: infra queue.
+    /// A case or the generator timed out or broke, and no case failed (or the only failures
+    /// could not be classified): infra queue.
     Infra,
     /// The property has no generator: fixtures only.
     NoGenerator,
@@ -193,7 +200,8 @@ pub struct CampaignResult {
     pub cases_run: u32,
     /// Outcome.
     pub status: CampaignStatus,
-    /// Index of the first failing case.
+    /// Index of the failing case reported below: the first one that blocks, else the first
+    /// one shrunk.
     pub failing_case: Option<u32>,
     /// The classify action taken on the failure (`pin_fixture`, ...).
     pub action: Option<String>,
@@ -207,10 +215,18 @@ pub struct CampaignResult {
     pub already_pinned: bool,
     /// Whether the minimal fixture is trivial (the oracle may be too weak).
     pub trivial: bool,
-    /// Oracle calls spent shrinking.
+    /// Oracle calls spent shrinking, over every failing case shrunk.
     pub oracle_calls: u64,
+    /// Failing cases shrunk and classified: the first failing case, and while the failures
+    /// shrunk so far do not block (already pinned, not reproduced, infra), further ones, at
+    /// most [`crate::run::MAX_CAMPAIGN_SHRINKS`].
+    pub shrinks: u32,
     /// A note for people.
     pub note: Option<String>,
+    /// The campaign's infra item, for the runner owners' queue: the first case that timed out
+    /// or broke the harness, a generator that failed, or a failing case whose replays did.
+    /// Set whenever there is one, also next to a failure (which blocks on its own).
+    pub infra: Option<String>,
     /// Wall time in milliseconds (redact in snapshots).
     pub duration_ms: u64,
 }
@@ -292,7 +308,8 @@ pub struct Summary {
     pub unfrozen_flickers: usize,
     /// Flickering fixtures excused by a freeze row (no vote).
     pub frozen: usize,
-    /// Fixtures and campaigns in the infra queue.
+    /// Infra items: fixtures in the infra queue and campaigns with an infra item (also
+    /// those whose failure blocks).
     pub infra: usize,
     /// Campaign failures that block (new fixtures).
     pub new_failures: usize,
@@ -316,11 +333,7 @@ impl Report {
         s.unfrozen_flickers = count(&self.fixtures, FixtureStatus::Flicker);
         s.frozen = count(&self.fixtures, FixtureStatus::Frozen);
         s.infra = count(&self.fixtures, FixtureStatus::Infra)
-            + self
-                .campaigns
-                .iter()
-                .filter(|c| c.status == CampaignStatus::Infra)
-                .count();
+            + self.campaigns.iter().filter(|c| c.infra.is_some()).count();
         s.new_failures = self.campaigns.iter().filter(|c| c.blocks()).count();
         s.blocking_findings = self.findings.iter().filter(|f| f.blocking).count();
         s.warnings = self.findings.iter().filter(|f| !f.blocking).count();

@@ -142,6 +142,10 @@ pub fn oracle_source(
 pub struct LedgerState {
     /// The rows that parse (all rows when the ledger is valid).
     pub ledger: Ledger,
+    /// The rows that parse and break no rule (warnings such as `expired` aside): the only
+    /// rows that may freeze a flicker. A row that breaks a rule is reported and freezes
+    /// nothing.
+    pub valid: Ledger,
     /// Validation findings.
     pub findings: Vec<Finding>,
 }
@@ -173,6 +177,7 @@ pub fn load_ledger(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Ok(LedgerState {
                 ledger: Ledger::new(),
+                valid: Ledger::new(),
                 findings: Vec::new(),
             });
         }
@@ -218,7 +223,30 @@ pub fn load_ledger(
             message: p.describe(),
         })
         .collect();
-    Ok(LedgerState { ledger, findings })
+    // The problems above point into the file's rows; checking the loaded rows again gives
+    // problems indexed by the loaded (sorted) rows, so the rows with an error can be left
+    // out of the lookups.
+    let invalid: BTreeSet<usize> = ledger
+        .check(&checks)
+        .problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .filter_map(|p| p.row)
+        .collect();
+    let valid = Ledger::from_rows(
+        ledger
+            .rows()
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !invalid.contains(i))
+            .map(|(_, r)| r.clone())
+            .collect(),
+    );
+    Ok(LedgerState {
+        ledger,
+        valid,
+        findings,
+    })
 }
 
 /// The ledger crate's policy from the gate's settings.
@@ -287,9 +315,12 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let seed = settings.seed;
 
     // Step 1: the ledger and every fixture file.
-    let ledger = load_ledger(root, settings, ctx.now)?;
-    let mut findings = ledger.findings;
+    let mut ledger = load_ledger(root, settings, ctx.now)?;
+    let mut findings = std::mem::take(&mut ledger.findings);
     let declared = |id: &PropertyId| config.property(id.as_str()).map(|p| p.canonicalization);
+    // Files with an integrity error: a fixture file among them is never replayed (its bytes
+    // are not a canonical input; the blocking finding is all it gets).
+    let mut broken: BTreeSet<String> = BTreeSet::new();
     for error in fixture::verify_declared(root, declared) {
         // The file relative to the root and, for JSON that does not parse, its line and
         // column (the message names them too, for readers of the message alone).
@@ -309,6 +340,9 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             }
             other => (None, None, error_chain(other)),
         };
+        if let Some(file) = &file {
+            broken.insert(file.clone());
+        }
         findings.push(Finding {
             kind: FindingKind::Integrity,
             blocking: true,
@@ -356,24 +390,34 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let mut pinned = Vec::new();
     for (i, property) in config.properties.iter().enumerate() {
         for (id, path) in pinned_fixtures(root, &property.id) {
-            let Ok(bytes) = std::fs::read(&path) else {
+            let path = rel(root, &path);
+            if broken.contains(&path) {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(root.join(&path)) else {
                 continue;
             };
             let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes).to_vec();
             pinned.push(Pinned {
                 property: i,
                 id,
-                path: rel(root, &path),
+                path,
                 bytes: Arc::new(body),
             });
         }
     }
     let mut jobs = Vec::new();
     let mut spans = Vec::with_capacity(pinned.len());
+    let mut walls = Vec::with_capacity(pinned.len());
     for p in &pinned {
         let property = &config.properties[p.property];
         let n = settings.replays_for(property);
         spans.push((jobs.len(), n));
+        // The fixture's wall time: from the first of its replays starting to the last one
+        // ending (its replays run in parallel with each other and with other fixtures').
+        let wall = Arc::new(WallClock::default());
+        walls.push(Arc::clone(&wall));
+        let oracle = timed(Arc::clone(&oracles[p.property].fresh), wall);
         for ctx_run in replay_contexts(
             seed,
             property.id.as_str(),
@@ -381,7 +425,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             n,
         ) {
             jobs.push(Job {
-                oracle: Arc::clone(&oracles[p.property].fresh),
+                oracle: Arc::clone(&oracle),
                 candidate: Arc::clone(&p.bytes),
                 ctx: ctx_run,
             });
@@ -391,20 +435,26 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let outcomes = run_parallel(jobs, settings.jobs, &|done| ctx.progress.tick(done));
     let seed_key = Seed::from(seed);
     let mut fixtures = Vec::with_capacity(pinned.len());
-    for (p, (start, n)) in pinned.iter().zip(spans) {
+    for ((p, (start, n)), wall) in pinned.iter().zip(spans).zip(walls) {
         let property = &config.properties[p.property];
         let runs = &outcomes[start..start + n];
         let labels = labels(runs);
         let v = verdict(&labels, n);
         let digest = freezegate_canon::Digest::of(&p.bytes);
-        let row = ledger.ledger.active_row(
-            &property.id,
-            &digest,
-            &seed_key,
-            settings.env_class,
-            ctx.now,
-        );
-        let freeze = row.map(freeze_info);
+        // Only a row that breaks no rule freezes; one that would match but breaks a rule is
+        // named in the flicker's note.
+        let lookup = |l: &Ledger| {
+            l.active_row(
+                &property.id,
+                &digest,
+                &seed_key,
+                settings.env_class,
+                ctx.now,
+            )
+            .map(freeze_info)
+        };
+        let freeze = lookup(&ledger.valid);
+        let invalid_row = freeze.is_none() && lookup(&ledger.ledger).is_some();
         let signature = runs
             .iter()
             .find(|o| o.label == Label::AssertFail)
@@ -425,7 +475,14 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
                         .to_owned(),
                 ),
             ),
-            (Verdict::FreezeEligible, None) => (FixtureStatus::Flicker, None),
+            (Verdict::FreezeEligible, None) => (
+                FixtureStatus::Flicker,
+                invalid_row.then(|| {
+                    format!(
+                        "a row of {LEDGER_FILE} names it but breaks a rule (see the ledger findings): it freezes nothing"
+                    )
+                }),
+            ),
             (Verdict::FreezeEligible, Some(_)) => (FixtureStatus::Frozen, None),
             (Verdict::NotReproduced, None) => (FixtureStatus::Pass, None),
             (Verdict::NotReproduced, Some(_)) => (
@@ -446,7 +503,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             freeze,
             note,
             signature,
-            duration_ms: millis(runs.iter().map(|o| o.duration).sum()),
+            duration_ms: wall.millis(),
         });
     }
 
@@ -477,7 +534,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     findings.sort();
     let mut report = Report {
         format: REPORT_FORMAT,
-        settings: settings_view(settings, ctx, &ledger.ledger),
+        settings: settings_view(settings, ctx, &ledger),
         fixtures,
         campaigns,
         findings,
@@ -494,6 +551,41 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     };
     report.decide();
     Ok(report)
+}
+
+/// The first start and the last end of a set of runs.
+#[derive(Default)]
+struct WallClock(std::sync::Mutex<Option<(Instant, Instant)>>);
+
+impl WallClock {
+    fn record(&self, start: Instant, end: Instant) {
+        if let Ok(mut span) = self.0.lock() {
+            *span = Some(match *span {
+                Some((first, last)) => (first.min(start), last.max(end)),
+                None => (start, end),
+            });
+        }
+    }
+
+    fn millis(&self) -> u64 {
+        match self.0.lock().ok().and_then(|span| *span) {
+            Some((first, last)) => millis(last.saturating_duration_since(first)),
+            None => 0,
+        }
+    }
+}
+
+/// `oracle`, recording when each of its runs starts and ends in `wall`.
+fn timed(
+    oracle: Arc<dyn freezegate_replay::Oracle>,
+    wall: Arc<WallClock>,
+) -> Arc<dyn freezegate_replay::Oracle> {
+    Arc::new(move |candidate: &[u8], run: &RunContext| {
+        let start = Instant::now();
+        let outcome = oracle.run(candidate, run);
+        wall.record(start, Instant::now());
+        outcome
+    })
 }
 
 /// A generator that printed fewer inputs than the property's `cases` ran a smaller campaign
@@ -564,15 +656,18 @@ fn freeze_info(row: &freezegate_ledger::Row) -> FreezeInfo {
     }
 }
 
-/// The settings block of a run.
-pub fn settings_view(settings: &Settings, ctx: &Context<'_>, ledger: &Ledger) -> SettingsView {
+/// The settings block of a run: active rows are those that may freeze (they break no
+/// rule), expired rows are all that have expired.
+pub fn settings_view(settings: &Settings, ctx: &Context<'_>, ledger: &LedgerState) -> SettingsView {
     let config = &settings.config;
     let active = ledger
+        .valid
         .rows()
         .iter()
         .filter(|r| r.is_active(ctx.now))
         .count();
     let expired = ledger
+        .ledger
         .rows()
         .iter()
         .filter(|r| r.is_expired(ctx.now))
@@ -584,6 +679,7 @@ pub fn settings_view(settings: &Settings, ctx: &Context<'_>, ledger: &Ledger) ->
         env_class: settings.env_class.as_str().to_owned(),
         runner_id: settings.runner_id.clone(),
         now: ctx.now.to_string(),
+        patch_id: ctx.patch_id.clone(),
         properties: config
             .properties
             .iter()
@@ -723,6 +819,122 @@ fn run_generator(
     Ok(inputs)
 }
 
+/// The most failing cases one campaign shrinks and classifies. The first failing case is
+/// always shrunk; while the failures shrunk so far do not block (the minimal input is
+/// already pinned, does not reproduce, or its replays hit infra), the campaign looks at
+/// further failing cases, so that a known (say frozen) failure early in the generator's
+/// output cannot hide a new one after it. When the bound is hit, the campaign's note says
+/// how many failing cases were left unshrunk.
+pub const MAX_CAMPAIGN_SHRINKS: usize = 4;
+
+/// What running a campaign's cases found so far.
+#[derive(Default)]
+struct CaseScan {
+    /// Cases run (a prefix of the inputs).
+    done: usize,
+    /// Failing cases in index order, with their first run.
+    failing: Vec<(usize, freezegate_replay::RunOutcome)>,
+    /// The first case, in index order, that timed out or broke the harness.
+    infra: Option<String>,
+}
+
+/// Runs the cases after `scan.done`, `jobs * 4` at a time, until the end or, with
+/// `until_failure`, the end of the first chunk holding a failure. Outcomes are read in index
+/// order, whatever the completion order.
+fn run_cases(
+    scan: &mut CaseScan,
+    cases: &[Arc<Vec<u8>>],
+    oracle: &Arc<dyn freezegate_replay::Oracle>,
+    run_ctx: &RunContext,
+    settings: &Settings,
+    progress: &dyn Progress,
+    until_failure: bool,
+) {
+    let chunk = settings.jobs.max(1) * 4;
+    while scan.done < cases.len() {
+        let start = scan.done;
+        let end = (start + chunk).min(cases.len());
+        let jobs = cases[start..end]
+            .iter()
+            .map(|candidate| Job {
+                oracle: Arc::clone(oracle),
+                candidate: Arc::clone(candidate),
+                ctx: run_ctx.clone(),
+            })
+            .collect();
+        let outcomes = run_parallel(jobs, settings.jobs, &|d| progress.tick(start + d));
+        scan.done = end;
+        let before = scan.failing.len();
+        for (k, o) in outcomes.into_iter().enumerate() {
+            match o.label {
+                Label::AssertFail => scan.failing.push((start + k, o)),
+                Label::Timeout | Label::HarnessError if scan.infra.is_none() => {
+                    scan.infra = Some(format!(
+                        "case {} was labelled {} ({})",
+                        start + k,
+                        o.label,
+                        o.message.clone().unwrap_or_else(|| o.exit.to_string())
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if until_failure && scan.failing.len() > before {
+            break;
+        }
+    }
+}
+
+/// One failing case shrunk and classified, or why it could not be.
+struct Examined {
+    index: usize,
+    record: Result<classify::Record, String>,
+}
+
+impl Examined {
+    /// Whether the case is a new failure that blocks: a fixture pinned now, not before.
+    fn blocks(&self, already: Option<&BTreeSet<String>>) -> bool {
+        let Ok(record) = &self.record else {
+            return false;
+        };
+        let pinned_before = record.already_pinned
+            || record.meta.as_ref().is_some_and(|m| {
+                already.is_some_and(|ids| ids.contains(&m.fixture_id.to_string()))
+            });
+        record.action.pins() && !pinned_before
+    }
+
+    /// Its infra item: replays of the minimal input (or origin) that timed out or broke, or
+    /// a classification that failed.
+    fn infra(&self) -> Option<String> {
+        match &self.record {
+            Err(message) => Some(format!("case {}: {message}", self.index)),
+            Ok(r) if r.action == Action::InfraQueue => Some(format!(
+                "case {}: {}",
+                self.index,
+                r.message.as_deref().unwrap_or("infra queue")
+            )),
+            Ok(_) => None,
+        }
+    }
+
+    /// `case 3 (already_pinned b39022c4ed96525c)`.
+    fn summary(&self) -> String {
+        match &self.record {
+            Ok(r) => match &r.meta {
+                Some(m) => format!(
+                    "case {} ({} {})",
+                    self.index,
+                    r.action.as_str(),
+                    m.fixture_id
+                ),
+                None => format!("case {} ({})", self.index, r.action.as_str()),
+            },
+            Err(_) => format!("case {} (not classified)", self.index),
+        }
+    }
+}
+
 fn campaign(
     settings: &Settings,
     ctx: &Context<'_>,
@@ -744,7 +956,9 @@ fn campaign(
         already_pinned: false,
         trivial: false,
         oracle_calls: 0,
+        shrinks: 0,
         note: None,
+        infra: None,
         duration_ms: 0,
     };
     let inputs = match campaign_inputs(settings, ctx, property)? {
@@ -754,6 +968,7 @@ fn campaign(
         }
         Some(Err(message)) => {
             result.status = CampaignStatus::Infra;
+            result.infra = Some(message.clone());
             result.note = Some(message);
             result.cases = 0;
             result.duration_ms = millis(started.elapsed());
@@ -763,73 +978,50 @@ fn campaign(
     };
     result.cases = u32::try_from(inputs.len()).unwrap_or(u32::MAX);
     let form = property.canonicalization;
+    let mut cases = Vec::with_capacity(inputs.len());
+    for input in &inputs {
+        match freezegate_canon::value_bytes(input, form) {
+            Ok(bytes) => cases.push(Arc::new(bytes)),
+            Err(e) => {
+                let message = format!("a generated input has no canonical form: {e}");
+                result.status = CampaignStatus::Infra;
+                result.infra = Some(message.clone());
+                result.note = Some(message);
+                result.duration_ms = millis(started.elapsed());
+                return Ok(result);
+            }
+        }
+    }
     let timeout = Duration::from_millis(settings.timeout_ms_for(property));
     let run_ctx = RunContext::new(settings.seed)
         .with_property(property.id.as_str())
         .with_timeout(timeout);
     ctx.progress
         .phase(&format!("campaign {}", property.id), inputs.len());
-    // Cases run in chunks of `jobs`; the first failing case in index order is the one shrunk,
+    // Cases run in chunks of `jobs`; the first failing case in index order is shrunk first,
     // whatever the completion order.
-    let mut first_infra: Option<String> = None;
-    let mut failing: Option<(usize, freezegate_replay::RunOutcome)> = None;
-    let chunk = settings.jobs.max(1) * 4;
-    let mut done = 0usize;
-    for (c, slice) in inputs.chunks(chunk).enumerate() {
-        let mut jobs = Vec::with_capacity(slice.len());
-        for input in slice {
-            let bytes = match freezegate_canon::value_bytes(input, form) {
-                Ok(b) => b,
-                Err(e) => {
-                    result.status = CampaignStatus::Infra;
-                    result.note = Some(format!("a generated input has no canonical form: {e}"));
-                    result.duration_ms = millis(started.elapsed());
-                    return Ok(result);
-                }
-            };
-            jobs.push(Job {
-                oracle: Arc::clone(&oracles.fast),
-                candidate: Arc::new(bytes),
-                ctx: run_ctx.clone(),
-            });
-        }
-        let base = done;
-        let outcomes = run_parallel(jobs, settings.jobs, &|d| ctx.progress.tick(base + d));
-        done += slice.len();
-        for (k, o) in outcomes.iter().enumerate() {
-            match o.label {
-                Label::AssertFail if failing.is_none() => {
-                    failing = Some((c * chunk + k, o.clone()))
-                }
-                Label::Timeout | Label::HarnessError if first_infra.is_none() => {
-                    first_infra = Some(format!(
-                        "case {} was labelled {} ({})",
-                        c * chunk + k,
-                        o.label,
-                        o.message.clone().unwrap_or_else(|| o.exit.to_string())
-                    ));
-                }
-                _ => {}
-            }
-        }
-        if failing.is_some() {
-            break;
-        }
-    }
-    result.cases_run = u32::try_from(done).unwrap_or(u32::MAX);
-    let Some((index, first)) = failing else {
-        result.status = if first_infra.is_some() {
+    let mut scan = CaseScan::default();
+    run_cases(
+        &mut scan,
+        &cases,
+        &oracles.fast,
+        &run_ctx,
+        settings,
+        ctx.progress,
+        true,
+    );
+    if scan.failing.is_empty() {
+        result.cases_run = u32::try_from(scan.done).unwrap_or(u32::MAX);
+        result.status = if scan.infra.is_some() {
             CampaignStatus::Infra
         } else {
             CampaignStatus::Pass
         };
-        result.note = first_infra;
+        result.note.clone_from(&scan.infra);
+        result.infra = scan.infra;
         result.duration_ms = millis(started.elapsed());
         return Ok(result);
-    };
-    result.failing_case = u32::try_from(index).ok();
-    ctx.progress
-        .phase(&format!("shrinking a failure of {}", property.id), 0);
+    }
     let plan = Plan {
         root: &ctx.root,
         property: &property.id,
@@ -845,46 +1037,173 @@ fn campaign(
         pin: true,
         stop_if_pinned: true,
     };
-    let record = match classify::classify_observed(&plan, &inputs[index], Some(first)) {
-        Ok(record) => record,
-        Err(e) => {
-            result.status = CampaignStatus::Infra;
-            result.note = Some(error_chain(&e));
-            result.duration_ms = millis(started.elapsed());
-            return Ok(result);
+    // Canonical inputs already shrunk, and minimal inputs already found: a failing case
+    // equal to one of them would shrink to what is known.
+    let mut seen: BTreeSet<Arc<Vec<u8>>> = BTreeSet::new();
+    // Signatures of the failures shrunk so far that did not block: a failing case with
+    // another signature is looked at first (it is more likely another bug).
+    let mut quiet: BTreeSet<Option<String>> = BTreeSet::new();
+    let mut examined: Vec<Examined> = Vec::new();
+    let examine = |index: usize,
+                   first: freezegate_replay::RunOutcome,
+                   seen: &mut BTreeSet<Arc<Vec<u8>>>,
+                   quiet: &mut BTreeSet<Option<String>>,
+                   examined: &mut Vec<Examined>|
+     -> bool {
+        ctx.progress
+            .phase(&format!("shrinking a failure of {}", property.id), 0);
+        let signature = first.signature.clone();
+        let record = classify::classify_observed(&plan, &inputs[index], Some(first))
+            .map_err(|e| error_chain(&e));
+        seen.insert(Arc::clone(&cases[index]));
+        if let Ok(Some(minimal)) = record.as_ref().map(|r| r.minimal.as_ref()) {
+            seen.insert(Arc::new(minimal.bytes().to_vec()));
         }
+        let case = Examined { index, record };
+        let blocks = case.blocks(already);
+        if !blocks {
+            quiet.insert(signature);
+        }
+        examined.push(case);
+        blocks
     };
-    result.status = match record.action {
-        Action::InfraQueue => CampaignStatus::Infra,
-        Action::NoFailure => CampaignStatus::Pass,
-        _ => CampaignStatus::Failure,
+
+    let mut failing = std::mem::take(&mut scan.failing).into_iter();
+    let mut unshrunk = 0usize;
+    let first_blocks = match failing.next() {
+        Some((index, first)) => examine(index, first, &mut seen, &mut quiet, &mut examined),
+        None => false,
     };
-    result.action = Some(record.action.as_str().to_owned());
-    result.labels = record.labels.clone();
-    result.trivial = record.trivial;
-    result.note = record.message.clone();
-    if let Some(meta) = &record.meta {
-        let id = meta.fixture_id.to_string();
-        result.already_pinned =
-            record.already_pinned || already.is_some_and(|ids| ids.contains(&id));
-        result.fixture_id = Some(id);
-        result.oracle_calls = meta.oracle_calls;
+    if !first_blocks {
+        // Nothing blocks yet: run the rest of the campaign and look at the other failures,
+        // each distinct input once, new signatures first, then in index order.
+        let mut pending: Vec<(usize, freezegate_replay::RunOutcome)> = failing.collect();
+        run_cases(
+            &mut scan,
+            &cases,
+            &oracles.fast,
+            &run_ctx,
+            settings,
+            ctx.progress,
+            false,
+        );
+        pending.append(&mut scan.failing);
+        let mut distinct: BTreeSet<Arc<Vec<u8>>> = BTreeSet::new();
+        pending.retain(|(i, _)| distinct.insert(Arc::clone(&cases[*i])));
+        loop {
+            pending.retain(|(i, _)| !seen.contains(&cases[*i]));
+            let Some(pos) = pending
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, (i, o))| (quiet.contains(&o.signature), *i))
+                .map(|(pos, _)| pos)
+            else {
+                break;
+            };
+            if examined.len() >= MAX_CAMPAIGN_SHRINKS {
+                unshrunk = pending.len();
+                break;
+            }
+            let (index, first) = pending.remove(pos);
+            if examine(index, first, &mut seen, &mut quiet, &mut examined) {
+                break;
+            }
+        }
     }
-    result.minimal = record.minimal.as_ref().map(|c| c.as_str().to_owned());
-    if (record.action.pins() || record.action == Action::AlreadyPinned) && result.note.is_none() {
-        result.note = Some(if result.already_pinned {
-            "the same minimal input is already pinned: fix the property's code".to_owned()
-        } else {
-            "new fixture pinned in the working tree: commit it with the patch, then make the property pass".to_owned()
-        });
+    result.cases_run = u32::try_from(scan.done).unwrap_or(u32::MAX);
+    result.shrinks = u32::try_from(examined.len()).unwrap_or(u32::MAX);
+    result.oracle_calls = examined
+        .iter()
+        .filter_map(|e| e.record.as_ref().ok())
+        .filter_map(|r| r.meta.as_ref())
+        .map(|m| m.oracle_calls)
+        .sum();
+
+    // The case reported: the one that blocks, else the first shrunk.
+    let reported = examined.iter().position(|e| e.blocks(already)).unwrap_or(0);
+    let others: Vec<String> = examined
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| *k != reported)
+        .map(|(_, e)| e.summary())
+        .collect();
+    // One infra item per campaign: the first case that timed out or broke, else the first
+    // failing case whose replays did.
+    let infra = scan
+        .infra
+        .clone()
+        .or_else(|| examined.iter().find_map(Examined::infra));
+    let Some(case) = examined.get(reported) else {
+        // Unreachable: a failing case was examined above.
+        result.status = CampaignStatus::Infra;
+        result.note = Some("no failing case could be classified".into());
+        result.infra = result.note.clone();
+        result.duration_ms = millis(started.elapsed());
+        return Ok(result);
+    };
+    result.failing_case = u32::try_from(case.index).ok();
+    match &case.record {
+        Err(message) => {
+            result.status = CampaignStatus::Infra;
+            result.note = Some(message.clone());
+        }
+        Ok(record) => {
+            result.status = match record.action {
+                Action::InfraQueue => CampaignStatus::Infra,
+                Action::NoFailure => CampaignStatus::Pass,
+                _ => CampaignStatus::Failure,
+            };
+            result.action = Some(record.action.as_str().to_owned());
+            result.labels = record.labels.clone();
+            result.trivial = record.trivial;
+            result.note = record.message.clone();
+            if let Some(meta) = &record.meta {
+                let id = meta.fixture_id.to_string();
+                result.already_pinned =
+                    record.already_pinned || already.is_some_and(|ids| ids.contains(&id));
+                result.fixture_id = Some(id);
+            }
+            result.minimal = record.minimal.as_ref().map(|c| c.as_str().to_owned());
+            if (record.action.pins() || record.action == Action::AlreadyPinned)
+                && result.note.is_none()
+            {
+                result.note = Some(if result.already_pinned {
+                    "the same minimal input is already pinned: fix the property's code".to_owned()
+                } else {
+                    "new fixture pinned in the working tree: commit it with the patch, then make the property pass".to_owned()
+                });
+            }
+            if record.trivial {
+                let warning = "the minimal failing input is trivial: the oracle may be too weak";
+                result.note = Some(match result.note.take() {
+                    Some(n) => format!("{n}; {warning}"),
+                    None => warning.to_owned(),
+                });
+            }
+        }
     }
-    if record.trivial {
-        let warning = "the minimal failing input is trivial: the oracle may be too weak";
+    let mut more = Vec::new();
+    if !others.is_empty() {
+        more.push(format!("also shrunk: {}", others.join(", ")));
+    }
+    if unshrunk > 0 {
+        more.push(format!(
+            "stopped after {MAX_CAMPAIGN_SHRINKS} shrinks (MAX_CAMPAIGN_SHRINKS): {unshrunk} more failing case{} not shrunk",
+            if unshrunk == 1 { " was" } else { "s were" }
+        ));
+    }
+    if !more.is_empty() {
+        let more = more.join("; ");
         result.note = Some(match result.note.take() {
-            Some(n) => format!("{n}; {warning}"),
-            None => warning.to_owned(),
+            Some(n) => format!("{n}; {more}"),
+            None => more,
         });
     }
+    result.infra = if result.status == CampaignStatus::Infra {
+        result.note.clone().or(infra)
+    } else {
+        infra
+    };
     result.duration_ms = millis(started.elapsed());
     Ok(result)
 }

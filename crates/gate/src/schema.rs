@@ -59,6 +59,7 @@ pub fn report_schema() -> Value {
         ("env_class", json!({"enum": ["local", "remote"]})),
         ("runner_id", string()),
         ("now", string()),
+        ("patch_id", string()),
         (
             "properties",
             json!({"type": "array", "items": object(&[
@@ -113,7 +114,9 @@ pub fn report_schema() -> Value {
         ("already_pinned", json!({"type": "boolean"})),
         ("trivial", json!({"type": "boolean"})),
         ("oracle_calls", uint()),
+        ("shrinks", uint()),
         ("note", opt_string()),
+        ("infra", opt_string()),
         ("duration_ms", uint()),
     ]);
     let finding = object(&[
