@@ -232,7 +232,7 @@ pub fn run(args: Args) -> Outcome {
             .map_err(Failure::usage)?;
     }
     if let Some(path) = &args.infra_out {
-        let lines = render::infra_lines(&report, &settings.runner_id);
+        let lines = render::infra_lines(&report);
         let mut file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

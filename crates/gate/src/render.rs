@@ -654,7 +654,7 @@ struct InfraLine<'a> {
 /// the run judged; `at` is the run's `now` (RFC 3339, UTC); `labels` are the replays' labels
 /// (a fixture's, or a campaign's when its status is `infra`; else empty); `note` is why, in
 /// one line. Fixtures come first, sorted by property and id, then campaigns in file order.
-pub fn infra_lines(report: &Report, runner_id: &str) -> String {
+pub fn infra_lines(report: &Report) -> String {
     let s = &report.settings;
     let mut out = String::new();
     let mut push = |kind: &'static str,
@@ -669,7 +669,7 @@ pub fn infra_lines(report: &Report, runner_id: &str) -> String {
             fixture_id,
             seed: s.seed,
             env_class: &s.env_class,
-            runner_id,
+            runner_id: &s.runner_id,
             patch_id: &s.patch_id,
             at: &s.now,
             labels,
