@@ -40,8 +40,14 @@
 //! };
 //! let report = check(text, &checks)?;
 //! assert!(report.fails(false));
+//! // Besides the missing fields, the row is told why a test name cannot key it.
+//! let nodeid = report
+//!     .problems
+//!     .iter()
+//!     .find(|p| p.field.as_deref() == Some("nodeid"))
+//!     .ok_or("no problem about the nodeid field")?;
 //! assert_eq!(
-//!     report.problems[0].in_file("freeze/ledger.json").to_string(),
+//!     nodeid.in_file("freeze/ledger.json").to_string(),
 //!     "error: freeze/ledger.json: line 1, column 46: row 0 (no fixture id), nodeid: \
 //!      rows must be keyed by a fixture digest, not a test name"
 //! );
