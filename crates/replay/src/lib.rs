@@ -34,7 +34,13 @@
 //! - Labels come back in run-index order whatever order the runs finished in.
 //! - A process run never outlives its deadline by more than the grace period and the time it
 //!   takes to kill: at the deadline its whole process group gets SIGTERM, then SIGKILL; when
-//!   a run returns, no process of its group is still running.
+//!   a run returns, no process of its group is still running, and no output held open by a
+//!   process outside the group is waited for.
+//! - Where this process is a child subreaper ([`become_child_subreaper`]), a run's processes
+//!   that left its group (`setsid`, `setpgid`) are killed when it ends too, known by the
+//!   mark every run puts in its environment or by the run's pipes they hold; a run's sweep
+//!   never touches another run's processes, the group of this process, or a child no run
+//!   started. Without the setting they are out of reach ([`ProcessOracle`] has the limits).
 //! - Captured output is bounded (the last bytes of each stream are kept); a chatty oracle
 //!   cannot exhaust memory or deadlock the runner on a full pipe.
 //! - `Oracle::run` never fails: whatever goes wrong is a `harness_error` or `timeout` label
@@ -44,6 +50,7 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+mod escape;
 mod inprocess;
 mod label;
 mod oracle;

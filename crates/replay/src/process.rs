@@ -2,6 +2,7 @@
 //! group at its deadline (SPEC §4).
 
 use std::io::{self, Read, Write};
+use std::ops::ControlFlow;
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use rustix::process::{
 };
 
 use crate::Label;
+use crate::escape::{MARK_VAR, PipeEnd, RunMark, forking_child_holds};
 use crate::oracle::{Exit, Oracle, RunContext, RunOutcome, TailBuffer, failure_signature};
 
 /// How long a process group gets between SIGTERM and SIGKILL at a deadline, by default.
@@ -49,10 +51,34 @@ pub enum ConfigError {
 /// group, then after the grace period SIGKILL to the group, and is labelled `timeout`.
 /// **No leftovers.** When the command exits, whatever it left running in its group is
 /// killed (SIGKILL), and `run` returns only once no process of the group is still running
-/// (zombies aside; it gives up after a few seconds on a process stuck in the kernel). A
-/// process that left the group (`setsid`) is beyond reach. Call
+/// (zombies aside; it gives up after a few seconds on a process stuck in the kernel). Call
 /// [`become_child_subreaper`] once so that orphaned grandchildren are reparented to this
 /// process and reaped by the runner rather than left to PID 1.
+///
+/// **Processes that leave the group** (`setsid`, `setpgid`, a daemon's double fork) are
+/// beyond a kill of the group. Every run's environment carries a mark of the run,
+/// `FREEZEGATE_RUN_MARK` (oracles must leave it alone), which its descendants inherit.
+/// Where this process is a child subreaper, such processes are reparented to it when their
+/// parents die, and once the run's group is settled (after the command exited, or was
+/// killed at its deadline) the runner kills (SIGKILL) and reaps every child of this process
+/// that carries the run's mark or holds the run's end of one of its pipes, with its process
+/// group where it leads one, and again for their own children, until none is left: `run` returns
+/// with no process of the run running. The run keeps the label it earned; its message says
+/// that `N processes left the oracle's process group and were killed`. Left alone: this
+/// process's own group, the processes of runs still going on other threads (in their
+/// groups or not: a daemon a run started lives until that run ends), and children of this
+/// process that no run started. A run never waits for output that a process outside its
+/// group holds open once its group is gone (`the oracle's output stayed open after it
+/// exited`), so such a process cannot stretch it past its deadline and grace. (It only
+/// waits for a child this process is starting on another thread, which holds a copy of
+/// every descriptor until it runs its program.)
+///
+/// Limits: where this process is not a child subreaper, a process that left the group is
+/// out of reach (reparented to PID 1 or another reaper) and keeps running. One that clears
+/// its environment and holds none of the run's pipes (`env -i setsid cmd </dev/null
+/// >/dev/null 2>&1 &`) is not recognised as the run's. One that ends by itself before the
+/// run does stays a zombie child of this process (not running, but not reaped either:
+/// nothing tells it from another child's). Workers ([`crate::WorkerOracle`]) carry no mark.
 ///
 /// **Input and output.** One thread does everything with `poll`: stdin is written without
 /// blocking (an oracle that reads none neither hangs the run nor fails it), stdout and stderr
@@ -114,6 +140,8 @@ impl Oracle for ProcessOracle {
         if candidate.contains(&b'\n') {
             return RunOutcome::not_run("the candidate holds a raw newline: not canonical bytes");
         }
+        // Active from before the process exists until its leftovers are gone.
+        let mark = RunMark::new();
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
             .arg(&self.command)
@@ -121,6 +149,7 @@ impl Oracle for ProcessOracle {
             .env("PROP_SEED", ctx.seed.to_string())
             .env("PROPERTY_ID", &ctx.property_id)
             .env("FREEZEGATE_REPLAY", ctx.replay.to_string())
+            .env(MARK_VAR, mark.env_value())
             .env_remove("FREEZEGATE_WORKER")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -138,7 +167,7 @@ impl Oracle for ProcessOracle {
         let mut input = Vec::with_capacity(candidate.len() + 1);
         input.extend_from_slice(candidate);
         input.push(b'\n');
-        let mut run = Run::new(&mut child, input, self.output_cap);
+        let mut run = Run::new(&mut child, input, self.output_cap, mark);
         let deadline = start + ctx.timeout;
         let (status, timed_out) = run.supervise(deadline, self.grace);
         let duration = start.elapsed();
@@ -152,7 +181,7 @@ impl Oracle for ProcessOracle {
             (Err(e), false) => RunOutcome::new(Label::HarnessError, duration, Exit::NotRun)
                 .with_message(format!("cannot wait for the oracle: {e}")),
         };
-        if let Some(note) = run.note.take() {
+        for note in run.notes.drain(..) {
             outcome.message = Some(match outcome.message.take() {
                 Some(m) => format!("{m}; {note}"),
                 None => note,
@@ -184,7 +213,8 @@ fn outcome_of(status: ExitStatus, duration: Duration, stdout: &[u8]) -> RunOutco
 
 /// Makes this process a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`): orphaned
 /// descendants are reparented to it instead of PID 1, so the runners can reap the processes
-/// an oracle leaves behind. It affects the whole process; call it once, early, from a
+/// an oracle leaves behind, and [`ProcessOracle`] kills those of a run that left its process
+/// group when the run ends. It affects the whole process; call it once, early, from a
 /// binary that runs oracles.
 pub fn become_child_subreaper() -> io::Result<()> {
     rustix::process::set_child_subreaper(Some(rustix::process::getpid())).map_err(io::Error::from)
@@ -206,29 +236,90 @@ pub fn group_is_running(pgid: u32) -> bool {
 
 /// Scans `/proc` for a process of group `pgid` that is not a zombie.
 fn proc_group_running(pgid: u32) -> io::Result<bool> {
+    let mut running = false;
+    try_for_each_process(|_, stat| {
+        running = u32::try_from(stat.pgrp) == Ok(pgid) && stat.running();
+        if running {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    Ok(running)
+}
+
+/// The fields of `/proc/PID/stat` the runners need.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ProcStat {
+    /// The state letter (`R`, `S`, `D`, `Z`, ...).
+    pub(crate) state: u8,
+    /// The parent's pid.
+    pub(crate) ppid: i32,
+    /// The process group.
+    pub(crate) pgrp: i32,
+    /// The kernel's flags word (`PF_*`).
+    pub(crate) flags: u32,
+}
+
+impl ProcStat {
+    /// Parses the text of `/proc/PID/stat`: `pid (comm) state ppid pgrp session tty_nr
+    /// tpgid flags ...`, where comm may hold spaces and parentheses.
+    fn parse(stat: &str) -> Option<ProcStat> {
+        let rest = stat.rfind(')').map(|i| &stat[i + 1..])?;
+        let mut fields = rest.split_ascii_whitespace();
+        let state = *fields.next()?.as_bytes().first()?;
+        let ppid = fields.next()?.parse().ok()?;
+        let pgrp = fields.next()?.parse().ok()?;
+        // session, tty_nr, tpgid, then flags.
+        let flags = fields.nth(3)?.parse().ok()?;
+        Some(ProcStat {
+            state,
+            ppid,
+            pgrp,
+            flags,
+        })
+    }
+
+    /// The stat of process `pid`; `None` if it is gone.
+    pub(crate) fn read(pid: i32) -> Option<ProcStat> {
+        ProcStat::parse(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    }
+
+    /// Whether the process is running: not a zombie, not dead.
+    pub(crate) fn running(&self) -> bool {
+        !matches!(self.state, b'Z' | b'X' | b'x')
+    }
+}
+
+/// Calls `f` with the pid and stat of every process in `/proc` until it breaks; processes
+/// gone meanwhile are skipped.
+fn try_for_each_process(mut f: impl FnMut(i32, ProcStat) -> ControlFlow<()>) -> io::Result<()> {
     for entry in std::fs::read_dir("/proc")? {
         let entry = entry?;
         let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        // The process may be gone by now: skip what cannot be read.
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
             continue;
         };
-        let mut fields = rest.split_ascii_whitespace();
-        let state = fields.next();
-        let pgrp = fields.nth(1).and_then(|f| f.parse::<u32>().ok());
-        if pgrp == Some(pgid) && !matches!(state, Some("Z" | "X" | "x")) {
-            return Ok(true);
+        if let Some(stat) = ProcStat::read(pid)
+            && f(pid, stat).is_break()
+        {
+            break;
         }
     }
-    Ok(false)
+    Ok(())
+}
+
+/// Calls `f` with the pid and stat of every process in `/proc`; sees nothing where `/proc`
+/// cannot be read.
+pub(crate) fn for_each_process(mut f: impl FnMut(i32, ProcStat)) {
+    let _ = try_for_each_process(|pid, stat| {
+        f(pid, stat);
+        ControlFlow::Continue(())
+    });
 }
 
 /// After the leader of group `pgid` was reaped: kills what is left of the group and waits
@@ -313,8 +404,22 @@ struct Run<'c> {
     err_pipe: Option<ChildStderr>,
     stdout: TailBuffer,
     stderr: TailBuffer,
-    /// Something worth saying about the run (leftovers that would not die, pipes held open).
-    note: Option<String>,
+    /// The run's mark, for its processes that leave the group.
+    mark: RunMark,
+    /// The run's end of the stdin pipe, known past closing ours: an escapee may still hold
+    /// it.
+    stdin_end: Option<PipeEnd>,
+    /// What is worth saying about the run (escapees, leftovers that would not die, pipes
+    /// held open), in order.
+    notes: Vec<String>,
+}
+
+/// What one `poll` found ready.
+struct Polled {
+    /// The pidfd: the leader exited.
+    pidfd: bool,
+    /// Stdout or stderr: data, end of file or an error.
+    pipes: bool,
 }
 
 /// What waiting for the leader ended with.
@@ -324,8 +429,11 @@ enum Waited {
 }
 
 impl<'c> Run<'c> {
-    fn new(child: &'c mut Child, input: Vec<u8>, cap: usize) -> Run<'c> {
+    fn new(child: &'c mut Child, input: Vec<u8>, cap: usize, mark: RunMark) -> Run<'c> {
         let pgid = Pid::from_raw(child.id() as i32);
+        if let Some(pgid) = pgid {
+            mark.set_group(pgid);
+        }
         let pidfd = pgid.and_then(|pid| pidfd_open(pid, PidfdFlags::empty()).ok());
         let stdin = child.stdin.take();
         let out_pipe = child.stdout.take();
@@ -342,6 +450,9 @@ impl<'c> Run<'c> {
             // for stdin the writes below stop at WouldBlock, so this must hold.
             let _ = rustix::io::ioctl_fionbio(fd, true);
         }
+        let stdin_end = stdin
+            .as_ref()
+            .and_then(|p| PipeEnd::opposite(p.as_fd(), false));
         Run {
             child,
             pgid,
@@ -353,7 +464,9 @@ impl<'c> Run<'c> {
             err_pipe,
             stdout: TailBuffer::new(cap),
             stderr: TailBuffer::new(cap),
-            note: None,
+            mark,
+            stdin_end,
+            notes: Vec::new(),
         }
     }
 
@@ -397,26 +510,69 @@ impl<'c> Run<'c> {
     }
 
     /// After the leader was reaped: kills what is left of its group, waits until none of
-    /// it runs (reaping what was reparented to us), and drains the pipes.
+    /// it runs (reaping what was reparented to us), kills the processes that left the group
+    /// where this process is a child subreaper, and drains the pipes.
     fn finish_group(&mut self) {
         self.stdin = None;
         let limit = Instant::now() + SETTLE_LIMIT;
         if !settle_group(self.pgid, limit) {
-            self.note = Some("a process of the oracle's group would not die".into());
+            self.notes
+                .push("a process of the oracle's group would not die".into());
         }
-        // Every writer of the pipes is dead (unless it left the group): read to EOF.
+        let mut pipes = self.output_ends();
+        pipes.extend(self.stdin_end.clone());
+        let swept = self.mark.sweep(&pipes, limit);
+        match swept.killed {
+            0 => {}
+            1 => self
+                .notes
+                .push("1 process left the oracle's process group and was killed".into()),
+            n => self.notes.push(format!(
+                "{n} processes left the oracle's process group and were killed"
+            )),
+        }
+        if !swept.settled {
+            self.notes
+                .push("a process that left the oracle's process group would not die".into());
+        }
+        // No process of the group runs, nor any escapee found: what they wrote is in the
+        // pipes, so read it without waiting. A pipe still open after that is held by a
+        // process that left the group and was not found (this process is no subreaper, or
+        // nothing ties it to the run): waiting for it would only stretch the run, and so
+        // would reading for ever what such a process keeps writing.
         while self.out_pipe.is_some() || self.err_pipe.is_some() {
-            let now = Instant::now();
-            if now >= limit {
-                self.note = Some("the oracle's output stayed open after it exited".into());
-                self.out_pipe = None;
-                self.err_pipe = None;
-                break;
+            let polled = self.pump(Duration::ZERO, None);
+            let open = Instant::now() < limit;
+            match polled {
+                Ok(polled) if polled.pipes && open => continue,
+                // A child this process is starting on another thread may hold a copy of the
+                // run's end until it runs its program: that is worth a wait.
+                Ok(_) if open && forking_child_holds(&self.output_ends()) => {
+                    let _ = self.pump(Duration::from_millis(1), None);
+                    continue;
+                }
+                _ => {}
             }
-            if self.pump(limit - now, None).is_err() {
-                break;
-            }
+            self.notes
+                .push("the oracle's output stayed open after it exited".into());
+            self.out_pipe = None;
+            self.err_pipe = None;
         }
+    }
+
+    /// The run's ends (write ends) of the stdout and stderr pipes still open.
+    fn output_ends(&self) -> Vec<PipeEnd> {
+        [
+            self.out_pipe
+                .as_ref()
+                .and_then(|p| PipeEnd::opposite(p.as_fd(), true)),
+            self.err_pipe
+                .as_ref()
+                .and_then(|p| PipeEnd::opposite(p.as_fd(), true)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 
     /// Moves input and output until the leader exits or `until` passes.
@@ -443,15 +599,15 @@ impl<'c> Run<'c> {
             let ready = self.pump(wait, pidfd.as_ref());
             self.pidfd = pidfd;
             check = match ready {
-                Ok(pid_ready) => pid_ready || self.pidfd.is_none(),
+                Ok(polled) => polled.pidfd || self.pidfd.is_none(),
                 Err(_) => true,
             };
         }
     }
 
     /// One `poll` over the pipes still open (and the pidfd, if given) for at most `wait`;
-    /// handles what is ready. Returns whether the pidfd is ready (the leader exited).
-    fn pump(&mut self, wait: Duration, pidfd: Option<&OwnedFd>) -> io::Result<bool> {
+    /// handles what is ready and says what was.
+    fn pump(&mut self, wait: Duration, pidfd: Option<&OwnedFd>) -> io::Result<Polled> {
         const IN: usize = 0;
         const OUT: usize = 1;
         const ERR: usize = 2;
@@ -496,7 +652,10 @@ impl<'c> Run<'c> {
         if ready[ERR] {
             read_pipe(&mut self.err_pipe, &mut self.stderr);
         }
-        Ok(ready[PID])
+        Ok(Polled {
+            pidfd: ready[PID],
+            pipes: ready[OUT] || ready[ERR],
+        })
     }
 
     /// Writes what the stdin pipe takes now; closes it when done or when the oracle closed
@@ -546,5 +705,30 @@ fn read_pipe<P: Read>(pipe: &mut Option<P>, tail: &mut TailBuffer) {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_fields_follow_the_last_parenthesis() {
+        let stat = "4242 (a) b (c)) S 17 4240 4240 0 -1 4194560 99 0 0 0";
+        assert_eq!(
+            ProcStat::parse(stat),
+            Some(ProcStat {
+                state: b'S',
+                ppid: 17,
+                pgrp: 4240,
+                flags: 4194560
+            })
+        );
+        assert!(ProcStat::parse(stat).is_some_and(|s| s.running()));
+        assert!(ProcStat::parse("1 (z) Z 1 1 1 0 -1 64").is_some_and(|s| !s.running()));
+        assert_eq!(ProcStat::parse("1 (x) R 1 1 1 0 -1"), None);
+        assert_eq!(ProcStat::parse("no parenthesis"), None);
+        let me = ProcStat::read(std::process::id() as i32);
+        assert!(me.is_some_and(|s| s.running() && s.ppid > 0));
     }
 }

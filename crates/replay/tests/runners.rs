@@ -122,6 +122,38 @@ fn leftovers_of_an_oracle_that_exited_are_killed() -> TestResult {
 }
 
 #[test]
+fn an_escapee_holding_the_output_does_not_hold_up_the_run() -> TestResult {
+    // This test binary is no child subreaper: a process that left the group is beyond the
+    // runner's reach, but the run does not wait for the output it keeps open.
+    let dir = tempfile::tempdir()?;
+    let marker = format!("3141.{:07}501", std::process::id());
+    let script = format!(
+        r#"setsid sh -c "echo \$\$ > escapee; exec sleep {marker}" &
+while [ ! -s escapee ]; do sleep 0.01; done; exit 0"#
+    );
+    let out = oracle(dir.path(), &script)?.run(CANDIDATE, &ctx());
+    // The escapee is this test's to end.
+    let pid = read_pgid(&dir.path().join("escapee"))?;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    if cmdline
+        .split(|&b| b == 0)
+        .any(|arg| arg == marker.as_bytes())
+    {
+        std::process::Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status()?;
+    }
+    assert_eq!(out.label, Label::AssertPass);
+    assert_eq!(
+        out.message.as_deref(),
+        Some("the oracle's output stayed open after it exited")
+    );
+    // A run that waited for the pipe lasted the runner's settle limit, 2 s.
+    assert!(out.duration < Duration::from_secs(2), "{out:?}");
+    Ok(())
+}
+
+#[test]
 fn fifty_megabytes_of_output_are_drained_not_kept() -> TestResult {
     let dir = tempfile::tempdir()?;
     let script = "head -c 50000000 /dev/zero & head -c 5000000 /dev/zero >&2; wait; exit 0";

@@ -1,0 +1,442 @@
+//! Processes that leave a run's process group (`setsid`, `setpgid`, a daemon's double fork):
+//! how a run marks its processes, and the sweep that kills those still running when the run
+//! ends, where this process is a child subreaper (SPEC §4: "no process left").
+//!
+//! A process that left the group is beyond `kill(-pgid)`, and once its parent is gone
+//! nothing in the process tree says which run it came from. So every run gets a mark of its
+//! own, `<runner pid>.<run number>`, in [`MARK_VAR`] in its environment, which its
+//! descendants inherit. When a run ends (its group settled), the sweep looks at the
+//! children of this process (orphans are reparented here, as the subreaper) and kills those
+//! that carry the run's mark or hold the run's end of one of its pipes (an escapee that
+//! cleared its environment), with their groups where they lead one; then it reaps them and
+//! looks again, since their own children come here in turn.
+//!
+//! It never touches a process in this process's own group or in the group of a run still
+//! going, nor one that is no child of this process (so no pid can have been reused under
+//! it: a child's pid stays its own until this process reaps it), nor one it cannot tie to
+//! the ending run: another run's escapee lives until that run ends, and a process some other
+//! code started (or its orphan) is left alone.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use rustix::io::Errno;
+use rustix::process::{
+    Pid, Signal, WaitOptions, getpgrp, getpid, kill_process, kill_process_group,
+    test_kill_process_group, waitpid,
+};
+
+use crate::process::{ProcStat, group_is_running};
+
+/// The environment variable that carries the marks of the runs a process belongs to:
+/// `<runner pid>.<run number>`, after the marks the runner itself carries (an outer runner's),
+/// separated by `,`.
+pub(crate) const MARK_VAR: &str = "FREEZEGATE_RUN_MARK";
+
+/// The number of the next run of this process.
+static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
+
+/// The runs of this process that have not ended: run number → process group (0 until the
+/// run's process is started).
+static ACTIVE: Mutex<BTreeMap<u64, i32>> = Mutex::new(BTreeMap::new());
+
+fn active() -> std::sync::MutexGuard<'static, BTreeMap<u64, i32>> {
+    ACTIVE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One run's mark: registered as active from its creation until [`RunMark::sweep`] or drop.
+#[derive(Debug)]
+pub(crate) struct RunMark {
+    run: u64,
+    token: String,
+    active: bool,
+}
+
+/// What a sweep did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Swept {
+    /// How many processes outside the run's group were running and were killed.
+    pub(crate) killed: usize,
+    /// False if one of them still ran at the limit.
+    pub(crate) settled: bool,
+}
+
+impl RunMark {
+    /// A new run, active from now on.
+    pub(crate) fn new() -> RunMark {
+        let run = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
+        active().insert(run, 0);
+        RunMark {
+            run,
+            token: format!("{}.{run}", std::process::id()),
+            active: true,
+        }
+    }
+
+    /// The value of [`MARK_VAR`] for the run's process: the marks this process carries, if
+    /// any, then the run's own.
+    pub(crate) fn env_value(&self) -> OsString {
+        match std::env::var_os(MARK_VAR) {
+            Some(mut outer) if !outer.is_empty() => {
+                outer.push(",");
+                outer.push(&self.token);
+                outer
+            }
+            _ => OsString::from(&self.token),
+        }
+    }
+
+    /// Records the run's process group once its process is started.
+    pub(crate) fn set_group(&self, pgid: Pid) {
+        if self.active {
+            active().insert(self.run, pgid.as_raw_nonzero().get());
+        }
+    }
+
+    fn end(&mut self) {
+        if self.active {
+            active().remove(&self.run);
+            self.active = false;
+        }
+    }
+
+    /// Ends the run and, if this process is a child subreaper, kills and reaps the
+    /// processes that left its group: children of this process carrying the run's mark or
+    /// holding the run's end of one of `pipes`. Call it once no process of the run's group
+    /// runs. Gives up at `limit`.
+    pub(crate) fn sweep(&mut self, pipes: &[PipeEnd], limit: Instant) -> Swept {
+        self.end();
+        let mut swept = Swept {
+            killed: 0,
+            settled: true,
+        };
+        if !matches!(rustix::process::child_subreaper(), Ok(Some(_))) {
+            // Orphans went to another reaper (PID 1): out of reach.
+            return swept;
+        }
+        let me = getpid().as_raw_nonzero().get();
+        let own_group = getpgrp().as_raw_nonzero().get();
+        // Children of ours that were sent SIGKILL, groups led by one of them that were too,
+        // and every process counted as killed.
+        let mut killed: BTreeSet<i32> = BTreeSet::new();
+        let mut groups: BTreeSet<i32> = BTreeSet::new();
+        let mut counted: BTreeSet<i32> = BTreeSet::new();
+        let mut pause = Duration::from_micros(200);
+        // A thread's list of children can miss one while others are reaped: only two quiet
+        // looks in a row end the sweep.
+        let mut quiet = 0;
+        loop {
+            let mut busy = false;
+            let running_groups: BTreeSet<i32> =
+                active().values().copied().filter(|&g| g != 0).collect();
+            for pid in children_of(me) {
+                let Some(stat) = ProcStat::read(pid) else {
+                    continue;
+                };
+                if stat.ppid != me {
+                    continue;
+                }
+                let Some(child) = Pid::from_raw(pid) else {
+                    continue;
+                };
+                let ours = killed.contains(&pid) || groups.contains(&stat.pgrp);
+                if !stat.running() {
+                    if ours {
+                        // An unreaped child of ours: the pid names no one else. Its own
+                        // children were reparented here before it became a zombie: look
+                        // again.
+                        if let Ok(Some(_)) = waitpid(Some(child), WaitOptions::NOHANG) {
+                            killed.remove(&pid);
+                        }
+                        busy = true;
+                    }
+                    continue;
+                }
+                if ours {
+                    busy = true;
+                    continue;
+                }
+                if stat.pgrp == own_group
+                    || running_groups.contains(&stat.pgrp)
+                    || !self.owns(pid, &stat, pipes)
+                {
+                    continue;
+                }
+                counted.insert(pid);
+                if stat.pgrp == pid {
+                    // It leads its group, and as our unreaped child it keeps the group id
+                    // from being reused: the whole group goes.
+                    counted.extend(group_members(pid));
+                    let _ = kill_process_group(child, Signal::KILL);
+                    groups.insert(pid);
+                }
+                let _ = kill_process(child, Signal::KILL);
+                killed.insert(pid);
+                busy = true;
+            }
+            // Members of a killed group that are not (yet) our children.
+            groups.retain(|&g| {
+                Pid::from_raw(g).is_some_and(|g| test_kill_process_group(g) != Err(Errno::SRCH))
+            });
+            if groups.iter().any(|&g| group_is_running(g.unsigned_abs())) {
+                busy = true;
+            }
+            swept.killed = counted.len();
+            if !busy {
+                quiet += 1;
+                if quiet == 2 {
+                    return swept;
+                }
+                continue;
+            }
+            quiet = 0;
+            if Instant::now() >= limit {
+                swept.settled = false;
+                return swept;
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether process `pid`, a child of this process, is the run's: it carries the run's
+    /// mark, or holds the run's end of one of its pipes and is not a child this process is
+    /// still forking.
+    ///
+    /// (Until it runs its program, a child this process forks on another thread has a copy
+    /// of this process's environment, which never holds this process's marks, and of all its
+    /// descriptors, which may hold the run's ends while the run's process is being started.)
+    fn owns(&self, pid: i32, stat: &ProcStat, pipes: &[PipeEnd]) -> bool {
+        if let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ"))
+            && environ_has_mark(&environ, self.token.as_bytes())
+        {
+            return true;
+        }
+        !pipes.is_empty() && !still_forking(pid, stat) && holds_any(pid, pipes)
+    }
+}
+
+impl Drop for RunMark {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// Whether an environment block (`/proc/PID/environ`: `KEY=VALUE` entries ended by NUL)
+/// has `token` among the marks of [`MARK_VAR`].
+fn environ_has_mark(environ: &[u8], token: &[u8]) -> bool {
+    let key = MARK_VAR.as_bytes();
+    environ
+        .split(|&b| b == 0)
+        .filter_map(|entry| entry.strip_prefix(key)?.strip_prefix(b"="))
+        .any(|value| value.split(|&b| b == b',').any(|mark| mark == token))
+}
+
+/// The end of one of a run's pipes that the run's processes hold: the write end of stdout
+/// and stderr, the read end of stdin.
+///
+/// Holding the pipe is not enough to be the run's: this process holds the other ends, and
+/// so, until it runs its program, does every child this process forks on any thread (a
+/// copy of all its descriptors).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PipeEnd {
+    /// The `/proc/self/fd` link target, `pipe:[inode]`: the same for both ends.
+    id: PathBuf,
+    /// Whether the run's end is the write end.
+    writes: bool,
+}
+
+impl PipeEnd {
+    /// The run's end of the pipe whose other end is `ours`: the write end if the run
+    /// `writes` to the pipe, else the read end. `None` if `ours` is not a pipe.
+    pub(crate) fn opposite(ours: BorrowedFd<'_>, writes: bool) -> Option<PipeEnd> {
+        let id = std::fs::read_link(format!("/proc/self/fd/{}", ours.as_raw_fd())).ok()?;
+        id.as_os_str()
+            .as_encoded_bytes()
+            .starts_with(b"pipe:")
+            .then_some(PipeEnd { id, writes })
+    }
+}
+
+/// Whether a child this process forks holds the run's end of one of `pipes`: it does so
+/// for a moment, until it runs its program, when it was forked while the run's process was
+/// being started.
+pub(crate) fn forking_child_holds(pipes: &[PipeEnd]) -> bool {
+    let me = getpid().as_raw_nonzero().get();
+    children_of(me).into_iter().any(|pid| {
+        ProcStat::read(pid).is_some_and(|stat| stat.ppid == me && still_forking(pid, &stat))
+            && holds_any(pid, pipes)
+    })
+}
+
+/// Whether process `pid` (with `stat`) is a fork of this process that has not run a program
+/// yet: the kernel's "forked but did not exec" flag, and this process's executable.
+fn still_forking(pid: i32, stat: &ProcStat) -> bool {
+    /// `PF_FORKNOEXEC` of the kernel's `sched.h`: set by fork, cleared by exec.
+    const FORKED_NOT_EXECUTED: u32 = 0x40;
+    static OWN_EXE: OnceLock<Option<PathBuf>> = OnceLock::new();
+    stat.flags & FORKED_NOT_EXECUTED != 0
+        && OWN_EXE
+            .get_or_init(|| std::fs::read_link("/proc/self/exe").ok())
+            .as_ref()
+            .is_some_and(|own| {
+                std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_ref() == Some(own)
+            })
+}
+
+/// Whether process `pid` holds the run's end of one of `pipes`.
+fn holds_any(pid: i32, pipes: &[PipeEnd]) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        let Ok(target) = std::fs::read_link(fd.path()) else {
+            return false;
+        };
+        pipes.iter().any(|pipe| {
+            pipe.id == target
+                && std::fs::read_to_string(
+                    Path::new("/proc")
+                        .join(pid.to_string())
+                        .join("fdinfo")
+                        .join(fd.file_name()),
+                )
+                .ok()
+                .and_then(|info| opened_for_writing(&info))
+                    == Some(pipe.writes)
+        })
+    })
+}
+
+/// From the text of `/proc/PID/fdinfo/FD`: whether the descriptor is open for writing only
+/// (`true`) or reading only (`false`); `None` for both or an unreadable text.
+fn opened_for_writing(fdinfo: &str) -> Option<bool> {
+    let flags = fdinfo.lines().find_map(|l| l.strip_prefix("flags:"))?;
+    match u32::from_str_radix(flags.trim(), 8).ok()? & 0o3 {
+        0 => Some(false),
+        1 => Some(true),
+        _ => None,
+    }
+}
+
+/// The children of process `me` (this process): from each thread's `children` list where
+/// the kernel has them, else from a scan of `/proc`.
+fn children_of(me: i32) -> Vec<i32> {
+    static LISTS: OnceLock<bool> = OnceLock::new();
+    let mut pids = Vec::new();
+    if *LISTS.get_or_init(|| Path::new("/proc/thread-self/children").exists()) {
+        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+            return pids;
+        };
+        for task in tasks.flatten() {
+            // A thread may have ended since: skip what cannot be read.
+            if let Ok(list) = std::fs::read_to_string(task.path().join("children")) {
+                pids.extend(
+                    list.split_ascii_whitespace()
+                        .filter_map(|p| p.parse::<i32>().ok()),
+                );
+            }
+        }
+    } else {
+        crate::process::for_each_process(|pid, stat| {
+            if stat.ppid == me {
+                pids.push(pid);
+            }
+        });
+    }
+    pids
+}
+
+/// The running processes of group `pgid`.
+fn group_members(pgid: i32) -> Vec<i32> {
+    let mut pids = Vec::new();
+    crate::process::for_each_process(|pid, stat| {
+        if stat.pgrp == pgid && stat.running() {
+            pids.push(pid);
+        }
+    });
+    pids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_are_found_among_the_environment_and_the_outer_marks() {
+        let env = b"PATH=/bin\0FREEZEGATE_RUN_MARK=7.1,42.3\0HOME=/\0";
+        assert!(environ_has_mark(env, b"42.3"));
+        assert!(environ_has_mark(env, b"7.1"));
+        assert!(!environ_has_mark(env, b"42.31"));
+        assert!(!environ_has_mark(env, b"2.3"));
+        assert!(!environ_has_mark(b"FREEZEGATE_RUN_MARKS=42.3\0", b"42.3"));
+        assert!(!environ_has_mark(b"X=FREEZEGATE_RUN_MARK=42.3\0", b"42.3"));
+        assert!(!environ_has_mark(b"", b"42.3"));
+        assert!(environ_has_mark(b"FREEZEGATE_RUN_MARK=42.3", b"42.3"));
+    }
+
+    #[test]
+    fn fdinfo_flags_give_the_access_mode() {
+        assert_eq!(
+            opened_for_writing("pos:\t0\nflags:\t02000001\nmnt_id:\t15\n"),
+            Some(true)
+        );
+        assert_eq!(
+            opened_for_writing("pos:\t0\nflags:\t02004000\n"),
+            Some(false)
+        );
+        assert_eq!(opened_for_writing("flags:\t02\n"), None);
+        assert_eq!(opened_for_writing("pos:\t0\n"), None);
+        assert_eq!(opened_for_writing("flags:\tx\n"), None);
+    }
+
+    #[test]
+    fn the_run_end_of_a_pipe_is_told_from_ours() -> std::io::Result<()> {
+        let mut child = std::process::Command::new("cat")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        let me = std::process::id() as i32;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("no pipes"));
+        };
+        use std::os::fd::AsFd;
+        let run_reads = PipeEnd::opposite(stdin.as_fd(), false);
+        let run_writes = PipeEnd::opposite(stdout.as_fd(), true);
+        let ours = [
+            PipeEnd::opposite(stdin.as_fd(), true),
+            PipeEnd::opposite(stdout.as_fd(), false),
+        ];
+        let (ours, theirs): (Vec<_>, Vec<_>) = (
+            ours.into_iter().flatten().collect(),
+            [run_reads, run_writes].into_iter().flatten().collect(),
+        );
+        assert_eq!((ours.len(), theirs.len()), (2, 2));
+        assert!(holds_any(child.id() as i32, &theirs));
+        assert!(!holds_any(child.id() as i32, &ours));
+        assert!(holds_any(me, &ours));
+        assert!(!holds_any(me, &theirs));
+        drop((stdin, stdout));
+        child.wait()?;
+        Ok(())
+    }
+
+    #[test]
+    fn a_run_is_active_until_it_is_swept_or_dropped() {
+        let mut mark = RunMark::new();
+        let run = mark.run;
+        assert!(active().contains_key(&run));
+        assert!(mark.env_value().to_string_lossy().ends_with(&mark.token));
+        mark.sweep(&[], Instant::now());
+        assert!(!active().contains_key(&run));
+        let dropped = RunMark::new();
+        let run = dropped.run;
+        drop(dropped);
+        assert!(!active().contains_key(&run));
+    }
+}
