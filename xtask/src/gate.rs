@@ -142,14 +142,7 @@ fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))
             .map_err(Failure::usage),
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(text.as_bytes())
-                .and_then(|()| stdout.flush())
-                .context("cannot write standard output")
-                .map_err(Failure::usage)
-        }
+        None => crate::exit::write_stdout(text),
     }
 }
 
