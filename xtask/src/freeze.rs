@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use freezegate_canon::fixture::{meta_path, read_fixture, read_meta};
-use freezegate_canon::{FixtureId, PropertyId, Value, to_pretty_string};
+use freezegate_canon::{FixtureId, PropertyId, to_pretty_string};
 use freezegate_gate::config::CONFIG_FILE;
 use freezegate_gate::run::ledger_policy;
 use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
-    EnvClass, FreezeRequest, LEDGER_PATH, Policy, Refusal, Row, SIGNERS_PATH, freeze_row, precheck,
+    EnvClass, FreezeOutcome, FreezeRequest, LEDGER_PATH, Policy, Refusal, freeze_row, precheck,
     update,
 };
 use freezegate_replay::{Label, ProcessOracle, ReplayOptions, ReplayPlan, replay};
@@ -152,14 +152,6 @@ fn runner() -> Result<(EnvClass, String), Failure> {
     Ok((class, runner_id))
 }
 
-/// What a freeze ended with, for its report.
-enum Ending {
-    /// A row was written: `renewed` when it replaced one with the same key.
-    Written { row: Box<Row>, renewed: bool },
-    /// A rule refused the row; nothing was written.
-    Refused { rule: &'static str, message: String },
-}
-
 /// Runs `xtask freeze`.
 pub fn run(args: Args) -> Outcome {
     let now = now_or_clock(args.now.as_deref())?;
@@ -208,26 +200,17 @@ pub fn run(args: Args) -> Outcome {
         expires_in_days: args.expires_in,
         now,
     };
-    let signers = match signers {
-        Some(signers) => signers,
-        None => {
-            let message = format!(
-                "freeze write refused: {SIGNERS_PATH} does not exist, so no owner can vouch for a row; add the owners' public keys to it in a signed commit"
-            );
-            return report(
-                &args,
-                &request,
-                &[],
-                Ending::Refused {
-                    rule: "owner",
-                    message,
-                },
-            );
-        }
+    let Some(signers) = signers else {
+        return report(
+            &args,
+            &request,
+            &[],
+            FreezeOutcome::Refused(Refusal::NoSigners),
+        );
     };
     // Refuse what no replay can change before running the oracle.
     if let Err(refusal) = precheck(&request, &settings.policy, &signers) {
-        return report(&args, &request, &[], refused(&refusal));
+        return report(&args, &request, &[], FreezeOutcome::Refused(refusal));
     }
     let dir = std::env::current_dir()
         .context("cannot read the current directory")
@@ -245,7 +228,9 @@ pub fn run(args: Args) -> Outcome {
     eprintln!("replays: {}", names.join(" "));
     let row = match freeze_row(&request, &labels, &settings.policy, &signers) {
         Ok(row) => row,
-        Err(refusal) => return report(&args, &request, &labels, refused(&refusal)),
+        Err(refusal) => {
+            return report(&args, &request, &labels, FreezeOutcome::Refused(refusal));
+        }
     };
     let written = row.clone();
     let renewed =
@@ -258,76 +243,31 @@ pub fn run(args: Args) -> Outcome {
             error: anyhow!(e).context("cannot update the ledger"),
         })?;
     lock_file_note();
-    let ending = Ending::Written {
+    let outcome = FreezeOutcome::Written {
         row: Box::new(written),
         renewed: renewed.is_some(),
     };
-    report(&args, &request, &labels, ending)
+    report(&args, &request, &labels, outcome)
 }
 
-fn refused(refusal: &Refusal) -> Ending {
-    Ending::Refused {
-        rule: refusal.rule(),
-        message: refusal.to_string(),
+/// Prints the outcome (a line, or one JSON document on stdout; a refusal's sentence also on
+/// stderr) and gives the exit code: 0 when a row was written, 1 when refused.
+fn report(
+    args: &Args,
+    request: &FreezeRequest,
+    labels: &[Label],
+    outcome: FreezeOutcome,
+) -> Outcome {
+    let written = matches!(outcome, FreezeOutcome::Written { .. });
+    if !written {
+        eprintln!("{}", outcome.line());
     }
-}
-
-/// Prints the result (text, or one JSON document on stdout) and gives the exit code: 0 when
-/// a row was written, 1 when refused.
-fn report(args: &Args, request: &FreezeRequest, labels: &[Label], ending: Ending) -> Outcome {
-    let code = match &ending {
-        Ending::Written { .. } => OK,
-        Ending::Refused { .. } => BLOCKED,
-    };
     match args.format {
-        Format::Text => match &ending {
-            Ending::Written { row, renewed } => {
-                let verb = if *renewed { "renewed" } else { "froze" };
-                write_stdout(&format!(
-                    "{verb} {} {} seed {} {} until {} in {LEDGER_PATH}; commit it signed\n",
-                    row.property_id, row.fixture_id, row.seed, row.env_class, row.expires_at
-                ))?;
-            }
-            Ending::Refused { message, .. } => eprintln!("{message}"),
-        },
-        Format::Json => {
-            let text = |s: &str| Value::String(s.to_owned());
-            let (result, rule, message, row) = match &ending {
-                Ending::Written { row, renewed } => (
-                    if *renewed { "renewed" } else { "froze" },
-                    Value::Null,
-                    Value::Null,
-                    row.to_value(),
-                ),
-                Ending::Refused { rule, message } => {
-                    eprintln!("{message}");
-                    ("refused", text(rule), text(message), Value::Null)
-                }
-            };
-            let document = Value::Object(vec![
-                ("result".into(), text(result)),
-                (
-                    "property_id".into(),
-                    text(request.meta.property_id.as_str()),
-                ),
-                (
-                    "fixture_id".into(),
-                    text(&request.meta.fixture_id.to_string()),
-                ),
-                ("env_class".into(), text(request.env_class.as_str())),
-                ("runner_id".into(), text(&request.runner_id)),
-                (
-                    "labels".into(),
-                    Value::Array(labels.iter().map(|l| text(l.as_str())).collect()),
-                ),
-                ("rule".into(), rule),
-                ("message".into(), message),
-                ("row".into(), row),
-            ]);
-            write_stdout(&to_pretty_string(&document))?;
-        }
+        Format::Text if written => write_stdout(&format!("{}\n", outcome.line()))?,
+        Format::Text => {}
+        Format::Json => write_stdout(&to_pretty_string(&outcome.to_value(request, labels)))?,
     }
-    Ok(code)
+    Ok(if written { OK } else { BLOCKED })
 }
 
 /// The lock file beside the ledger must not be committed: say so when git does not ignore it.

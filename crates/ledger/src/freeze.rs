@@ -3,6 +3,7 @@
 
 use std::fmt;
 
+use freezegate_canon::Value;
 use freezegate_canon::fixture::Meta;
 use freezegate_replay::{Label, Verdict, verdict};
 
@@ -86,6 +87,8 @@ pub enum Refusal {
         /// Which field.
         field: &'static str,
     },
+    /// There is no `freeze/allowed_signers`, so no owner can be one of its principals.
+    NoSigners,
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -148,13 +151,17 @@ impl fmt::Display for Refusal {
                 f.write_str("the reason is empty: name the cause of non-determinism")
             }
             Refusal::Empty { field } => write!(f, "{field} is empty"),
+            Refusal::NoSigners => f.write_str(
+                "freeze/allowed_signers does not exist, so no owner can vouch for a row; add the owners' public keys to it in a signed commit",
+            ),
         }
     }
 }
 
 impl Refusal {
     /// The rule that refused, as a stable snake_case name for machine output: `regression`,
-    /// `not_reproduced`, `infra`, `malformed`, `env_class`, `owner`, `expiry` or `empty`.
+    /// `not_reproduced`, `infra`, `malformed`, `env_class`, `owner` (also for a missing
+    /// signers file), `expiry` or `empty`.
     pub fn rule(&self) -> &'static str {
         match self {
             Refusal::Regression { .. } => "regression",
@@ -165,7 +172,83 @@ impl Refusal {
             Refusal::Owner { .. } => "owner",
             Refusal::Expiry { .. } => "expiry",
             Refusal::Empty { .. } => "empty",
+            Refusal::NoSigners => "owner",
         }
+    }
+}
+
+/// What a freeze came to: a row written (or renewed), or a refusal. `freeze` prints it as
+/// one line ([`FreezeOutcome::line`]) or one JSON document ([`FreezeOutcome::to_value`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FreezeOutcome {
+    /// The row was written; `renewed` when it replaced one with the same key.
+    Written {
+        /// The row as written.
+        row: Box<Row>,
+        /// Whether it replaced a row with the same key.
+        renewed: bool,
+    },
+    /// A rule refused; nothing was written.
+    Refused(Refusal),
+}
+
+impl FreezeOutcome {
+    /// `froze …`/`renewed …` naming the row and the file to commit, or the refusal's sentence.
+    pub fn line(&self) -> String {
+        match self {
+            FreezeOutcome::Written { row, renewed } => format!(
+                "{} {} {} seed {} {} until {} in freeze/ledger.json; commit it signed",
+                if *renewed { "renewed" } else { "froze" },
+                row.property_id,
+                row.fixture_id,
+                row.seed,
+                row.env_class,
+                row.expires_at
+            ),
+            FreezeOutcome::Refused(refusal) => refusal.to_string(),
+        }
+    }
+
+    /// The outcome as one JSON object: `result` (`froze`, `renewed` or `refused`),
+    /// `property_id`, `fixture_id`, `env_class`, `runner_id`, `labels` (the replays', in
+    /// run-index order; empty when refused before any replay), `rule` and `message` (`null`
+    /// unless refused; `rule` as [`Refusal::rule`]) and `row` (`null` when refused).
+    pub fn to_value(&self, request: &FreezeRequest, labels: &[Label]) -> Value {
+        let text = |s: &str| Value::String(s.to_owned());
+        let (result, rule, message, row) = match self {
+            FreezeOutcome::Written { row, renewed } => (
+                if *renewed { "renewed" } else { "froze" },
+                Value::Null,
+                Value::Null,
+                row.to_value(),
+            ),
+            FreezeOutcome::Refused(refusal) => (
+                "refused",
+                text(refusal.rule()),
+                text(&refusal.to_string()),
+                Value::Null,
+            ),
+        };
+        Value::Object(vec![
+            ("result".into(), text(result)),
+            (
+                "property_id".into(),
+                text(request.meta.property_id.as_str()),
+            ),
+            (
+                "fixture_id".into(),
+                text(&request.meta.fixture_id.to_string()),
+            ),
+            ("env_class".into(), text(request.env_class.as_str())),
+            ("runner_id".into(), text(&request.runner_id)),
+            (
+                "labels".into(),
+                Value::Array(labels.iter().map(|l| text(l.as_str())).collect()),
+            ),
+            ("rule".into(), rule),
+            ("message".into(), message),
+            ("row".into(), row),
+        ])
     }
 }
 

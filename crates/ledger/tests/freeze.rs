@@ -1,0 +1,96 @@
+//! Freeze requests as a library user makes them: the row a flicker gets, each refusal's rule,
+//! and the outcome documents `freeze --format json` prints (insta snapshots).
+
+mod common;
+
+use common::{NOW, signers, ts};
+use freezegate_canon::fixture::Meta;
+use freezegate_canon::{Canonicalization, Digest};
+use freezegate_ledger::{
+    EnvClass, FreezeOutcome, FreezeRequest, Policy, Refusal, freeze_row, precheck,
+};
+use freezegate_replay::Label;
+
+fn request(owner: &str, env_class: EnvClass) -> FreezeRequest {
+    let fixture = Digest::of(br#"{"n":0}"#);
+    let origin = Digest::of(br#"{"n":0,"pad":[1,2,3]}"#);
+    FreezeRequest {
+        meta: Meta {
+            property_id: "report.header_keeps_declared_order".parse().unwrap(),
+            fixture_id: fixture.fixture_id(),
+            fixture_digest: fixture,
+            origin_id: origin.fixture_id(),
+            origin_digest: origin,
+            canonicalization: Canonicalization::V1,
+            seed: 20_260_917,
+            pinned_at: "2026-09-14T08:00:00Z".to_owned(),
+            patch_id: "feedface".to_owned(),
+            oracle_calls: 12,
+            shrink_path: Vec::new(),
+        },
+        seed: 20_260_917,
+        env_class,
+        runner_id: "ci-runner-7".to_owned(),
+        owner: owner.to_owned(),
+        reason: "header built from a set: order follows the hash seed".to_owned(),
+        patch_id: "0123456789abcdef0123456789abcdef01234567".to_owned(),
+        expires_in_days: 7,
+        now: ts(NOW),
+    }
+}
+
+const FLICKER: [Label; 7] = [
+    Label::AssertPass,
+    Label::AssertFail,
+    Label::AssertPass,
+    Label::AssertFail,
+    Label::AssertFail,
+    Label::AssertPass,
+    Label::AssertFail,
+];
+
+#[test]
+fn a_flicker_gets_its_row_and_the_outcome_document_holds_it() {
+    let req = request("alice@example.com", EnvClass::Remote);
+    let row = freeze_row(&req, &FLICKER, &Policy::default(), &signers()).unwrap();
+    assert_eq!(row.replays, FLICKER);
+    assert_eq!(row.expires_at, ts("2026-09-24T12:00:00Z"));
+    let outcome = FreezeOutcome::Written {
+        row: Box::new(row),
+        renewed: false,
+    };
+    assert!(
+        outcome
+            .line()
+            .starts_with("froze report.header_keeps_declared_order ")
+    );
+    insta::assert_json_snapshot!("freeze_outcome_written", outcome.to_value(&req, &FLICKER));
+}
+
+#[test]
+fn each_refusal_names_its_rule_in_the_outcome_document() {
+    let policy = Policy::default();
+    let remote = request("alice@example.com", EnvClass::Remote);
+    let regression = freeze_row(&remote, &[Label::AssertFail; 7], &policy, &signers()).unwrap_err();
+    assert_eq!(regression, Refusal::Regression { n: 7 });
+    let laptop = request("alice@example.com", EnvClass::Local);
+    assert_eq!(
+        precheck(&laptop, &policy, &signers()).unwrap_err().rule(),
+        "env_class"
+    );
+    let stranger = request("eve@example.com", EnvClass::Remote);
+    assert_eq!(
+        precheck(&stranger, &policy, &signers()).unwrap_err().rule(),
+        "owner"
+    );
+    assert_eq!(Refusal::NoSigners.rule(), "owner");
+    let outcome = FreezeOutcome::Refused(regression);
+    assert_eq!(
+        outcome.line(),
+        "freeze write refused: all 7 replays failed — this is a regression, fix it"
+    );
+    insta::assert_json_snapshot!(
+        "freeze_outcome_refused",
+        outcome.to_value(&remote, &[Label::AssertFail; 7])
+    );
+}
