@@ -1532,6 +1532,58 @@ mod tests {
         (old, new)
     }
 
+    /// Text a patch could hold: the lexers' hard cases (quotes of every kind, raw-string
+    /// hashes, comment openers, braces, backslashes, line ends) among any characters.
+    fn hostile_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("\"".to_owned()),
+            Just("'".to_owned()),
+            Just("\"\"\"".to_owned()),
+            Just("r#\"".to_owned()),
+            Just("\"#".to_owned()),
+            Just("b'".to_owned()),
+            Just("f\"{".to_owned()),
+            Just("//".to_owned()),
+            Just("/*".to_owned()),
+            Just("*/".to_owned()),
+            Just("#".to_owned()),
+            Just("\\".to_owned()),
+            Just("\n".to_owned()),
+            Just("\r\n".to_owned()),
+            Just("{".to_owned()),
+            Just("}".to_owned()),
+            Just("(".to_owned()),
+            Just(")".to_owned()),
+            Just("proptest! {".to_owned()),
+            Just("fn p(x in 0..9) {".to_owned()),
+            Just("@given(st.integers())\ndef test_p(x):".to_owned()),
+            Just("max_examples=".to_owned()),
+            Just("assert x == y".to_owned()),
+            Just("prop_assume!(".to_owned()),
+            any::<String>(),
+        ];
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// A patch's property files are the attacker's text: whatever it holds, the engine
+        /// answers (findings or none) and never panics.
+        #[test]
+        fn any_text_is_judged_without_a_panic(
+            old in hostile_text(),
+            new in hostile_text(),
+            kind in 0usize..3,
+        ) {
+            let path = ["tests/a.rs", "py/test_a.py", "ci/cases.sh"][kind];
+            let found = RULE_SET.apply(&[file(path, path, &old, &new)], 50);
+            let mut sorted = found.clone();
+            sorted.sort();
+            prop_assert_eq!(found, sorted);
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
