@@ -146,8 +146,37 @@ fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
     }
 }
 
-/// Runs `xtask gate`.
+/// Runs `xtask gate`. When the gate cannot run at all (exit 3) a machine format still gets a
+/// document, the error and its place, so that a dashboard shows why (the sentence also goes
+/// to stderr as for every command).
 pub fn run(args: Args) -> Outcome {
+    let format = args.format;
+    let out = args.out.clone();
+    // Set once the report is out: an error after it (writing the step summary or the infra
+    // queue) must not add a second document.
+    let mut reported = false;
+    let result = run_gate(args, &mut reported);
+    if let Err(failure) = &result
+        && failure.code == USAGE
+        && !reported
+    {
+        let message = format!("{:#}", failure.error);
+        let place = render::error_place(failure.error.as_ref());
+        let document = match format {
+            GateFormat::Text => None,
+            GateFormat::Json => Some(render::error_json(&message, place.as_ref())),
+            GateFormat::Junit => Some(render::error_junit(&message, place.as_ref())),
+            GateFormat::Github => Some(render::error_github(&message, place.as_ref())),
+        };
+        if let Some(document) = document {
+            // The exit code and stderr say it already if this write fails too.
+            let _ = write_out(out.as_ref(), &document);
+        }
+    }
+    result
+}
+
+fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     let settings = settings(&args.run)?;
     let now = now(args.run.now.as_deref())?;
     let root = std::env::current_dir()
@@ -203,6 +232,7 @@ pub fn run(args: Args) -> Outcome {
         eprint!("{settings_block}");
     }
     write_out(args.out.as_ref(), &document)?;
+    *reported = true;
     if args.out.is_some() || args.format != GateFormat::Text {
         eprintln!("{}", report.summary_line());
     }

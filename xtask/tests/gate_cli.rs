@@ -1605,3 +1605,62 @@ fn an_expired_row_is_one_annotation_and_fixture_times_fit_in_the_run() {
         "{fixture_ms} ms in a run of {run_ms} ms"
     );
 }
+
+/// When the gate cannot run (exit 3), each machine format still gets one document naming the
+/// error and its place, so that a dashboard shows why instead of an empty report.
+#[test]
+fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
+    // policy.replays below 1 is a rule error at line 2, column 11.
+    let repo = Repo::new(&[("freezegate.toml", "[policy]\nreplays = 0\n")]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["format"], "freezegate-gate-error-v1");
+    assert_eq!(doc["exit_code"], 3);
+    assert_eq!(doc["file"], "freezegate.toml");
+    assert_eq!(
+        (doc["line"].as_u64(), doc["column"].as_u64()),
+        (Some(2), Some(11))
+    );
+    assert!(
+        doc["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("policy.replays")),
+        "{doc}"
+    );
+    assert!(run.stderr.contains("policy.replays"), "{}", run.stderr);
+    let run = repo.gate(&["--format", "github"], &[]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stdout
+            .starts_with("::error file=freezegate.toml,line=2,col=11,title=freezegate%3A"),
+        "{}",
+        run.stdout
+    );
+    let run = repo.gate(&["--format", "junit"], &[]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stdout.contains("<testcase name=\"configuration\"")
+            && run.stdout.contains("<error")
+            && run.stdout.contains("freezegate.toml:2:11"),
+        "{}",
+        run.stdout
+    );
+    // A ledger that is not JSON is named with its own place.
+    let repo = Repo::new(&[
+        ("freezegate.toml", ""),
+        (
+            "freeze/ledger.json",
+            "{\"schema\": \"freezegate-ledger-v1\", \"rows\": [",
+        ),
+    ]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    assert_eq!(doc["file"], "freeze/ledger.json");
+    assert_eq!(doc["line"], 1);
+    // Text keeps stdout for the report: the error is on stderr only.
+    let run = repo.gate(&[], &[]);
+    assert_eq!(run.code, 3);
+    assert_eq!(run.stdout, "");
+}

@@ -706,3 +706,128 @@ pub fn infra_lines(report: &Report) -> String {
     }
     out
 }
+
+/// The `format` of the document a machine format gets when the gate cannot run at all (exit
+/// 3: a broken `freezegate.toml`, a ledger that is not JSON, an unknown `--base`), so that a
+/// dashboard shows the error instead of an empty report.
+pub const ERROR_FORMAT: &str = "freezegate-gate-error-v1";
+
+/// The file, line and column an error that stopped the gate names, when it names one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorPlace {
+    /// The file, relative to the root as the error names it.
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<u64>,
+    /// 1-based column, when known.
+    pub column: Option<u64>,
+}
+
+/// The place named by `error` or one of its sources: a `freezegate.toml` that does not parse
+/// or breaks a rule, or a ledger that is not JSON.
+pub fn error_place(error: &(dyn std::error::Error + 'static)) -> Option<ErrorPlace> {
+    let mut cause = Some(error);
+    while let Some(e) = cause {
+        if let Some(config) = e.downcast_ref::<crate::config::ConfigError>() {
+            use crate::config::ConfigError;
+            return match config {
+                ConfigError::Io { path, .. } => Some(ErrorPlace {
+                    file: path.display().to_string(),
+                    line: None,
+                    column: None,
+                }),
+                ConfigError::Syntax {
+                    path, line, column, ..
+                } => Some(ErrorPlace {
+                    file: path.display().to_string(),
+                    line: Some(*line as u64),
+                    column: Some(*column as u64),
+                }),
+                ConfigError::Rule { path, at, .. } => Some(ErrorPlace {
+                    file: path.display().to_string(),
+                    line: at.map(|p| p.line as u64),
+                    column: at.map(|p| p.column as u64),
+                }),
+            };
+        }
+        // `RunError::Gate` is transparent: its source skips the `GateError` it wraps.
+        let gate = e.downcast_ref::<crate::run::GateError>().or_else(|| match e
+            .downcast_ref::<crate::run::RunError>()
+        {
+            Some(crate::run::RunError::Gate(gate)) => Some(gate),
+            _ => None,
+        });
+        if let Some(crate::run::GateError::LedgerSyntax { path, source }) = gate {
+            return Some(ErrorPlace {
+                file: path.clone(),
+                line: Some(source.line as u64),
+                column: Some(source.column as u64),
+            });
+        }
+        cause = e.source();
+    }
+    None
+}
+
+/// The error document of `--format json`: `{"format": "freezegate-gate-error-v1",
+/// "exit_code": 3, "error", "file", "line", "column"}` (`file`, `line` and `column` are
+/// `null` when the error names no place).
+pub fn error_json(message: &str, place: Option<&ErrorPlace>) -> String {
+    let document = serde_json::json!({
+        "format": ERROR_FORMAT,
+        "exit_code": 3,
+        "error": message,
+        "file": place.map(|p| p.file.as_str()),
+        "line": place.and_then(|p| p.line),
+        "column": place.and_then(|p| p.column),
+    });
+    let mut text = serde_json::to_string_pretty(&document)
+        .unwrap_or_else(|_| format!("{{\"format\":\"{ERROR_FORMAT}\",\"exit_code\":3}}"));
+    text.push('\n');
+    text
+}
+
+/// The error document of `--format junit`: one suite, `gate`, with one test case,
+/// `configuration`, in error, whose text starts with the place.
+pub fn error_junit(message: &str, place: Option<&ErrorPlace>) -> String {
+    let mut junit = quick_junit::Report::new("freezegate");
+    let mut suite = TestSuite::new("gate");
+    let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+    status.set_type("configuration");
+    status.set_message(message.to_owned());
+    if let Some(p) = place {
+        status.set_description(error_place_text(p));
+    }
+    suite.add_test_case(TestCase::new("configuration", status));
+    junit.add_test_suite(suite);
+    junit
+        .to_string()
+        .unwrap_or_else(|e| format!("<!-- junit serialisation failed: {e} -->\n"))
+}
+
+/// The error document of `--format github`: one `::error` annotation at the place.
+pub fn error_github(message: &str, place: Option<&ErrorPlace>) -> String {
+    let mut props = Vec::new();
+    if let Some(p) = place {
+        props.push(format!("file={}", gh_prop(&p.file)));
+        if let Some(line) = p.line {
+            props.push(format!("line={line}"));
+            if let Some(column) = p.column {
+                props.push(format!("col={column}"));
+            }
+        }
+    }
+    props.push(format!(
+        "title={}",
+        gh_prop("freezegate: the gate cannot run")
+    ));
+    format!("::error {}::{}\n", props.join(","), gh_data(message))
+}
+
+fn error_place_text(p: &ErrorPlace) -> String {
+    match (p.line, p.column) {
+        (Some(line), Some(column)) => format!("{}:{line}:{column}", p.file),
+        (Some(line), None) => format!("{}:{line}", p.file),
+        _ => p.file.clone(),
+    }
+}
