@@ -202,6 +202,27 @@ pub enum ValueError {
     Serde(String),
 }
 
+impl ValueError {
+    /// The error with one more reference token in front of its JSON pointer (for the
+    /// variants that carry one), as it unwinds out of an array or object: so the success path
+    /// never builds a pointer.
+    pub(crate) fn within(self, token: &str) -> ValueError {
+        let prefix =
+            |pointer: String| format!("/{}{pointer}", crate::value::escape_pointer_token(token));
+        match self {
+            ValueError::DuplicateKey { key, pointer } => ValueError::DuplicateKey {
+                key,
+                pointer: prefix(pointer),
+            },
+            ValueError::NonFiniteAt { float, pointer } => ValueError::NonFiniteAt {
+                float,
+                pointer: prefix(pointer),
+            },
+            other => other,
+        }
+    }
+}
+
 /// A fixture meta file that does not have the shape of SPEC §3.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -207,6 +207,19 @@ fn push_nfc(out: &mut String, text: &str) {
     }
 }
 
+/// `text` in NFC: borrowed when it already is (ASCII always is), else a new string.
+pub(crate) fn nfc_cow<'a>(text: &'a str, scratch: &mut String) -> std::borrow::Cow<'a, str> {
+    if text.is_ascii() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut nfc = text.to_owned();
+    if nfc_in_place(&mut nfc, scratch) {
+        std::borrow::Cow::Owned(nfc)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
 /// Normalises `s` to NFC in place if it is not already (ASCII never changes).
 /// Returns whether it changed.
 pub(crate) fn nfc_in_place(s: &mut String, scratch: &mut String) -> bool {

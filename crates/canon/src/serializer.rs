@@ -39,8 +39,8 @@ use std::sync::OnceLock;
 use serde::ser::{self, Impossible, Serialize};
 
 use crate::error::ValueError;
-use crate::read::{MAX_DEPTH, nfc_in_place};
-use crate::value::{Float, Int, Value, escape_pointer_token};
+use crate::read::{MAX_DEPTH, nfc_cow};
+use crate::value::{Float, Int, Value};
 
 /// Turns a serializable value into a [`Value`] without going through JSON text.
 pub(crate) fn to_value<T: Serialize + ?Sized>(input: &T) -> Result<Value, ValueError> {
@@ -93,16 +93,9 @@ fn non_finite(x: f64) -> SerError {
     })
 }
 
-/// Prefixes the JSON pointer of an error with one more reference token while unwinding, so
-/// that the success path never builds a pointer.
-fn within(mut err: SerError, token: &dyn fmt::Display) -> SerError {
-    match &mut err.0 {
-        ValueError::DuplicateKey { pointer, .. } | ValueError::NonFiniteAt { pointer, .. } => {
-            *pointer = format!("/{}{}", escape_pointer_token(&token.to_string()), pointer);
-        }
-        _ => {}
-    }
-    err
+/// [`ValueError::within`] for the serializer's error.
+fn within(err: SerError, token: &dyn fmt::Display) -> SerError {
+    SerError(err.0.within(&token.to_string()))
 }
 
 /// The number of arrays and objects around a value; opening `levels` more must stay within
@@ -136,17 +129,7 @@ fn check_keys(members: &[(String, Value)]) -> Result<(), SerError> {
     let mut scratch = String::new();
     let mut keys: Vec<Cow<'_, str>> = members
         .iter()
-        .map(|(k, _)| {
-            if k.is_ascii() {
-                return Cow::Borrowed(k.as_str());
-            }
-            let mut nfc = k.clone();
-            if nfc_in_place(&mut nfc, &mut scratch) {
-                Cow::Owned(nfc)
-            } else {
-                Cow::Borrowed(k.as_str())
-            }
-        })
+        .map(|(k, _)| nfc_cow(k, &mut scratch))
         .collect();
     if keys.windows(2).all(|w| w[0] < w[1]) {
         return Ok(());

@@ -2,8 +2,8 @@
 //! and the two-space-indented rendering shared by meta files and the ledger.
 
 use crate::error::ValueError;
-use crate::read::{MAX_DEPTH, nfc_in_place};
-use crate::value::{Value, escape_pointer_token};
+use crate::read::{MAX_DEPTH, nfc_cow, nfc_in_place};
+use crate::value::Value;
 
 /// Appends `s` as a JSON string the way Python's `json.dumps(..., ensure_ascii=False)` does:
 /// only `"`, `\` and U+0000-U+001F are escaped (`\b \f \n \r \t` short, others `\u00xx`);
@@ -362,17 +362,6 @@ struct ValueWriter {
     scratch: String,
 }
 
-/// Prefixes the JSON pointer of an error with one more reference token while unwinding.
-fn within(err: ValueError, token: &str) -> ValueError {
-    match err {
-        ValueError::DuplicateKey { key, pointer } => ValueError::DuplicateKey {
-            key,
-            pointer: format!("/{}{}", escape_pointer_token(token), pointer),
-        },
-        other => other,
-    }
-}
-
 impl ValueWriter {
     fn value(&mut self, value: &Value, depth: usize) -> Result<(), ValueError> {
         match value {
@@ -392,7 +381,7 @@ impl ValueWriter {
                         self.out.push(b',');
                     }
                     self.value(item, depth + 1)
-                        .map_err(|e| within(e, &i.to_string()))?;
+                        .map_err(|e| e.within(&i.to_string()))?;
                 }
                 self.out.push(b']');
             }
@@ -402,14 +391,7 @@ impl ValueWriter {
                 }
                 let mut keyed: Vec<(std::borrow::Cow<'_, str>, &Value, &str)> = members
                     .iter()
-                    .map(|(k, v)| {
-                        let mut nfc = k.clone();
-                        if nfc_in_place(&mut nfc, &mut self.scratch) {
-                            (std::borrow::Cow::Owned(nfc), v, k.as_str())
-                        } else {
-                            (std::borrow::Cow::Borrowed(k.as_str()), v, k.as_str())
-                        }
-                    })
+                    .map(|(k, v)| (nfc_cow(k, &mut self.scratch), v, k.as_str()))
                     .collect();
                 let mut order: Vec<usize> = (0..keyed.len()).collect();
                 order.sort_by(|&a, &b| keyed[a].0.cmp(&keyed[b].0));
@@ -430,7 +412,7 @@ impl ValueWriter {
                     let (key, v, raw) = &keyed[i];
                     push_escaped(&mut self.out, key);
                     self.out.push(b':');
-                    self.value(v, depth + 1).map_err(|e| within(e, raw))?;
+                    self.value(v, depth + 1).map_err(|e| e.within(raw))?;
                 }
                 keyed.clear();
                 self.out.push(b'}');
