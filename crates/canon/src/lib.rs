@@ -115,6 +115,12 @@ pub fn to_canonical_bytes(value: &Value) -> Result<Vec<u8>, ValueError> {
     write::canonical_value(value, true)
 }
 
+/// `text` in NFC, as canonical bytes hold it: borrowed when it already is. The tables are
+/// those of [`UNICODE_VERSION`], the same the canonical form uses.
+pub fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    read::nfc_cow(text, &mut String::new())
+}
+
 /// Parses JSON text given as `&str` (see [`parse`]).
 pub fn parse_str(text: &str) -> Result<Value, ParseError> {
     parse(text.as_bytes())

@@ -367,3 +367,17 @@ fn the_crate_docs_name_the_unicode_version_in_use() {
     let named = format!("NFC follows Unicode {major}.{minor}.{update}");
     assert!(readme.contains(&named), "README.md must say {named:?}");
 }
+
+#[test]
+fn nfc_is_the_normalisation_canonical_bytes_use() {
+    use std::borrow::Cow;
+    assert_eq!(freezegate_canon::nfc("e\u{301}"), "\u{e9}");
+    assert!(matches!(freezegate_canon::nfc("\u{e9}"), Cow::Borrowed(_)));
+    assert!(matches!(freezegate_canon::nfc("plain"), Cow::Borrowed(_)));
+    // The same text, through canonical bytes.
+    let bytes = freezegate_canon::canonical_bytes("\"\u{fb2a}\"".as_bytes()).unwrap();
+    assert_eq!(
+        bytes,
+        format!("\"{}\"", freezegate_canon::nfc("\u{fb2a}")).into_bytes()
+    );
+}

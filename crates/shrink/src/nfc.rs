@@ -1,39 +1,25 @@
-//! NFC as the oracle sees it: canon's own normalisation, reached through its canonical bytes.
+//! NFC as the oracle sees it: canon's own normalisation ([`freezegate_canon::nfc`]).
 //!
 //! The oracle is handed canonical bytes, where every string is in NFC (SPEC §3). The shrinker
 //! keeps its values in that form, so the order "smaller", the character indices of a path
-//! step and the one character a step puts in place all mean what the oracle sees. Going
-//! through canon (`value_bytes`, then `parse`) rather than a normalisation crate of its own
-//! keeps the shrinker on exactly canon's Unicode tables.
+//! step and the one character a step puts in place all mean what the oracle sees. Using
+//! canon's normalisation rather than one of its own keeps the shrinker on exactly canon's
+//! Unicode tables.
 
-use freezegate_canon::{Canonicalization, Value, parse, value_bytes};
+use std::borrow::Cow;
 
-/// Below U+0300 every character has NFC_QC=Yes and combines with nothing before it, so text
-/// made only of such characters is in NFC.
-const FIRST_COMBINING: u32 = 0x300;
-
-/// The NFC form of `s`, as canon computes it; `None` only if canon cannot write it back.
-pub(crate) fn to_nfc(s: &str) -> Option<String> {
-    if s.chars().all(|c| u32::from(c) < FIRST_COMBINING) {
-        return Some(s.to_owned());
-    }
-    let bytes = value_bytes(&Value::String(s.to_owned()), Canonicalization::V1).ok()?;
-    match parse(&bytes).ok()? {
-        Value::String(t) => Some(t),
-        _ => None,
-    }
-}
+use freezegate_canon::{Value, nfc};
 
 /// Whether `s` is in NFC: the oracle sees exactly these characters.
 pub(crate) fn is_nfc(s: &str) -> bool {
-    to_nfc(s).is_some_and(|t| t == s)
+    matches!(nfc(s), Cow::Borrowed(_))
 }
 
 /// Whether the one character `c` is in NFC on its own. A character that is not (a singleton
 /// such as U+212B, a compatibility ideograph, a Hebrew presentation form) is rewritten in any
 /// context; one that is may still compose with or reorder against its neighbours.
 pub(crate) fn is_nfc_char(c: char) -> bool {
-    u32::from(c) < FIRST_COMBINING || is_nfc(c.encode_utf8(&mut [0; 4]))
+    is_nfc(c.encode_utf8(&mut [0; 4]))
 }
 
 /// Whether every string and object key in `value` is in NFC.
@@ -49,7 +35,7 @@ pub(crate) fn value_is_nfc(value: &Value) -> bool {
 /// `value` with every string and object key in NFC, members in the same order. For a value
 /// that has a canonical form no two keys become equal.
 pub(crate) fn normalise(value: &Value) -> Value {
-    let text = |s: &String| to_nfc(s).unwrap_or_else(|| s.clone());
+    let text = |s: &String| nfc(s).into_owned();
     match value {
         Value::String(s) => Value::String(text(s)),
         Value::Array(items) => Value::Array(items.iter().map(normalise).collect()),
@@ -71,7 +57,7 @@ mod tests {
     fn nfc_is_canons() {
         assert!(is_nfc("plain ascii") && is_nfc("\u{e9}") && is_nfc(""));
         assert!(!is_nfc("e\u{301}") && !is_nfc("\u{fa18}") && !is_nfc("\u{212b}"));
-        assert_eq!(to_nfc("\u{fb2a}").as_deref(), Some("\u{5e9}\u{5c1}"));
+        assert_eq!(nfc("\u{fb2a}"), "\u{5e9}\u{5c1}");
         assert!(is_nfc_char('\u{7000}') && is_nfc_char('\u{301}'));
         assert!(!is_nfc_char('\u{fa18}') && !is_nfc_char('\u{2126}'));
         let value = Value::Object(vec![
