@@ -96,7 +96,7 @@ fn main() -> ExitCode {
             return ExitCode::from(exit::USAGE);
         }
     };
-    let root = root::find(&start);
+    let root = freezegate_gate::config::repository_root(&start);
     let mut command = cli.command;
     // The repository's commands act in its root wherever they are started; their file
     // arguments keep the meaning they had where they were typed.

@@ -13,6 +13,23 @@ pub use freezegate_ledger::EnvClass;
 /// The configuration file's name at the repository root.
 pub const CONFIG_FILE: &str = "freezegate.toml";
 
+/// The repository root for a command started in `start`: where oracle commands run (SPEC
+/// §4) and where `freezegate.toml`, `fixtures/` and `freeze/` are. It is the nearest
+/// directory at or above `start` that holds `freezegate.toml`; else the top of the git work
+/// tree around it (a `.git` directory or file); else `start` itself. Only the file system
+/// is asked, no git process.
+pub fn repository_root(start: &Path) -> PathBuf {
+    let holding = |name: &str| {
+        start
+            .ancestors()
+            .find(|dir| dir.join(name).exists())
+            .map(Path::to_path_buf)
+    };
+    holding(CONFIG_FILE)
+        .or_else(|| holding(".git"))
+        .unwrap_or_else(|| start.to_path_buf())
+}
+
 /// Paths protected whatever the file says (SPEC §9), as globs.
 pub const DEFAULT_PROTECTED: &[&str] = &[
     "freezegate.toml",
@@ -695,6 +712,23 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("replay"), "{err}");
+    }
+
+    #[test]
+    fn the_root_is_the_nearest_folder_with_the_config_else_the_git_top() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        let deep = top.join("a/b/c");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(repository_root(&deep), deep, "neither: where it started");
+        std::fs::create_dir(top.join(".git")).unwrap();
+        assert_eq!(repository_root(&deep), top);
+        std::fs::write(top.join("a").join(CONFIG_FILE), "").unwrap();
+        assert_eq!(
+            repository_root(&deep),
+            top.join("a"),
+            "the config wins over git"
+        );
     }
 
     #[test]
