@@ -40,7 +40,8 @@
 //!   that left its group (`setsid`, `setpgid`) are killed when it ends too, known by the
 //!   mark every run puts in its environment or by the run's pipes they hold; a run's sweep
 //!   never touches another run's processes, the group of this process, or a child no run
-//!   started. Without the setting they are out of reach ([`ProcessOracle`] has the limits).
+//!   started. A worker counts as one run that ends when it is stopped. Without the setting
+//!   they are out of reach ([`ProcessOracle`] has the limits).
 //! - Captured output is bounded (the last bytes of each stream are kept); a chatty oracle
 //!   cannot exhaust memory or deadlock the runner on a full pipe.
 //! - `Oracle::run` never fails: whatever goes wrong is a `harness_error` or `timeout` label

@@ -28,7 +28,7 @@ pub const DEFAULT_OUTPUT_CAP: usize = 64 * 1024;
 
 /// How long the runner waits, after a run's process group was killed, for its processes to
 /// be gone and its pipes to close before it gives up on them.
-const SETTLE_LIMIT: Duration = Duration::from_secs(2);
+pub(crate) const SETTLE_LIMIT: Duration = Duration::from_secs(2);
 
 /// Errors in configuring a runner.
 #[derive(Debug, thiserror::Error)]
@@ -75,10 +75,12 @@ pub enum ConfigError {
 ///
 /// Limits: where this process is not a child subreaper, a process that left the group is
 /// out of reach (reparented to PID 1 or another reaper) and keeps running. One that clears
-/// its environment and holds none of the run's pipes (`env -i setsid cmd </dev/null
-/// >/dev/null 2>&1 &`) is not recognised as the run's. One that ends by itself before the
-/// run does stays a zombie child of this process (not running, but not reaped either:
-/// nothing tells it from another child's). Workers ([`crate::WorkerOracle`]) carry no mark.
+/// its environment and holds none of the run's pipes
+/// (`env -i setsid cmd </dev/null >/dev/null 2>&1 &`) is not recognised as the run's. One
+/// that ends by itself before the run does stays a zombie child of this process (not
+/// running, but not reaped either: nothing tells it from another child's). A worker
+/// ([`crate::WorkerOracle`]) carries a mark too: its escapees are swept when the worker is
+/// stopped.
 ///
 /// **Input and output.** One thread does everything with `poll`: stdin is written without
 /// blocking (an oracle that reads none neither hangs the run nor fails it), stdout and stderr

@@ -2,6 +2,7 @@
 //! (SPEC §4, worker mode).
 
 use std::io::{self, BufWriter, Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -11,8 +12,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::Label;
+use crate::escape::{MARK_VAR, PipeEnd, RunMark};
 use crate::oracle::{Excerpt, Exit, Oracle, RunContext, RunOutcome, TailBuffer};
-use crate::process::{ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, terminate_group};
+use crate::process::{
+    ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, SETTLE_LIMIT, terminate_group,
+};
 
 /// How long one answer line may be; the rest of a longer line is discarded.
 const ANSWER_CAP: usize = 64 * 1024;
@@ -41,6 +45,11 @@ const LIVENESS_TICK: Duration = Duration::from_millis(50);
 /// pool and a run takes one whose `PROP_SEED` and `PROPERTY_ID` match its context, or starts
 /// one. Dropping the oracle closes the workers' stdin, gives them the grace period to exit
 /// and then kills their groups.
+///
+/// A worker is one run for [`crate::ProcessOracle`]'s rule on processes that leave the
+/// group: it carries a mark of its own in `FREEZEGATE_RUN_MARK`, and where this process is a
+/// child subreaper, whatever left the worker's group and is still running when the worker is
+/// stopped (replaced, or the oracle dropped) is killed and reaped then, with the same limits.
 ///
 /// Replays for a verdict must use a fresh process per run ([`crate::ProcessOracle`]); a
 /// worker is for shrinking and campaigns, where thousands of calls would each pay a start.
@@ -112,6 +121,8 @@ impl WorkerOracle {
 
     fn start(&self, ctx: &RunContext) -> io::Result<Worker> {
         self.starts.fetch_add(1, Ordering::Relaxed);
+        // Active from before the process exists until its leftovers are gone.
+        let mark = RunMark::new();
         let mut child = Command::new("sh")
             .arg("-c")
             .arg(&self.command)
@@ -120,6 +131,7 @@ impl WorkerOracle {
             .env("PROP_SEED", ctx.seed.to_string())
             .env("PROPERTY_ID", &ctx.property_id)
             .env_remove("FREEZEGATE_REPLAY")
+            .env(MARK_VAR, mark.env_value())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -133,6 +145,19 @@ impl WorkerOracle {
                     return Err(io::Error::other("the worker's pipes were not set up"));
                 }
             };
+        if let Some(pgid) = rustix::process::Pid::from_raw(child.id() as i32) {
+            mark.set_group(pgid);
+        }
+        // The worker's ends of its pipes, by which an escapee that cleared its environment is
+        // still known as the worker's.
+        let pipes: Vec<PipeEnd> = [
+            PipeEnd::opposite(stdin.as_fd(), false),
+            PipeEnd::opposite(stdout.as_fd(), true),
+            PipeEnd::opposite(stderr.as_fd(), true),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         // Each pipe has its own thread: writes, so a worker that stops reading cannot block
         // the caller past its deadline; reads, so answers can be awaited with a timeout.
         let (lines, to_write) = mpsc::sync_channel::<Vec<u8>>(1);
@@ -160,9 +185,13 @@ impl WorkerOracle {
         });
         if let Err(e) = spawned {
             let _ = terminate_group(&mut child, Duration::ZERO);
+            let mut mark = mark;
+            mark.sweep(&pipes, Instant::now() + SETTLE_LIMIT);
             return Err(e);
         }
         Ok(Worker {
+            mark,
+            pipes,
             seed: ctx.seed,
             property_id: ctx.property_id.clone(),
             child,
@@ -326,6 +355,10 @@ struct Worker {
     answers: Receiver<Vec<Vec<u8>>>,
     stderr: Arc<Mutex<TailBuffer>>,
     grace: Duration,
+    /// The worker's mark, for its processes that leave the group.
+    mark: RunMark,
+    /// The worker's ends of its pipes.
+    pipes: Vec<PipeEnd>,
     /// Whether the process was ended and reaped already.
     stopped: bool,
     /// One message from each pipe thread as it ends.
@@ -375,29 +408,36 @@ impl Worker {
 
     /// Kills the worker's group and returns the end of its stderr.
     fn stop(mut self) -> Excerpt {
-        self.lines = None;
-        self.stopped = true;
-        let _ = terminate_group(&mut self.child, self.grace);
+        let grace = self.grace;
+        let _ = self.end(grace);
         self.stderr_excerpt()
     }
 
     /// Kills what is left of a dead worker's group; describes how it ended.
     fn stop_status(&mut self) -> String {
-        self.lines = None;
-        self.stopped = true;
-        match terminate_group(&mut self.child, Duration::ZERO) {
+        match self.end(Duration::ZERO) {
             Ok(status) => status.to_string(),
             Err(e) => format!("status unknown: {e}"),
         }
+    }
+
+    /// Closes the worker's stdin, ends its group (SIGTERM, `grace`, SIGKILL), then kills
+    /// and reaps the processes that left the group, where this process is a subreaper.
+    fn end(&mut self, grace: Duration) -> io::Result<std::process::ExitStatus> {
+        self.lines = None;
+        self.stopped = true;
+        let status = terminate_group(&mut self.child, grace);
+        self.mark.sweep(&self.pipes, Instant::now() + SETTLE_LIMIT);
+        status
     }
 }
 
 impl Drop for Worker {
     fn drop(&mut self) {
         // Closing stdin asks the worker to leave; the grace period lets it.
-        self.lines = None;
         if !self.stopped {
-            let _ = terminate_group(&mut self.child, self.grace);
+            let grace = self.grace;
+            let _ = self.end(grace);
         }
         // The group is dead, so the pipe threads see EOF or EPIPE and end, closing the
         // pipes; waiting for them makes dropping a worker release its descriptors. A process

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use freezegate_replay::{
     Label, Oracle, ProcessOracle, ReplayOptions, ReplayPlan, ReplayReport, RunContext, RunOutcome,
-    become_child_subreaper, replay,
+    WorkerOracle, become_child_subreaper, replay,
 };
 use rustix::process::{Pid, Signal, WaitOptions, kill_process, waitpid};
 
@@ -325,5 +325,59 @@ while [ ! -e orphan.ready ]; do sleep 0.01; done"#
     assert_eq!(running_with(&orphan)?.len(), 1);
     outsider.kill()?;
     outsider.wait()?;
+    Ok(())
+}
+
+/// A worker is one long run: what left its group lives while the worker serves (it may be a
+/// helper the worker talks to), and is killed when the worker is stopped — replaced after a
+/// timeout, or with the oracle dropped — whether it kept the environment or only a pipe.
+#[test]
+fn worker_escapees_are_killed_when_the_worker_stops() -> TestResult {
+    become_child_subreaper()?;
+    let dir = tempfile::tempdir()?;
+    let (kept_env, no_env, second) = (marker(51), marker(52), marker(53));
+    let _cleanup = Cleanup(vec![kept_env.clone(), no_env.clone(), second.clone()]);
+    // The first worker leaves two escapees, then answers `pass` per line until it reads
+    // `{"hang":1}`, which it never answers; the worker started after that leaves one more.
+    let script = format!(
+        r#"if [ -e first.done ]; then
+    setsid sh -c ": > second.ready; exec sleep {second}" &
+    while [ ! -e second.ready ]; do sleep 0.01; done
+else
+    : > first.done
+    setsid sh -c ": > a.ready; exec sleep {kept_env}" &
+    env -i setsid sh -c ": > b.ready; exec sleep {no_env}" &
+    while [ ! -e a.ready ] || [ ! -e b.ready ]; do sleep 0.01; done
+fi
+while read -r line; do
+    case "$line" in
+        *hang*) exec sleep 100 ;;
+        *) echo pass ;;
+    esac
+done"#
+    );
+    let oracle = WorkerOracle::new(script, dir.path())?.with_grace(Duration::from_millis(100));
+    let ctx = |timeout| RunContext {
+        seed: 7,
+        replay: 0,
+        timeout,
+        property_id: String::new(),
+    };
+    let long = Duration::from_secs(30);
+    assert_eq!(oracle.run(CANDIDATE, &ctx(long)).label, Label::AssertPass);
+    // Serving: its escapees are left alone.
+    assert_eq!(running_with(&kept_env)?.len(), 1);
+    assert_eq!(running_with(&no_env)?.len(), 1);
+
+    let hung = oracle.run(br#"{"hang":1}"#, &ctx(Duration::from_millis(700)));
+    assert_eq!(hung.label, Label::Timeout);
+    assert_eq!(running_with(&kept_env)?, Vec::<i32>::new());
+    assert_eq!(running_with(&no_env)?, Vec::<i32>::new());
+
+    assert_eq!(oracle.run(CANDIDATE, &ctx(long)).label, Label::AssertPass);
+    assert_eq!(oracle.starts(), 2);
+    assert_eq!(running_with(&second)?.len(), 1);
+    drop(oracle);
+    assert_eq!(running_with(&second)?, Vec::<i32>::new());
     Ok(())
 }
