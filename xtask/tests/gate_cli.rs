@@ -1664,3 +1664,60 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     assert_eq!(run.code, 3);
     assert_eq!(run.stdout, "");
 }
+
+/// A generator that leaves a background process holding its stdout (a server it started,
+/// a stray `&`) neither holds the gate until that process ends nor outlives the gate: the
+/// gate reads the generator's output when it exits and kills what it left.
+#[test]
+fn a_generator_that_leaves_a_process_behind_does_not_hold_the_gate() {
+    // `sleep` with an argument no other process has: 3 600 s and this test's pid.
+    let marker = format!("3600.{:07}", std::process::id());
+    let toml = config(&format!(
+        "[[property]]\nid = \"numbers.small\"\noracle = \"python3 p.py\"\ngenerate = '''sleep {marker} & seq 1 10 | sed 's/.*/{{\"n\": &}}/' '''\ncases = 10\n"
+    ));
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc['n'] > 1000")),
+    ]);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(&repo.dir)
+        .args(["gate", "--now", NOW, "--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("xtask runs");
+    // Far longer than the gate needs, far shorter than the sleep: a gate that waited for
+    // the generator's leftover would still be running.
+    let limit = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break Some(status);
+        }
+        if std::time::Instant::now() >= limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let leftovers = Command::new("pgrep")
+        .args(["-f", &format!("sleep {marker}")])
+        .output()
+        .expect("pgrep runs");
+    let _ = Command::new("pkill")
+        .args(["-f", &format!("sleep {marker}")])
+        .status();
+    let status = status.expect("the gate waited for the generator's background process");
+    let out = child.wait_with_output().expect("output");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("json report");
+    assert_eq!(report["campaigns"][0]["cases"], 10, "{stdout}");
+    assert_eq!(report["campaigns"][0]["status"], "pass", "{stdout}");
+    assert!(
+        leftovers.stdout.is_empty(),
+        "still running: {}",
+        String::from_utf8_lossy(&leftovers.stdout)
+    );
+}

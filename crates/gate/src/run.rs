@@ -2,7 +2,6 @@
 //! the campaigns, decide.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,7 +11,7 @@ use freezegate_canon::{FixtureId, PropertyId, Value};
 use freezegate_ledger::{
     AllowedSigners, Checks, EnvClass, FixtureFile, Ledger, Seed, Severity, Timestamp,
 };
-use freezegate_replay::{Label, RunContext, Verdict, verdict};
+use freezegate_replay::{CommandEnd, Label, RunContext, Verdict, verdict};
 
 use crate::classify::{self, Action, Plan};
 use crate::config::{Property, Settings};
@@ -719,7 +718,7 @@ fn campaign_inputs(
     property: &Property,
 ) -> Result<Option<Result<Vec<Value>, String>>, GateError> {
     if let Some(cmd) = &property.generate {
-        return Ok(Some(run_generator(cmd, &ctx.root, settings.seed, property)));
+        return Ok(Some(run_generator(cmd, &ctx.root, settings, property)));
     }
     if property.oracle.is_none() && ctx.registry.contains(property.id.as_str()) {
         let inputs = ctx
@@ -731,88 +730,53 @@ fn campaign_inputs(
 }
 
 /// Runs a generator command (`PROP_SEED`, `PROP_CASES`, `PROPERTY_ID`; one JSON input per
-/// line on stdout) under a deadline.
+/// line on stdout) under the replay runner's rules: its own process group, a deadline, what
+/// it leaves running killed when it exits (a background child holding stdout open cannot
+/// hold the gate), and its stdout capped.
 fn run_generator(
     cmd: &str,
     root: &Path,
-    seed: u64,
+    settings: &Settings,
     property: &Property,
 ) -> Result<Vec<Value>, String> {
-    use std::os::unix::process::CommandExt;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .current_dir(root)
-        .env("PROP_SEED", seed.to_string())
-        .env("PROP_CASES", property.cases.to_string())
-        .env("PROPERTY_ID", property.id.as_str())
-        .env_remove("FREEZEGATE_REPLAY")
-        .env_remove("FREEZEGATE_WORKER")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("generator did not start: {e}"))?;
-    let pgid = child.id();
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stdout.as_mut() {
-            let _ = s.read_to_end(&mut out);
-        }
-        out
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = stderr.as_mut() {
-            let _ = s.take(64 * 1024).read_to_end(&mut out);
-            let _ = std::io::copy(s, &mut std::io::sink());
-        }
-        out
-    });
     // A generator gets a generous deadline: the per-run one for every 10 cases, at least 60 s.
     let deadline = Duration::from_millis(
-        property
-            .timeout_ms
+        settings
+            .timeout_ms_for(property)
             .saturating_mul(u64::from(property.cases / 10 + 1))
             .max(60_000),
     );
-    let start = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() >= deadline => {
-                if let Some(pid) = i32::try_from(pgid)
-                    .ok()
-                    .and_then(rustix::process::Pid::from_raw)
-                {
-                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-                }
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("generator could not be waited for: {e}")),
+    let out = freezegate_replay::ShellCommand::new(cmd, root)
+        .map_err(|e| format!("generator: {e}"))?
+        .env("PROP_SEED", settings.seed.to_string())
+        .env("PROP_CASES", property.cases.to_string())
+        .env("PROPERTY_ID", property.id.as_str())
+        .timeout(deadline)
+        .stdout_cap(GENERATOR_STDOUT_CAP)
+        .run();
+    let status = match out.end {
+        CommandEnd::Exited(status) => status,
+        CommandEnd::TimedOut => {
+            return Err(format!(
+                "generator timed out after {} ms",
+                deadline.as_millis()
+            ));
         }
-    };
-    let out = reader.join().unwrap_or_default();
-    let err = err_reader.join().unwrap_or_default();
-    let Some(status) = status else {
-        return Err(format!(
-            "generator timed out after {} ms",
-            deadline.as_millis()
-        ));
+        CommandEnd::StdoutOverflow => {
+            return Err(format!(
+                "generator printed more than {} MiB and was stopped",
+                GENERATOR_STDOUT_CAP >> 20
+            ));
+        }
+        CommandEnd::NotRun(why) => return Err(format!("generator did not start: {why}")),
+        _ => return Err("generator ended in an unknown way".to_owned()),
     };
     if !status.success() {
-        let tail = String::from_utf8_lossy(&err);
-        let last = tail.lines().last().unwrap_or("").trim();
+        let last = out.stderr.text.lines().last().unwrap_or("").trim();
         return Err(format!("generator failed ({status}): {last}"));
     }
     let mut inputs = Vec::new();
-    for (n, line) in out.split(|&b| b == b'\n').enumerate() {
+    for (n, line) in out.stdout.split(|&b| b == b'\n').enumerate() {
         if line.trim_ascii().is_empty() {
             continue;
         }
@@ -823,6 +787,9 @@ fn run_generator(
     }
     Ok(inputs)
 }
+
+/// The most bytes a generator may print: 256 MiB.
+const GENERATOR_STDOUT_CAP: usize = freezegate_replay::DEFAULT_STDOUT_CAP;
 
 /// The most failing cases one campaign shrinks and classifies. The first failing case is
 /// always shrunk; while the failures shrunk so far do not block (the minimal input is

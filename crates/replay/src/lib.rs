@@ -51,6 +51,7 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+mod command;
 mod escape;
 mod inprocess;
 mod label;
@@ -59,6 +60,7 @@ mod process;
 mod replay;
 mod worker;
 
+pub use command::{CommandEnd, CommandOutput, DEFAULT_STDOUT_CAP, ShellCommand};
 pub use inprocess::{Failure, InProcessOracle};
 pub use label::{
     Label, LabelList, MAX_REPLAYS, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict,

@@ -204,6 +204,8 @@ pub(crate) struct TailBuffer {
     cap: usize,
     buf: Vec<u8>,
     total: u64,
+    /// Keeps the stream's first `cap` bytes instead of its last.
+    head: bool,
 }
 
 impl TailBuffer {
@@ -212,12 +214,41 @@ impl TailBuffer {
             cap,
             buf: Vec::new(),
             total: 0,
+            head: false,
         }
+    }
+
+    /// A buffer that keeps the first `cap` bytes of the stream and counts the rest.
+    pub(crate) fn head(cap: usize) -> TailBuffer {
+        TailBuffer {
+            head: true,
+            ..TailBuffer::new(cap)
+        }
+    }
+
+    /// How many bytes the stream carried in all.
+    pub(crate) fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Whether the stream was longer than the cap.
+    pub(crate) fn overflowed(&self) -> bool {
+        self.total() > self.cap as u64
+    }
+
+    /// Whether this buffer keeps the stream's head and the stream outgrew it.
+    pub(crate) fn is_full_head(&self) -> bool {
+        self.head && self.overflowed()
     }
 
     pub(crate) fn push(&mut self, bytes: &[u8]) {
         self.total += bytes.len() as u64;
         if self.cap == 0 {
+            return;
+        }
+        if self.head {
+            let room = self.cap.saturating_sub(self.buf.len());
+            self.buf.extend_from_slice(&bytes[..room.min(bytes.len())]);
             return;
         }
         if bytes.len() >= self.cap {
@@ -236,6 +267,13 @@ impl TailBuffer {
     pub(crate) fn bytes(&self) -> &[u8] {
         let start = self.buf.len().saturating_sub(self.cap);
         &self.buf[start..]
+    }
+
+    /// The kept bytes, taken out.
+    pub(crate) fn take(&mut self) -> Vec<u8> {
+        let start = self.buf.len().saturating_sub(self.cap);
+        self.buf.drain(..start);
+        std::mem::take(&mut self.buf)
     }
 
     pub(crate) fn excerpt(&self) -> Excerpt {

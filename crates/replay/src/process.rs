@@ -169,7 +169,11 @@ impl Oracle for ProcessOracle {
         let mut input = Vec::with_capacity(candidate.len() + 1);
         input.extend_from_slice(candidate);
         input.push(b'\n');
-        let mut run = Run::new(&mut child, input, self.output_cap, mark);
+        let outputs = (
+            TailBuffer::new(self.output_cap),
+            TailBuffer::new(self.output_cap),
+        );
+        let mut run = Run::new(&mut child, input, outputs, mark);
         let deadline = start + ctx.timeout;
         let (status, timed_out) = run.supervise(deadline, self.grace);
         let duration = start.elapsed();
@@ -395,7 +399,7 @@ pub(crate) fn terminate_group(child: &mut Child, grace: Duration) -> io::Result<
 }
 
 /// One run's process, pipes and captured output.
-struct Run<'c> {
+pub(crate) struct Run<'c> {
     child: &'c mut Child,
     pgid: Option<Pid>,
     pidfd: Option<OwnedFd>,
@@ -404,8 +408,8 @@ struct Run<'c> {
     written: usize,
     out_pipe: Option<ChildStdout>,
     err_pipe: Option<ChildStderr>,
-    stdout: TailBuffer,
-    stderr: TailBuffer,
+    pub(crate) stdout: TailBuffer,
+    pub(crate) stderr: TailBuffer,
     /// The run's mark, for its processes that leave the group.
     mark: RunMark,
     /// The run's end of the stdin pipe, known past closing ours: an escapee may still hold
@@ -413,7 +417,9 @@ struct Run<'c> {
     stdin_end: Option<PipeEnd>,
     /// What is worth saying about the run (escapees, leftovers that would not die, pipes
     /// held open), in order.
-    notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
+    /// What the notes call the run's process: `oracle` unless set.
+    pub(crate) whose: &'static str,
 }
 
 /// What one `poll` found ready.
@@ -428,10 +434,20 @@ struct Polled {
 enum Waited {
     Exited(io::Result<ExitStatus>),
     Deadline,
+    /// Stdout outgrew a buffer that keeps its head.
+    Overflow,
 }
 
 impl<'c> Run<'c> {
-    fn new(child: &'c mut Child, input: Vec<u8>, cap: usize, mark: RunMark) -> Run<'c> {
+    /// A run of `child`, fed `input`, its stdout and stderr going to `outputs`. A stdout
+    /// buffer that keeps the stream's head ends the run (as at a deadline, but not labelled
+    /// one) once the stream outgrows it.
+    pub(crate) fn new(
+        child: &'c mut Child,
+        input: Vec<u8>,
+        outputs: (TailBuffer, TailBuffer),
+        mark: RunMark,
+    ) -> Run<'c> {
         let pgid = Pid::from_raw(child.id() as i32);
         if let Some(pgid) = pgid {
             mark.set_group(pgid);
@@ -464,18 +480,24 @@ impl<'c> Run<'c> {
             written: 0,
             out_pipe,
             err_pipe,
-            stdout: TailBuffer::new(cap),
-            stderr: TailBuffer::new(cap),
+            stdout: outputs.0,
+            stderr: outputs.1,
             mark,
             stdin_end,
             notes: Vec::new(),
+            whose: "oracle",
         }
     }
 
     /// Runs the process to its end: returns its exit status and whether it was killed at
-    /// the deadline. Afterwards no process of the group is running and the pipes are
+    /// the deadline (a run whose stdout outgrew a head buffer is killed too, but not at
+    /// the deadline). Afterwards no process of the group is running and the pipes are
     /// drained.
-    fn supervise(&mut self, deadline: Instant, grace: Duration) -> (io::Result<ExitStatus>, bool) {
+    pub(crate) fn supervise(
+        &mut self,
+        deadline: Instant,
+        grace: Duration,
+    ) -> (io::Result<ExitStatus>, bool) {
         // A candidate that fits the pipe goes in (and stdin is closed) before the first
         // poll: one wake-up less per run.
         self.write_input();
@@ -484,14 +506,14 @@ impl<'c> Run<'c> {
                 self.finish_group();
                 (status, false)
             }
-            Waited::Deadline => {
+            ended @ (Waited::Deadline | Waited::Overflow) => {
                 self.signal_group(Signal::TERM);
                 let status = match self.wait_leader(Instant::now() + grace) {
                     Waited::Exited(status) => {
                         self.finish_group();
                         status
                     }
-                    Waited::Deadline => {
+                    Waited::Deadline | Waited::Overflow => {
                         // The leader is alive, so its pid still names the group.
                         self.signal_group(Signal::KILL);
                         let status = self.child.wait();
@@ -499,7 +521,7 @@ impl<'c> Run<'c> {
                         status
                     }
                 };
-                (status, true)
+                (status, matches!(ended, Waited::Deadline))
             }
         }
     }
@@ -518,24 +540,30 @@ impl<'c> Run<'c> {
         self.stdin = None;
         let limit = Instant::now() + SETTLE_LIMIT;
         if !settle_group(self.pgid, limit) {
-            self.notes
-                .push("a process of the oracle's group would not die".into());
+            self.notes.push(format!(
+                "a process of the {}'s group would not die",
+                self.whose
+            ));
         }
         let mut pipes = self.output_ends();
         pipes.extend(self.stdin_end.clone());
         let swept = self.mark.sweep(&pipes, limit);
         match swept.killed {
             0 => {}
-            1 => self
-                .notes
-                .push("1 process left the oracle's process group and was killed".into()),
+            1 => self.notes.push(format!(
+                "1 process left the {}'s process group and was killed",
+                self.whose
+            )),
             n => self.notes.push(format!(
-                "{n} processes left the oracle's process group and were killed"
+                "{n} processes left the {}'s process group and were killed",
+                self.whose
             )),
         }
         if !swept.settled {
-            self.notes
-                .push("a process that left the oracle's process group would not die".into());
+            self.notes.push(format!(
+                "a process that left the {}'s process group would not die",
+                self.whose
+            ));
         }
         // No process of the group runs, nor any escapee found: what they wrote is in the
         // pipes, so read it without waiting. A pipe still open after that is held by a
@@ -555,8 +583,10 @@ impl<'c> Run<'c> {
                 }
                 _ => {}
             }
-            self.notes
-                .push("the oracle's output stayed open after it exited".into());
+            self.notes.push(format!(
+                "the {}'s output stayed open after it exited",
+                self.whose
+            ));
             self.out_pipe = None;
             self.err_pipe = None;
         }
@@ -600,6 +630,9 @@ impl<'c> Run<'c> {
             let pidfd = self.pidfd.take();
             let ready = self.pump(wait, pidfd.as_ref());
             self.pidfd = pidfd;
+            if self.stdout.is_full_head() {
+                return Waited::Overflow;
+            }
             check = match ready {
                 Ok(polled) => polled.pidfd || self.pidfd.is_none(),
                 Err(_) => true,
