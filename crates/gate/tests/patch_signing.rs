@@ -604,3 +604,120 @@ fn a_directory_symlink_onto_a_protected_path_needs_a_signature() {
     repo.commit("docs link");
     assert_eq!(violations(&repo.check(&base)), vec![]);
 }
+
+/// The patch branch forked before a signed change of the base branch (a stronger policy,
+/// a pinned fixture), then merged the base with `-s ours`: the merge's tree is the patch
+/// branch's, so it equals one parent everywhere, yet it drops the signed changes. Against
+/// git's own merge of the two parents it changes both paths, unsigned.
+#[test]
+fn a_merge_that_drops_the_base_branchs_signed_changes_is_blocked() {
+    let (repo, fork) = base_repo(true);
+    repo.branch("agent", &fork);
+    repo.write("README.md", "agent work\n");
+    repo.commit("agent work");
+    repo.branch("main", &fork);
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\nreplays = 9\n",
+    );
+    repo.write("fixtures/tax.total/0123456789abcdef.json", "{\"a\":1}\n");
+    let base = repo.commit_signed("stronger policy, new fixture", &keys().alice);
+    repo.git(&["checkout", "-q", "agent"]);
+    repo.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "-s",
+        "ours",
+        "-m",
+        "merge main",
+        "main",
+    ]);
+    let merge = repo.git(&["rev-parse", "HEAD"]);
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![
+            (
+                merge.clone(),
+                "fixtures/tax.total/0123456789abcdef.json".to_string()
+            ),
+            (merge.clone(), "freezegate.toml".to_string()),
+        ]
+    );
+    let kinds: Vec<ChangeKind> = report.violations.iter().map(|v| v.change).collect();
+    assert_eq!(kinds, [ChangeKind::Deleted, ChangeKind::Modified]);
+}
+
+/// Two signed changes to one protected file that git merges without a conflict: the
+/// merge resolves nothing, so it needs no signature, though its version of the file differs
+/// from both parents'.
+#[test]
+fn a_clean_automatic_merge_of_two_signed_changes_to_one_file_passes() {
+    let policy = |extra: &str, replays: u32| {
+        format!(
+            "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\nreplays = {replays}\n\n\n\n\n{extra}"
+        )
+    };
+    let (repo, base) = base_repo(true);
+    repo.write("freezegate.toml", &policy("", 7));
+    let base2 = repo.commit_signed("policy", &keys().alice);
+    repo.branch("pr", &base2);
+    repo.write(
+        "freezegate.toml",
+        &policy("[[property]]\nid = \"tax.total\"\noracle = \"true\"\n", 7),
+    );
+    repo.commit_signed("a property", &keys().alice);
+    repo.branch("main", &base2);
+    repo.write("freezegate.toml", &policy("", 9));
+    let main = repo.commit_signed("more replays", &keys().alice);
+    repo.git(&["merge", "-q", "--no-ff", "-m", "merge pr", "pr"]);
+    let merged = repo.git(&["show", "HEAD:freezegate.toml"]);
+    assert!(merged.contains("replays = 9") && merged.contains("tax.total"));
+    let report = repo.check(&main);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+    let merge = report
+        .commits
+        .iter()
+        .find(|c| c.parents.len() == 2)
+        .unwrap();
+    assert!(merge.protected_paths.is_empty());
+    let _ = base;
+}
+
+/// A `.gitattributes` of the patch that asks for the `ours` merge driver on a protected
+/// file does not make a reverting merge look automatic: attributes play no part in the
+/// comparison. (Both branches changed the file, signed, so git calls the driver, which keeps
+/// the patch branch's version and drops the base branch's signed change.)
+#[test]
+fn a_merge_driver_attribute_cannot_hide_a_reverting_merge() {
+    let policy = |extra: &str, replays: u32| {
+        format!(
+            "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\nreplays = {replays}\n\n\n\n\n{extra}"
+        )
+    };
+    let property = "[[property]]\nid = \"tax.total\"\noracle = \"true\"\n";
+    let (repo, _) = base_repo(true);
+    repo.write("freezegate.toml", &policy("", 7));
+    let fork = repo.commit_signed("policy", &keys().alice);
+    repo.git(&["config", "merge.ours.driver", "true"]);
+    repo.branch("agent", &fork);
+    repo.write("freezegate.toml", &policy(property, 7));
+    repo.commit_signed("a property", &keys().alice);
+    repo.write(".gitattributes", "freezegate.toml merge=ours\n");
+    repo.commit("agent: attributes");
+    repo.branch("main", &fork);
+    repo.write("freezegate.toml", &policy("", 9));
+    let base = repo.commit_signed("more replays", &keys().alice);
+    repo.git(&["checkout", "-q", "agent"]);
+    repo.git(&["merge", "-q", "--no-ff", "-m", "merge main", "main"]);
+    // The driver kept the agent's version: the signed `replays = 9` is gone.
+    let merged = repo.git(&["show", "HEAD:freezegate.toml"]);
+    assert!(merged.contains("replays = 7"), "{merged}");
+    let merge = repo.git(&["rev-parse", "HEAD"]);
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(merge, "freezegate.toml".to_string())]
+    );
+}

@@ -1,5 +1,5 @@
 //! A commit's own change: the paths it changes and, for text files, the lines it adds and
-//! removes — for a merge, only what differs from every one of its parents.
+//! removes — for a merge, only what differs from git's own merge of its parents.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -130,8 +130,13 @@ pub(crate) fn bringing_parents(git: &Git, parents: &[String]) -> Result<Vec<Stri
 /// The own change of `commit` against `parents` (none: against the empty tree), the parents
 /// being those [`bringing_parents`] keeps.
 ///
-/// One parent: git's diff with rename detection (`-M`). Several parents: a path belongs to the
-/// merge's own change when its content or mode at the merge differs from its content at *every*
+/// One parent: git's diff with rename detection (`-M`). Two parents: the diff (`-M`) against
+/// the tree git's own merge of the two gives ([`Git::merge_tree`]), plus every path that merge
+/// could not resolve: what the merge commit holds that an automatic merge would not. So a
+/// merge that drops one side's changes (`git merge -s ours`, a hand-made revert) owns the
+/// paths it dropped, and a clean automatic merge of two changes to one file owns nothing.
+/// More parents, or a git without `merge-tree --write-tree`: a path belongs to the merge's
+/// own change when its content or mode at the merge differs from its content at *every*
 /// parent (absent counts as a content); a path deleted against every parent and one added
 /// against every parent with the same blob are paired as a rename.
 pub(crate) fn own_change(
@@ -151,6 +156,43 @@ pub(crate) fn own_change(
             .iter()
             .map(from_raw)
             .collect()),
+        [a, b] if let Some((merged, conflicted)) = git.merge_tree(a, b, empty_tree)? => {
+            let mut changes: Vec<FileChange> = git
+                .diff_trees(&merged, commit, true)?
+                .iter()
+                .map(from_raw)
+                .collect();
+            // A conflict resolved with the content the automatic merge left (a binary
+            // file's first side) is still the merge's resolution.
+            for path in conflicted {
+                if changes.iter().any(|c| c.paths().contains(path.as_str())) {
+                    continue;
+                }
+                let at = |tree: &str| -> Result<Option<Side>, PatchError> {
+                    Ok(git.tree_entry(tree, &path)?.map(|(mode, oid)| Side {
+                        path: path.clone(),
+                        mode,
+                        oid,
+                    }))
+                };
+                let (old, new) = (at(&merged)?, at(commit)?);
+                let kind = match (&old, &new) {
+                    (_, None) => ChangeKind::Deleted,
+                    (None, Some(_)) => ChangeKind::Added,
+                    (Some(_), Some(_)) => ChangeKind::Modified,
+                };
+                if old.is_some() || new.is_some() {
+                    changes.push(FileChange {
+                        kind,
+                        old: old.into_iter().collect(),
+                        new,
+                        parents_without: 0,
+                    });
+                }
+            }
+            changes.sort_by(|x, y| x.paths().cmp(&y.paths()));
+            Ok(changes)
+        }
         _ => {
             let mut per_parent: Vec<BTreeMap<String, RawChange>> = Vec::new();
             for parent in parents {

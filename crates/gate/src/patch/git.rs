@@ -229,6 +229,56 @@ impl Git {
         }
     }
 
+    /// The tree git's own merge of commits `a` and `b` gives (`git merge-tree --write-tree`,
+    /// the `ort` strategy), with the paths it could not merge; `None` where this git cannot
+    /// say (older than 2.38). Attributes are read from the empty tree, not from the working
+    /// tree or the commits, so a `.gitattributes` of the patch cannot pick a merge driver
+    /// (`merge=ours`) that makes a reverting merge look automatic.
+    pub(crate) fn merge_tree(
+        &self,
+        a: &str,
+        b: &str,
+        empty_tree: &str,
+    ) -> Result<Option<(String, Vec<String>)>, PatchError> {
+        let attr_source = format!("--attr-source={empty_tree}");
+        let args = [
+            attr_source.as_str(),
+            "merge-tree",
+            "--write-tree",
+            "-z",
+            "--name-only",
+            "--no-messages",
+            a,
+            b,
+        ];
+        let config = [
+            ("core.attributesFile", "/dev/null"),
+            ("merge.renames", "true"),
+            ("merge.directoryRenames", "false"),
+        ];
+        let out = self
+            .command(&config, &args)
+            .output()
+            .map_err(|source| PatchError::GitSpawn {
+                dir: self.dir.clone(),
+                source,
+            })?;
+        if !matches!(out.status.code(), Some(0 | 1)) {
+            return Ok(None);
+        }
+        // `<tree> NUL`, then on a conflict each conflicted path NUL-terminated and a NUL.
+        let mut fields = out.stdout.split(|b| *b == 0);
+        let tree = String::from_utf8_lossy(fields.next().unwrap_or_default()).into_owned();
+        if tree.is_empty() || !tree.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Self::output_error(&args, "no tree id"));
+        }
+        let conflicted = fields
+            .take_while(|f| !f.is_empty())
+            .map(|f| String::from_utf8_lossy(f).into_owned())
+            .collect();
+        Ok(Some((tree, conflicted)))
+    }
+
     /// The object id of the empty tree in this repository's hash function.
     pub(crate) fn empty_tree(&self) -> Result<String, PatchError> {
         let args = ["hash-object", "-t", "tree", "/dev/null"];

@@ -1,7 +1,8 @@
 //! Patch integrity (SPEC §9 step 2): signed edits of protected paths and gaming-move detection.
 //!
 //! [`check_patch`] judges every commit of `REV..HEAD` on its own change (a merge: what differs
-//! from every parent), with the rules as they stand at REV:
+//! from git's own automatic merge of its parents, and what that merge could not resolve),
+//! with the rules as they stand at REV:
 //!
 //! - a commit touching a protected path — `freezegate.toml`, `freeze/**`, an *existing* file under
 //!   `fixtures/`, the default globs [`DEFAULT_PROTECTED`] and the policy's `protected` globs —
@@ -166,17 +167,13 @@ pub fn check_patch(
             key: nonempty(&raw.key),
         };
 
-        let tree = if parents.is_empty() {
-            match &empty_tree {
-                Some(t) => t.clone(),
-                None => {
-                    let t = git.empty_tree()?;
-                    empty_tree = Some(t.clone());
-                    t
-                }
+        let tree = match &empty_tree {
+            Some(t) => t.clone(),
+            None => {
+                let t = git.empty_tree()?;
+                empty_tree = Some(t.clone());
+                t
             }
-        } else {
-            String::new()
         };
         let own = own_change(&git, sha, &bringing_parents(&git, parents)?, &tree)?;
 
