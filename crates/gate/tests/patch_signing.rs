@@ -721,3 +721,131 @@ fn a_merge_driver_attribute_cannot_hide_a_reverting_merge() {
         vec![(merge, "freezegate.toml".to_string())]
     );
 }
+
+/// A tag the patch pushes under the base's short name (`origin/main`) would be picked by
+/// git over the remote branch, making the patch its own base: an ambiguous name is refused.
+#[test]
+fn an_ambiguous_base_name_is_refused() {
+    let (repo, base) = base_repo(true);
+    repo.git(&["update-ref", "refs/remotes/origin/main", &base]);
+    repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, None);
+    repo.git(&["tag", "origin/main", "HEAD"]);
+    let err = check_patch(repo.path(), "origin/main", &Repo::options("HEAD")).unwrap_err();
+    match &err {
+        PatchError::AmbiguousRevision { rev, refs } => {
+            assert_eq!(rev, "origin/main");
+            assert_eq!(refs, &["refs/tags/origin/main", "refs/remotes/origin/main"]);
+        }
+        other => panic!("{other}"),
+    }
+    assert!(err.to_string().contains("pass the full ref name"), "{err}");
+    // The full name is judged as usual.
+    let report = check_patch(
+        repo.path(),
+        "refs/remotes/origin/main",
+        &Repo::options("HEAD"),
+    )
+    .expect("judged");
+    assert!(report.blocking());
+}
+
+/// In a shallow clone whose tip is signed, the unsigned commits under it are not there to be
+/// judged: the range reaches the shallow boundary, and the check refuses to guess.
+#[test]
+fn a_range_that_reaches_a_shallow_boundary_cannot_be_judged() {
+    let (repo, base) = base_repo(true);
+    repo.branch("agent", &base);
+    repo.commit_and_write("freezegate.toml", "[policy]\nreplays = 1\n", None);
+    repo.commit_and_write("README.md", "reviewed\n", Some(&keys().alice));
+    let clone = tempfile::tempdir().expect("temp dir");
+    let url = format!("file://{}", repo.path().display());
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git runs");
+        assert!(
+            ok.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&ok.stderr)
+        );
+    };
+    let dest = clone.path().join("c");
+    git(
+        clone.path(),
+        &[
+            "clone", "-q", "--depth", "1", "--branch", "agent", &url, "c",
+        ],
+    );
+    git(
+        &dest,
+        &[
+            "fetch",
+            "-q",
+            "--depth",
+            "1",
+            "origin",
+            "main:refs/remotes/origin/main",
+        ],
+    );
+    let err = check_patch(&dest, "origin/main", &Repo::options("HEAD")).unwrap_err();
+    assert!(matches!(err, PatchError::ShallowClone { .. }), "{err}");
+    assert!(err.to_string().contains("fetch-depth: 0"), "{err}");
+    // With the history fetched, the unsigned commit is found.
+    git(&dest, &["fetch", "-q", "--unshallow", "origin"]);
+    let report = check_patch(&dest, "origin/main", &Repo::options("HEAD")).expect("judged");
+    assert_eq!(report.violations.len(), 1, "{:#?}", report.violations);
+    assert_eq!(report.violations[0].path, "freezegate.toml");
+}
+
+/// A project in a folder of its repository (`svc/`): its `freezegate.toml`, `freeze/` and
+/// fixtures are protected by their paths in the folder, the allowed signers are read there,
+/// and the CI files at the top of the work tree stay protected; paths are reported relative
+/// to the project.
+#[test]
+fn a_project_in_a_folder_of_its_repository_is_protected() {
+    let repo = Repo::new();
+    repo.write(
+        "svc/freezegate.toml",
+        "[policy]\nprotected = [\"src/oracle/**\"]\n",
+    );
+    repo.write("svc/freeze/ledger.json", LEDGER);
+    repo.write("svc/freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("svc/fixtures/tax.total/84a6b2a276edd51b.json", "{}\n");
+    repo.write("svc/src/oracle/tax.rs", "pub fn total() {}\n");
+    repo.write(".github/workflows/ci.yml", "on: push\n");
+    repo.write("freeze/ledger.json", LEDGER);
+    let base = repo.commit("base");
+    let project = repo.path().join("svc");
+    let signed = repo.commit_and_write(
+        "svc/freeze/ledger.json",
+        LEDGER_WITH_ROW,
+        Some(&keys().alice),
+    );
+    let report = check_patch(&project, &base, &Repo::options("HEAD")).expect("judged");
+    assert!(report.allowed_signers_at_base);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+    assert_eq!(report.commits[0].commit, signed);
+    assert_eq!(report.commits[0].protected_paths, ["freeze/ledger.json"]);
+
+    let c1 = repo.commit_and_write("svc/freeze/ledger.json", LEDGER, None);
+    let c2 = repo.commit_and_write("svc/src/oracle/tax.rs", "pub fn total() { 1 }\n", None);
+    let c3 = repo.commit_and_write("svc/fixtures/tax.total/84a6b2a276edd51b.json", "[]\n", None);
+    let c4 = repo.commit_and_write(".github/workflows/ci.yml", "on: never\n", None);
+    // Outside the project: another folder's ledger is not this project's.
+    repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, None);
+    let report = check_patch(&project, &base, &Repo::options("HEAD")).expect("judged");
+    assert_eq!(
+        violations(&report),
+        vec![
+            (c1, "freeze/ledger.json".to_string()),
+            (c2, "src/oracle/tax.rs".to_string()),
+            (c3, "fixtures/tax.total/84a6b2a276edd51b.json".to_string()),
+            (c4, "../.github/workflows/ci.yml".to_string()),
+        ]
+    );
+}

@@ -66,6 +66,42 @@ impl FileChange {
     }
 }
 
+impl FileChange {
+    /// The same change with its paths relative to the project folder `prefix` of the work
+    /// tree (`git rev-parse --show-prefix`: `""` or `svc/`) instead of the top: a path
+    /// outside the folder climbs out of it with `../`.
+    pub(crate) fn relocated(mut self, prefix: &str) -> FileChange {
+        if prefix.is_empty() {
+            return self;
+        }
+        for side in self.old.iter_mut().chain(self.new.as_mut()) {
+            side.path = project_path(prefix, &side.path);
+        }
+        self
+    }
+}
+
+/// `top` (relative to the top of the work tree) relative to the folder `prefix` (`svc/`).
+pub(crate) fn project_path(prefix: &str, top: &str) -> String {
+    if let Some(inside) = top.strip_prefix(prefix) {
+        return inside.to_string();
+    }
+    let depth = prefix.split('/').filter(|c| !c.is_empty()).count();
+    format!("{}{top}", "../".repeat(depth))
+}
+
+/// The inverse of [`project_path`]: a project path relative to the top of the work tree.
+pub(crate) fn top_path(prefix: &str, path: &str) -> String {
+    let mut dir: Vec<&str> = prefix.split('/').filter(|c| !c.is_empty()).collect();
+    let mut rest = path;
+    while let Some(up) = rest.strip_prefix("../") {
+        dir.pop();
+        rest = up;
+    }
+    dir.push(rest);
+    dir.join("/")
+}
+
 const ZERO_MODE: &str = "000000";
 
 fn side(path: &str, mode: &str, oid: &str) -> Option<Side> {
@@ -523,6 +559,33 @@ mod tests {
             .iter()
             .map(|c| (c.new_path.clone(), c.clone()))
             .collect()
+    }
+
+    #[test]
+    fn project_paths_climb_out_of_the_project_folder_and_back() {
+        assert_eq!(project_path("", "freeze/ledger.json"), "freeze/ledger.json");
+        assert_eq!(
+            project_path("svc/", "svc/freeze/ledger.json"),
+            "freeze/ledger.json"
+        );
+        assert_eq!(project_path("svc/", "svc2/x"), "../svc2/x");
+        assert_eq!(
+            project_path("a/b/", ".github/workflows/ci.yml"),
+            "../../.github/workflows/ci.yml"
+        );
+        for (prefix, top) in [
+            ("", "x/y"),
+            ("svc/", "svc/x"),
+            ("svc/", ".ci/run"),
+            ("a/b/", "a/c/d"),
+            ("a/b/", "a/b/c"),
+        ] {
+            assert_eq!(
+                top_path(prefix, &project_path(prefix, top)),
+                top,
+                "{prefix} {top}"
+            );
+        }
     }
 
     #[test]

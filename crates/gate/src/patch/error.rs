@@ -42,6 +42,25 @@ pub enum PatchError {
         /// The revision as given.
         rev: String,
     },
+    /// The base revision is a name more than one ref answers to.
+    #[error("base revision {rev:?} is ambiguous: it names {}; pass the full ref name", refs.join(" and "))]
+    AmbiguousRevision {
+        /// The revision as given.
+        rev: String,
+        /// The refs the name stands for, git's preferred first.
+        refs: Vec<String>,
+    },
+    /// The range holds a commit whose parents this shallow clone lacks, so what it changed
+    /// cannot be known.
+    #[error(
+        "the clone is shallow: the parents of commit {commit} in {range} were not fetched, so its change cannot be judged; fetch the whole history (actions/checkout with fetch-depth: 0)"
+    )]
+    ShallowClone {
+        /// The commit at the shallow boundary.
+        commit: String,
+        /// The range judged, `REV..HEAD`.
+        range: String,
+    },
     /// `freezegate.toml` at the base revision is not valid TOML or has a wrong type.
     #[error("freezegate.toml at {rev}: line {line}, column {column}: {message}")]
     Config {

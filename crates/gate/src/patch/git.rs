@@ -9,7 +9,7 @@ use std::ffi::OsString;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
 use super::PatchError;
 
@@ -21,6 +21,8 @@ pub(crate) struct Git {
     env: Vec<(OsString, OsString)>,
     /// One `git cat-file --batch` for every blob read, started on first use.
     batch: Mutex<Option<Batch>>,
+    /// Where `dir` lies in the work tree (`git rev-parse --show-prefix`), asked once.
+    prefix: OnceLock<String>,
 }
 
 /// A running `git cat-file --batch`: one object id in, one object out.
@@ -38,6 +40,13 @@ impl Drop for Batch {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The ref name of git's warning that a name is ambiguous: `warning: refname 'X' is
+/// ambiguous.`
+fn ambiguous_name(line: &str) -> Option<&str> {
+    line.strip_prefix("warning: refname '")?
+        .strip_suffix("' is ambiguous.")
 }
 
 /// One path change between two trees, as `git diff-tree --raw` reports it.
@@ -77,6 +86,7 @@ impl Git {
             program,
             env,
             batch: Mutex::new(None),
+            prefix: OnceLock::new(),
         }
     }
 
@@ -191,17 +201,15 @@ impl Git {
     }
 
     /// The full object id of the commit `rev` names.
+    ///
+    /// A name that more than one ref answers to (a tag `origin/main` beside the remote branch
+    /// `origin/main`, which a patch can push) is refused: git would pick the tag, and the
+    /// patch would choose its own base.
     pub(crate) fn resolve_commit(&self, rev: &str) -> Result<String, PatchError> {
         let spec = format!("{rev}^{{commit}}");
-        let (ok, stdout, _) = self.output(
-            &[],
-            &[
-                "rev-parse",
-                "--verify",
-                "--quiet",
-                "--end-of-options",
-                &spec,
-            ],
+        let (ok, stdout, stderr) = self.output(
+            &[("core.warnAmbiguousRefs", "true")],
+            &["rev-parse", "--verify", "--end-of-options", &spec],
         )?;
         let sha = String::from_utf8_lossy(&stdout).trim().to_string();
         if !ok || sha.is_empty() || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -209,7 +217,86 @@ impl Git {
                 rev: rev.to_string(),
             });
         }
+        let stderr = String::from_utf8_lossy(&stderr);
+        if let Some(name) = stderr.lines().find_map(ambiguous_name) {
+            return Err(PatchError::AmbiguousRevision {
+                rev: rev.to_string(),
+                refs: self.refs_named(name)?,
+            });
+        }
         Ok(sha)
+    }
+
+    /// The refs a short name can stand for, in git's order of preference (`git help
+    /// revisions`), those that exist.
+    fn refs_named(&self, name: &str) -> Result<Vec<String>, PatchError> {
+        let candidates = [
+            name.to_string(),
+            format!("refs/{name}"),
+            format!("refs/tags/{name}"),
+            format!("refs/heads/{name}"),
+            format!("refs/remotes/{name}"),
+            format!("refs/remotes/{name}/HEAD"),
+        ];
+        let mut found = Vec::new();
+        for full in candidates {
+            if !full.starts_with("refs/") {
+                continue;
+            }
+            let (ok, _, _) = self.output(
+                &[],
+                &["show-ref", "--verify", "--quiet", "--end-of-options", &full],
+            )?;
+            if ok {
+                found.push(full);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Where the directory this handle was opened on lies in the work tree, as a path prefix
+    /// relative to its top (`""` at the top, `svc/` for a project in `svc`).
+    pub(crate) fn prefix(&self) -> Result<&str, PatchError> {
+        if let Some(prefix) = self.prefix.get() {
+            return Ok(prefix);
+        }
+        let args = ["rev-parse", "--show-prefix"];
+        let out = self.run(&[], &args)?;
+        let prefix = String::from_utf8(out)
+            .map_err(|_| Self::output_error(&args, "not UTF-8"))?
+            .trim_end_matches('\n')
+            .to_string();
+        Ok(self.prefix.get_or_init(|| prefix))
+    }
+
+    /// The commits whose parents this clone does not have (a shallow clone's boundary):
+    /// empty for a full clone.
+    pub(crate) fn shallow_boundary(&self) -> Result<Vec<String>, PatchError> {
+        let args = [
+            "rev-parse",
+            "--is-shallow-repository",
+            "--git-path",
+            "shallow",
+        ];
+        let out = self.run(&[], &args)?;
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let mut lines = text.lines();
+        if lines.next() != Some("true") {
+            return Ok(Vec::new());
+        }
+        let Some(path) = lines.next() else {
+            return Err(Self::output_error(&args, "no path of the shallow file"));
+        };
+        let path = self.dir.join(path);
+        let list = std::fs::read_to_string(&path).map_err(|e| {
+            Self::output_error(&args, format!("cannot read {}: {e}", path.display()))
+        })?;
+        Ok(list
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect())
     }
 
     /// Whether commit `a` is an ancestor of commit `b` (or the same commit).

@@ -111,7 +111,8 @@ pub fn check_patch(
         Some(p) => p.clone(),
         None => BasePolicy::at(&git, &base, base_rev)?,
     };
-    let paths = PathRules::new(&policy, base_rev)?;
+    let prefix = git.prefix()?.to_string();
+    let paths = PathRules::in_folder(&policy, base_rev, &prefix)?;
     let rules = RuleSet::shared()?;
 
     let allowed = read_at(&git, &base, ALLOWED_SIGNERS)?;
@@ -123,6 +124,13 @@ pub fn check_patch(
         .map_err(|source| PatchError::TempFile { source })?;
 
     let commits = git.commits(&base, &head)?;
+    let boundary = git.shallow_boundary()?;
+    if let Some((sha, _)) = commits.iter().find(|(sha, _)| boundary.contains(sha)) {
+        return Err(PatchError::ShallowClone {
+            commit: sha.clone(),
+            range: format!("{base_rev}..{}", options.head),
+        });
+    }
     let shas: Vec<String> = commits.iter().map(|(sha, _)| sha.clone()).collect();
     let raw_signatures = git.signatures(&shas, signers_file.path())?;
     let subjects = git.subjects(&shas)?;
@@ -175,7 +183,10 @@ pub fn check_patch(
                 t
             }
         };
-        let own = own_change(&git, sha, &bringing_parents(&git, parents)?, &tree)?;
+        let own: Vec<FileChange> = own_change(&git, sha, &bringing_parents(&git, parents)?, &tree)?
+            .into_iter()
+            .map(|change| change.relocated(&prefix))
+            .collect();
 
         let mut protected_paths = BTreeSet::new();
         let mut property_names = BTreeSet::new();

@@ -6,6 +6,7 @@ use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use super::PatchError;
+use super::diff::top_path;
 use super::git::Git;
 
 pub use crate::config::{CONFIG_FILE, DEFAULT_PROTECTED};
@@ -101,8 +102,10 @@ impl BasePolicy {
 }
 
 /// The bytes of a regular file at `rev`, or `None` when the path is absent or not a regular file.
+/// `path` is relative to the project folder the handle was opened on.
 pub(crate) fn read_at(git: &Git, rev: &str, path: &str) -> Result<Option<Vec<u8>>, PatchError> {
-    match git.tree_entry(rev, path)? {
+    let full = format!("{}{path}", git.prefix()?);
+    match git.tree_entry(rev, &full)? {
         Some((mode, oid)) if mode == "100644" || mode == "100755" => Ok(Some(git.blob(&oid)?)),
         _ => Ok(None),
     }
@@ -126,6 +129,18 @@ pub(crate) struct PathRules {
     always_prefixes: Vec<Option<(String, bool)>>,
     fixtures: GlobSet,
     property: GlobSet,
+    /// The globs of [`DEFAULT_PROTECTED`] for what steers CI and the build (all but
+    /// `freezegate.toml` and `freeze/**`, which are the project's own), matched against
+    /// paths from the top of the work tree too: for a project in a folder, the CI files
+    /// (`.github/workflows`, `.cargo`, ...) sit at the top.
+    top_set: GlobSet,
+    /// Those globs.
+    top: Vec<String>,
+    /// Their literal prefixes ([`literal_prefix`]).
+    top_prefixes: Vec<Option<(String, bool)>>,
+    /// Where the project lies in the work tree (`""` or `svc/`); paths given to the rules are
+    /// relative to it.
+    prefix: String,
     /// `min_cases` at the base revision.
     pub min_cases: u64,
     /// Whether `property_paths` names any glob.
@@ -159,7 +174,18 @@ fn literal_prefix(text: &str) -> Option<(String, bool)> {
 }
 
 impl PathRules {
+    /// Rules for paths relative to the top of the work tree.
+    #[cfg(test)]
     pub(crate) fn new(policy: &BasePolicy, rev: &str) -> Result<PathRules, PatchError> {
+        PathRules::in_folder(policy, rev, "")
+    }
+
+    /// Rules for paths relative to the project folder `prefix` of the work tree.
+    pub(crate) fn in_folder(
+        policy: &BasePolicy,
+        rev: &str,
+        prefix: &str,
+    ) -> Result<PathRules, PatchError> {
         let always: Vec<String> = DEFAULT_PROTECTED
             .iter()
             .map(|s| (*s).to_string())
@@ -182,7 +208,16 @@ impl PathRules {
                 source,
             })
         };
+        let top: Vec<String> = DEFAULT_PROTECTED
+            .iter()
+            .filter(|g| !PROJECT_DEFAULTS.contains(g))
+            .map(|s| (*s).to_string())
+            .collect();
         Ok(PathRules {
+            top_set: build(&top, "protected")?,
+            top_prefixes: top.iter().map(|g| literal_prefix(g)).collect(),
+            top,
+            prefix: prefix.to_string(),
             always_set: build(&always, "protected")?,
             always_prefixes: always.iter().map(|g| literal_prefix(g)).collect(),
             always,
@@ -199,6 +234,15 @@ impl PathRules {
         if let Some(i) = self.always_set.matches(path).into_iter().min() {
             return Some(Protection::Always(self.always[i].clone()));
         }
+        if !self.prefix.is_empty()
+            && let Some(i) = self
+                .top_set
+                .matches(top_path(&self.prefix, path))
+                .into_iter()
+                .min()
+        {
+            return Some(Protection::Always(self.top[i].clone()));
+        }
         if existed && self.fixtures.is_match(path) {
             return Some(Protection::Existing(EXISTING_FIXTURES.to_string()));
         }
@@ -212,22 +256,39 @@ impl PathRules {
     /// prefix lies at or under `path`, when `path` lies under the prefix of a glob with `**`,
     /// or when the glob starts with a wildcard.
     pub(crate) fn link_protection(&self, path: &str) -> Option<Protection> {
-        let inside = |prefix: &str| prefix == path || prefix.starts_with(&format!("{path}/"));
-        let under = |prefix: &str| path.starts_with(&format!("{prefix}/"));
-        self.always_prefixes
-            .iter()
-            .position(|p| {
-                p.as_ref().is_some_and(|(prefix, deep)| {
-                    prefix.is_empty() || inside(prefix) || (*deep && under(prefix))
-                })
-            })
-            .map(|i| Protection::Always(self.always[i].clone()))
+        link_protection_among(path, &self.always, &self.always_prefixes).or_else(|| {
+            // What steers CI, for a link at the top of the work tree.
+            (!self.prefix.is_empty()).then_some(())?;
+            let top = top_path(&self.prefix, path);
+            link_protection_among(&top, &self.top, &self.top_prefixes)
+        })
     }
 
     /// Whether `path` holds property code (matches `property_paths`).
     pub(crate) fn is_property_path(&self, path: &str) -> bool {
         self.property.is_match(path)
     }
+}
+
+/// The defaults that are the project's own files, protected in its folder only.
+const PROJECT_DEFAULTS: &[&str] = &[CONFIG_FILE, "freeze/**"];
+
+/// [`PathRules::link_protection`] over `globs` with their literal prefixes.
+fn link_protection_among(
+    path: &str,
+    globs: &[String],
+    prefixes: &[Option<(String, bool)>],
+) -> Option<Protection> {
+    let inside = |prefix: &str| prefix == path || prefix.starts_with(&format!("{path}/"));
+    let under = |prefix: &str| path.starts_with(&format!("{prefix}/"));
+    prefixes
+        .iter()
+        .position(|p| {
+            p.as_ref().is_some_and(|(prefix, deep)| {
+                prefix.is_empty() || inside(prefix) || (*deep && under(prefix))
+            })
+        })
+        .map(|i| Protection::Always(globs[i].clone()))
 }
 
 #[cfg(test)]
