@@ -1325,10 +1325,11 @@ fn a_frozen_flake_first_in_a_campaign_does_not_hide_a_new_failure_after_it() {
     assert_eq!(campaign["already_pinned"], false, "{campaign}");
     assert_eq!(campaign["failing_case"], 20, "{campaign}");
     assert_eq!(campaign["minimal"], "{\"n\":1000}", "{campaign}");
-    assert_eq!(campaign["shrinks"], 2, "{campaign}");
+    // Case 0 is the flake's own origin: known, not shrunk again.
+    assert_eq!(campaign["shrinks"], 1, "{campaign}");
     let note = campaign["note"].as_str().expect("note");
     assert!(
-        note.contains(&format!("also shrunk: case 0 (already_pinned {flake})")),
+        note.contains(&format!("origins of pinned fixtures: case 0 ({flake})")),
         "{note}"
     );
     assert_eq!(report["summary"]["new_failures"], 1);
@@ -1342,8 +1343,9 @@ fn a_frozen_flake_first_in_a_campaign_does_not_hide_a_new_failure_after_it() {
 }
 
 /// The campaign's extra shrinks are bounded, and inputs already shrunk are not shrunk again:
-/// duplicates of a shrunk input cost nothing, distinct inputs of the known flake cost one
-/// shrink each up to `MAX_CAMPAIGN_SHRINKS`, and the note says when the bound cut it short.
+/// the pinned flake's own origin and duplicates of a shrunk input cost nothing, distinct
+/// inputs of the known flake cost one shrink each up to `MAX_CAMPAIGN_SHRINKS`, and the note
+/// says when the bound cut it short.
 /// A failure with another signature than the known one is looked at first.
 #[test]
 fn a_campaign_shrinks_a_bounded_number_of_known_failures_and_says_so() {
@@ -1364,7 +1366,7 @@ fn a_campaign_shrinks_a_bounded_number_of_known_failures_and_says_so() {
     let note = campaign["note"].as_str().expect("note");
     assert!(
         note.contains(&format!(
-            "stopped after {max} shrinks (MAX_CAMPAIGN_SHRINKS): 3 more failing cases were not shrunk"
+            "stopped after {max} shrinks (MAX_CAMPAIGN_SHRINKS): 2 more failing cases were not shrunk"
         )),
         "{note}"
     );
@@ -1378,7 +1380,7 @@ fn a_campaign_shrinks_a_bounded_number_of_known_failures_and_says_so() {
     assert_eq!(run.code, 1, "{campaign}");
     assert_eq!(campaign["minimal"], "{\"n\":1000}", "{campaign}");
     assert_eq!(campaign["failing_case"], values.len() - 1, "{campaign}");
-    assert_eq!(campaign["shrinks"], 2, "{campaign}");
+    assert_eq!(campaign["shrinks"], 1, "{campaign}");
 }
 
 /// A fixture file that fails integrity is reported once, by its blocking finding, and never
@@ -1720,4 +1722,39 @@ fn a_generator_that_leaves_a_process_behind_does_not_hold_the_gate() {
         "still running: {}",
         String::from_utf8_lossy(&leftovers.stdout)
     );
+}
+
+/// A flaky oracle can shrink the same failing case to another minimal input on every run
+/// (here the flake's floor moves with `FLAKE_FLOOR`, as scheduling would move it): a case
+/// that is the origin of a pinned fixture is that fixture's failure and is not shrunk again,
+/// so a frozen flake does not come back as a "new" failure each run.
+#[test]
+fn a_failing_case_that_is_a_pinned_origin_is_not_shrunk_again() {
+    let (repo, flake) = frozen_flake_repo(&[150, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    repo.write(
+        "f.py",
+        &FLAKE_AND_BUG.replace(
+            "n >= 100 and",
+            "n >= int(os.environ.get('FLAKE_FLOOR', '100')) and",
+        ),
+    );
+    repo.commit("the same flake, its floor from the environment");
+    let before = repo.files_under("fixtures");
+    let run = repo.gate(&["--format", "json"], &[("FLAKE_FLOOR", "120")]);
+    let report = json(&run);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 0, "{campaign}\n{}", run.stderr);
+    assert_eq!(campaign["action"], "already_pinned", "{campaign}");
+    assert_eq!(campaign["already_pinned"], true, "{campaign}");
+    assert_eq!(campaign["fixture_id"], flake.as_str(), "{campaign}");
+    assert_eq!(campaign["minimal"], "{\"n\":100}", "{campaign}");
+    assert_eq!(campaign["oracle_calls"], 0, "{campaign}");
+    let note = campaign["note"].as_str().expect("note");
+    assert!(
+        note.starts_with(&format!(
+            "the failing case is the origin of pinned fixture {flake}"
+        )),
+        "{note}"
+    );
+    assert_eq!(repo.files_under("fixtures"), before, "nothing new pinned");
 }

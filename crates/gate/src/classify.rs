@@ -230,7 +230,7 @@ pub enum ClassifyError {
     Pin(#[source] freezegate_canon::Error),
 }
 
-const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
+pub(crate) const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
 
 /// Runs the classify loop on `input` (SPEC §8).
 pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError> {

@@ -861,6 +861,8 @@ fn run_cases(
 struct Examined {
     index: usize,
     record: Result<classify::Record, String>,
+    /// Whether it was shrunk now (not the origin of a pinned fixture).
+    shrunk: bool,
 }
 
 impl Examined {
@@ -890,9 +892,14 @@ impl Examined {
         }
     }
 
-    /// `case 3 (already_pinned b39022c4ed96525c)`.
+    /// `case 3 (already_pinned b39022c4ed96525c)`; `case 0 (b39022c4ed96525c)` for the origin
+    /// of a pinned fixture.
     fn summary(&self) -> String {
         match &self.record {
+            Ok(r) if !self.shrunk => match &r.meta {
+                Some(m) => format!("case {} ({})", self.index, m.fixture_id),
+                None => format!("case {}", self.index),
+            },
             Ok(r) => match &r.meta {
                 Some(m) => format!(
                     "case {} ({} {})",
@@ -904,6 +911,47 @@ impl Examined {
             },
             Err(_) => format!("case {} (not classified)", self.index),
         }
+    }
+}
+
+/// The metas of the pinned fixtures `ids` of `property`, by their origin's digest. A fixture
+/// whose meta cannot be read is left out (the integrity check reports it).
+fn pinned_origins(
+    root: &Path,
+    property: &PropertyId,
+    ids: Option<&BTreeSet<String>>,
+) -> BTreeMap<freezegate_canon::Digest, fixture::Meta> {
+    ids.into_iter()
+        .flatten()
+        .filter_map(|id| id.parse::<FixtureId>().ok())
+        .filter_map(|id| fixture::read_meta(root, property, id).ok())
+        .map(|meta| (meta.origin_digest, meta))
+        .collect()
+}
+
+/// The record of a failing case that is the origin of a pinned fixture: that fixture's
+/// failure, not shrunk again (a flaky oracle would shrink it to another minimal input each
+/// run, and each would look new); the fixture's own replays decide for it.
+fn known_failure(root: &Path, meta: &fixture::Meta) -> classify::Record {
+    let minimal = fixture::read_fixture(root, &meta.property_id, meta.fixture_id)
+        .ok()
+        .map(|(canonical, _)| canonical);
+    classify::Record {
+        property_id: meta.property_id.clone(),
+        meta: Some(meta.clone()),
+        status: None,
+        action: Action::AlreadyPinned,
+        labels: Vec::new(),
+        trivial: minimal
+            .as_ref()
+            .is_some_and(|m| classify::TRIVIAL.contains(&m.bytes())),
+        minimal,
+        budget_exhausted: false,
+        message: Some(format!(
+            "the failing case is the origin of pinned fixture {}: its replays decide for it",
+            meta.fixture_id
+        )),
+        already_pinned: true,
     }
 }
 
@@ -1016,22 +1064,35 @@ fn campaign(
     // another signature is looked at first (it is more likely another bug).
     let mut quiet: BTreeSet<Option<String>> = BTreeSet::new();
     let mut examined: Vec<Examined> = Vec::new();
+    // The origins of the fixtures pinned for this property: a failing case that is one of
+    // them is that fixture's failure, whatever a flaky oracle would shrink it to this time.
+    let origins = pinned_origins(&ctx.root, &property.id, already);
     let examine = |index: usize,
                    first: freezegate_replay::RunOutcome,
                    seen: &mut BTreeSet<Arc<Vec<u8>>>,
                    quiet: &mut BTreeSet<Option<String>>,
                    examined: &mut Vec<Examined>|
      -> bool {
-        ctx.progress
-            .phase(&format!("shrinking a failure of {}", property.id), 0);
         let signature = first.signature.clone();
-        let record = classify::classify_observed(&plan, &inputs[index], Some(first))
-            .map_err(|e| error_chain(&e));
+        let known = origins.get(&freezegate_canon::Digest::of(&cases[index]));
+        let record = match known {
+            Some(meta) => Ok(known_failure(&ctx.root, meta)),
+            None => {
+                ctx.progress
+                    .phase(&format!("shrinking a failure of {}", property.id), 0);
+                classify::classify_observed(&plan, &inputs[index], Some(first))
+                    .map_err(|e| error_chain(&e))
+            }
+        };
         seen.insert(Arc::clone(&cases[index]));
         if let Ok(Some(minimal)) = record.as_ref().map(|r| r.minimal.as_ref()) {
             seen.insert(Arc::new(minimal.bytes().to_vec()));
         }
-        let case = Examined { index, record };
+        let case = Examined {
+            index,
+            record,
+            shrunk: known.is_none(),
+        };
         let blocks = case.blocks(already);
         if !blocks {
             quiet.insert(signature);
@@ -1072,7 +1133,7 @@ fn campaign(
             else {
                 break;
             };
-            if examined.len() >= MAX_CAMPAIGN_SHRINKS {
+            if examined.iter().filter(|e| e.shrunk).count() >= MAX_CAMPAIGN_SHRINKS {
                 unshrunk = pending.len();
                 break;
             }
@@ -1083,9 +1144,11 @@ fn campaign(
         }
     }
     result.cases_run = u32::try_from(scan.done).unwrap_or(u32::MAX);
-    result.shrinks = u32::try_from(examined.len()).unwrap_or(u32::MAX);
+    result.shrinks =
+        u32::try_from(examined.iter().filter(|e| e.shrunk).count()).unwrap_or(u32::MAX);
     result.oracle_calls = examined
         .iter()
+        .filter(|e| e.shrunk)
         .filter_map(|e| e.record.as_ref().ok())
         .filter_map(|r| r.meta.as_ref())
         .map(|m| m.oracle_calls)
@@ -1093,12 +1156,15 @@ fn campaign(
 
     // The case reported: the one that blocks, else the first shrunk.
     let reported = examined.iter().position(|e| e.blocks(already)).unwrap_or(0);
-    let others: Vec<String> = examined
-        .iter()
-        .enumerate()
-        .filter(|(k, _)| *k != reported)
-        .map(|(_, e)| e.summary())
-        .collect();
+    let others = |shrunk: bool| -> Vec<String> {
+        examined
+            .iter()
+            .enumerate()
+            .filter(|(k, e)| *k != reported && e.shrunk == shrunk)
+            .map(|(_, e)| e.summary())
+            .collect()
+    };
+    let (others, known) = (others(true), others(false));
     // One infra item per campaign: the first case that timed out or broke, else the first
     // failing case whose replays did.
     let infra = scan
@@ -1157,6 +1223,9 @@ fn campaign(
     let mut more = Vec::new();
     if !others.is_empty() {
         more.push(format!("also shrunk: {}", others.join(", ")));
+    }
+    if !known.is_empty() {
+        more.push(format!("origins of pinned fixtures: {}", known.join(", ")));
     }
     if unshrunk > 0 {
         more.push(format!(
