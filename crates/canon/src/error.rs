@@ -197,9 +197,18 @@ pub enum ValueError {
     /// More nested arrays and objects than the limit.
     #[error("nesting deeper than {0} arrays/objects")]
     TooDeep(usize),
-    /// A serde type could not be turned into a value, or a value into it.
+    /// A serde type could not be turned into a value ([`crate::to_value`]), or serde failed
+    /// with a message of its own.
     #[error("serde conversion failed: {0}")]
     Serde(String),
+    /// A value does not have the shape of the type [`crate::from_value`] reads it into.
+    #[error("serde conversion failed at {pointer:?}: {message}")]
+    Deserialize {
+        /// JSON pointer of the offending value (`""`: the whole value).
+        pointer: String,
+        /// What is wrong with it, e.g. `expected u8, found 300`.
+        message: String,
+    },
 }
 
 impl ValueError {
@@ -217,6 +226,10 @@ impl ValueError {
             ValueError::NonFiniteAt { float, pointer } => ValueError::NonFiniteAt {
                 float,
                 pointer: prefix(pointer),
+            },
+            ValueError::Deserialize { pointer, message } => ValueError::Deserialize {
+                pointer: prefix(pointer),
+                message,
             },
             other => other,
         }

@@ -63,6 +63,7 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+mod deserializer;
 mod digest;
 mod error;
 pub mod fixture;

@@ -2,11 +2,12 @@
 //! `Serialize` for [`Value`] and [`Int`], so that values (and the ledger's rows, built from
 //! them) can be handed to serde serialisers such as insta's snapshot macros.
 //!
-//! [`to_value`] builds the [`Value`] with a serde serialiser of its own (no JSON text), so
-//! integers of any size stay exact and a NaN or infinite float is an error instead of
-//! serde_json's `null`. [`from_value`] goes through JSON text: canon writes compact JSON that
-//! serde_json reads into the type. serde_json's `float_roundtrip` feature is on, so a float
-//! survives both directions bit for bit.
+//! Both directions go without JSON text. [`to_value`] builds the [`Value`] with a serde
+//! serialiser of its own, so integers of any size stay exact and a NaN or infinite float is
+//! an error instead of serde_json's `null`. [`from_value`] reads the type with a serde
+//! deserialiser of its own over the [`Value`], so integers arrive exact (`i128` and `u128`
+//! included), floats bit for bit, and an error names the JSON pointer of the value that does
+//! not fit.
 //!
 //! There is no `Deserialize` for [`Value`]: a serde deserialiser hands over numbers as `u64`,
 //! `i64` or `f64`, so a longer integer would arrive already rounded. Read JSON text with
@@ -18,7 +19,6 @@ use serde::{Serialize, Serializer};
 
 use crate::error::ValueError;
 use crate::value::{Int, Value};
-use crate::write::write_compact;
 
 /// A value as serde's data model: objects as maps in member order (not sorted, duplicates
 /// kept), floats as `f64`, integers as the smallest of `i64`, `u64`, `i128`, `u128` that
@@ -116,12 +116,53 @@ pub fn to_value<T: Serialize + ?Sized>(input: &T) -> Result<Value, ValueError> {
     crate::serializer::to_value(input)
 }
 
-/// Reads a [`Value`] into a deserializable type.
+/// Reads a [`Value`] into a deserializable type: what serde_json reads from the value's JSON
+/// text, without the text.
+///
+/// - Integers become whatever integer type the type asks for when they fit, `i128` and
+///   `u128` included; a type that asks for no particular type (`deserialize_any`) is offered
+///   the first of `u64`, `i64`, `u128`, `i128` that holds the integer. A float type takes an
+///   integer's nearest float; an integer longer than 128 bits is an error for any other type.
+/// - Floats are `f64` as the value holds them, so `from_value(&to_value(&x)?)` is `x` bit for
+///   bit, for `f32` too; a float is never read as an integer.
+/// - Strings, `char`s, `bool`s; `null` is `None`, unit and unit structs; arrays are
+///   sequences, tuples and tuple structs; objects are maps and structs; map keys are read
+///   from their text when the type's keys are integers, `bool`s or floats (`"7"` → `7u32`).
+/// - Enums are externally tagged: `"Unit"`, `{"Newtype": x}`, `{"Tuple": [x, y]}`,
+///   `{"Struct": {"f": x}}`. Internally, adjacently and untagged enums and `flatten` work as
+///   serde makes them work, by reading the value as "any" into a buffer first.
 ///
 /// Fails when the value does not have the type's shape, e.g. a candidate the shrinker
-/// produced that the property's input type cannot hold.
+/// produced that the property's input type cannot hold: [`ValueError::Deserialize`], with
+/// the JSON pointer of the offending value (`/items/3/qty: expected u8, found 300`), or
+/// [`ValueError::TooDeep`] for a value nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH).
+///
+/// One limit is serde's own: the buffer serde (1.0.229, the version this workspace locks)
+/// reads untagged and internally tagged enums and `#[serde(flatten)]` fields through has no
+/// 128-bit integers, so an `i128` or `u128` field inside such a type fails with `i128 is not
+/// supported` (or `u128`) whatever its value and whatever the format. Outside them 128-bit
+/// integers read exactly.
+///
+/// ```
+/// use freezegate_canon::{from_value, parse_str};
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, Debug, PartialEq)]
+/// struct Item {
+///     qty: u8,
+///     id: u128,
+/// }
+///
+/// let value = parse_str(r#"[{"qty": 1, "id": 340282366920938463463374607431768211455}]"#)?;
+/// assert_eq!(from_value::<Vec<Item>>(&value)?, [Item { qty: 1, id: u128::MAX }]);
+///
+/// let value = parse_str(r#"[{"qty": 1, "id": 0}, {"qty": 300, "id": 0}]"#)?;
+/// assert_eq!(
+///     from_value::<Vec<Item>>(&value).unwrap_err().to_string(),
+///     r#"serde conversion failed at "/1/qty": expected u8, found 300"#
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, ValueError> {
-    let mut text = Vec::new();
-    write_compact(&mut text, value);
-    serde_json::from_slice(&text).map_err(|e| ValueError::Serde(e.to_string()))
+    crate::deserializer::from_value(value)
 }

@@ -1,0 +1,535 @@
+//! `from_value`, the direct serde deserialiser out of `Value`: round trips with `to_value`
+//! over types of every serde shape, agreement with serde_json reading the same canonical
+//! text, errors that name the JSON pointer of the offending value, and the one limit serde
+//! itself sets (128-bit integers inside buffered types).
+
+use std::collections::BTreeMap;
+
+use freezegate_canon::{
+    MAX_DEPTH, Value, ValueError, from_value, parse, parse_str, to_canonical_bytes, to_value,
+};
+use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Item {
+    qty: u8,
+    note: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Meters(f64);
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Marker;
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+enum External {
+    Unit,
+    New(i128),
+    Tup(u8, String),
+    Fields { a: u128, b: Vec<bool> },
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind")]
+enum Internal {
+    Unit,
+    Fields { a: i64, b: String },
+    New(Item),
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Unit,
+    New(i32),
+    Tup(u8, u8),
+    Fields { x: f64 },
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum Untagged {
+    Num(i64),
+    Float(f64),
+    Text(String),
+    Pair(bool, bool),
+    Rec { u: u64 },
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Flat {
+    #[serde(flatten)]
+    item: Item,
+    extra: i32,
+}
+
+/// One field of every shape the tests cover.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Record {
+    id: u32,
+    big: u128,
+    neg: i128,
+    ratio: f64,
+    small: f32,
+    c: char,
+    flag: bool,
+    nothing: (),
+    marker: Marker,
+    name: String,
+    maybe: Option<i64>,
+    nested: Option<Vec<u8>>,
+    items: Vec<Item>,
+    by_name: BTreeMap<String, i8>,
+    by_num: BTreeMap<u32, String>,
+    by_big: BTreeMap<i128, bool>,
+    pair: (u16, Option<bool>, Meters),
+    external: Vec<External>,
+    internal: Internal,
+    adjacent: Adjacent,
+    untagged: Vec<Untagged>,
+    flat: Flat,
+}
+
+fn finite_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        3 => any::<u64>().prop_map(f64::from_bits),
+        1 => prop::sample::select(vec![0.0, -0.0, 1e16, 1e-5, 0.1, 5e-324, f64::MAX, 3.0]),
+    ]
+    .prop_map(|x| if x.is_finite() { x } else { 0.5 })
+}
+
+fn finite_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        3 => any::<u32>().prop_map(f32::from_bits),
+        1 => prop::sample::select(vec![0.0f32, -0.0, 0.1, 16777216.0, f32::MAX, 1e-45]),
+    ]
+    .prop_map(|x| if x.is_finite() { x } else { 0.25 })
+}
+
+fn text() -> impl Strategy<Value = String> {
+    "[a-z~/\"\\\\\u{0}\u{1f}\u{e9}\u{2028}\u{1F600}]{0,5}"
+}
+
+fn item() -> impl Strategy<Value = Item> {
+    (any::<u8>(), prop::option::of(text())).prop_map(|(qty, note)| Item { qty, note })
+}
+
+fn external() -> impl Strategy<Value = External> {
+    prop_oneof![
+        Just(External::Unit),
+        any::<i128>().prop_map(External::New),
+        (any::<u8>(), text()).prop_map(|(a, b)| External::Tup(a, b)),
+        (any::<u128>(), prop::collection::vec(any::<bool>(), 0..3))
+            .prop_map(|(a, b)| External::Fields { a, b }),
+    ]
+}
+
+fn internal() -> impl Strategy<Value = Internal> {
+    prop_oneof![
+        Just(Internal::Unit),
+        (any::<i64>(), text()).prop_map(|(a, b)| Internal::Fields { a, b }),
+        item().prop_map(Internal::New),
+    ]
+}
+
+fn adjacent() -> impl Strategy<Value = Adjacent> {
+    prop_oneof![
+        Just(Adjacent::Unit),
+        any::<i32>().prop_map(Adjacent::New),
+        (any::<u8>(), any::<u8>()).prop_map(|(a, b)| Adjacent::Tup(a, b)),
+        finite_f64().prop_map(|x| Adjacent::Fields { x }),
+    ]
+}
+
+fn untagged() -> impl Strategy<Value = Untagged> {
+    prop_oneof![
+        any::<i64>().prop_map(Untagged::Num),
+        finite_f64().prop_map(Untagged::Float),
+        text().prop_map(Untagged::Text),
+        (any::<bool>(), any::<bool>()).prop_map(|(a, b)| Untagged::Pair(a, b)),
+        any::<u64>().prop_map(|u| Untagged::Rec { u }),
+    ]
+}
+
+fn record() -> impl Strategy<Value = Record> {
+    let scalars = (
+        any::<u32>(),
+        any::<u128>(),
+        any::<i128>(),
+        finite_f64(),
+        finite_f32(),
+        any::<char>(),
+        any::<bool>(),
+        text(),
+        any::<Option<i64>>(),
+        any::<Option<Vec<u8>>>(),
+    );
+    let containers = (
+        prop::collection::vec(item(), 0..4),
+        prop::collection::btree_map(text(), any::<i8>(), 0..4),
+        prop::collection::btree_map(any::<u32>(), text(), 0..4),
+        prop::collection::btree_map(any::<i128>(), any::<bool>(), 0..3),
+        (
+            any::<u16>(),
+            any::<Option<bool>>(),
+            finite_f64().prop_map(Meters),
+        ),
+    );
+    let enums = (
+        prop::collection::vec(external(), 0..4),
+        internal(),
+        adjacent(),
+        prop::collection::vec(untagged(), 0..4),
+        (item(), any::<i32>()).prop_map(|(item, extra)| Flat { item, extra }),
+    );
+    (scalars, containers, enums).prop_map(
+        |(
+            (id, big, neg, ratio, small, c, flag, name, maybe, nested),
+            (items, by_name, by_num, by_big, pair),
+            (external, internal, adjacent, untagged, flat),
+        )| Record {
+            id,
+            big,
+            neg,
+            ratio,
+            small,
+            c,
+            flag,
+            nothing: (),
+            marker: Marker,
+            name,
+            maybe,
+            nested,
+            items,
+            by_name,
+            by_num,
+            by_big,
+            pair,
+            external,
+            internal,
+            adjacent,
+            untagged,
+            flat,
+        },
+    )
+}
+
+/// `Debug` text tells `0.0` from `-0.0`, which `PartialEq` on floats does not.
+fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
+    format!("{a:?}") == format!("{b:?}")
+}
+
+/// `x` goes to a value and back unchanged; and read from the value's canonical text, canon
+/// and serde_json agree (serde_json, without `arbitrary_precision`, reads every type tested
+/// here).
+fn round_trip<T>(x: &T) -> Result<(), TestCaseError>
+where
+    T: Serialize + DeserializeOwned + std::fmt::Debug,
+{
+    let value = to_value(x).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let back: T = from_value(&value).map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    prop_assert!(same(&back, x), "{:?} came back as {:?}", x, back);
+
+    let text = to_canonical_bytes(&value).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let canonical = parse(&text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let by_serde_json = serde_json::from_slice::<T>(&text);
+    prop_assert!(by_serde_json.is_ok(), "serde_json: {:?}", by_serde_json);
+    if let Ok(by_serde_json) = by_serde_json {
+        match from_value::<T>(&canonical) {
+            Ok(by_canon) => prop_assert!(
+                same(&by_canon, &by_serde_json),
+                "canon read {:?}, serde_json {:?}",
+                by_canon,
+                by_serde_json
+            ),
+            Err(e) => prop_assert!(
+                false,
+                "serde_json read {:?}, canon failed: {}",
+                by_serde_json,
+                e
+            ),
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512, failure_persistence: None, ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn records_round_trip_and_read_as_serde_json_reads_them(r in record()) {
+        round_trip(&r)?;
+    }
+
+    #[test]
+    fn scalars_round_trip(
+        a in any::<u128>(), b in any::<i128>(), x in finite_f32(), y in finite_f64(),
+        c in any::<char>(), t in any::<(bool, (), Option<u64>, i8)>(),
+    ) {
+        round_trip(&a)?;
+        round_trip(&b)?;
+        round_trip(&x)?;
+        round_trip(&y)?;
+        round_trip(&c)?;
+        round_trip(&t)?;
+        round_trip(&(a, vec![b], [x], (y, c)))?;
+    }
+
+    #[test]
+    fn each_enum_representation_round_trips(
+        e in external(), i in internal(), a in adjacent(), u in untagged(),
+    ) {
+        round_trip(&e)?;
+        round_trip(&i)?;
+        round_trip(&a)?;
+        round_trip(&u)?;
+    }
+
+    /// Integers arrive as the type asks when they fit, and as an error naming the type and
+    /// the number when they do not; never wrapped or rounded.
+    #[test]
+    fn integers_fit_or_fail(n in any::<i128>()) {
+        let value = Value::Int(n.into());
+        let check = |fits: bool, got: Result<String, ValueError>, ty: &str| {
+            match got {
+                Ok(s) => prop_assert!(fits && s == n.to_string(), "{} as {}: {}", n, ty, s),
+                Err(e) => prop_assert!(
+                    !fits && e.to_string().ends_with(&format!("expected {ty}, found {n}")),
+                    "{} as {}: {}", n, ty, e
+                ),
+            }
+            Ok(())
+        };
+        check(u8::try_from(n).is_ok(), from_value::<u8>(&value).map(|v| v.to_string()), "u8")?;
+        check(i16::try_from(n).is_ok(), from_value::<i16>(&value).map(|v| v.to_string()), "i16")?;
+        check(u64::try_from(n).is_ok(), from_value::<u64>(&value).map(|v| v.to_string()), "u64")?;
+        check(i64::try_from(n).is_ok(), from_value::<i64>(&value).map(|v| v.to_string()), "i64")?;
+        check(u128::try_from(n).is_ok(), from_value::<u128>(&value).map(|v| v.to_string()), "u128")?;
+        check(true, from_value::<i128>(&value).map(|v| v.to_string()), "i128")?;
+    }
+}
+
+fn read<T: DeserializeOwned>(json: &str) -> Result<T, ValueError> {
+    from_value(&parse_str(json).unwrap())
+}
+
+fn err<T: DeserializeOwned + std::fmt::Debug>(json: &str) -> String {
+    read::<T>(json).unwrap_err().to_string()
+}
+
+#[derive(Deserialize, Debug)]
+#[allow(dead_code)]
+struct Order {
+    items: Vec<Item>,
+    tags: BTreeMap<u32, External>,
+}
+
+#[test]
+fn errors_name_the_json_pointer_of_the_offending_value() {
+    let items = r#"[{"qty": 1}, {"qty": 2}, {"qty": 3}"#;
+    assert_eq!(
+        err::<Order>(&format!(
+            r#"{{"items": {items}, {{"qty": 300}}], "tags": {{}}}}"#
+        )),
+        r#"serde conversion failed at "/items/3/qty": expected u8, found 300"#
+    );
+    assert_eq!(
+        err::<Order>(&format!(
+            r#"{{"items": {items}, {{"qty": "x"}}], "tags": {{}}}}"#
+        )),
+        r#"serde conversion failed at "/items/3/qty": expected u8, found string "x""#
+    );
+    assert_eq!(
+        err::<Order>(&format!(r#"{{"items": {items}, {{}}], "tags": {{}}}}"#)),
+        r#"serde conversion failed at "/items/3": missing field `qty`"#
+    );
+    assert_eq!(
+        err::<Order>(r#"{"items": [], "tags": {"7": {"Tup": [256, "x"]}}}"#),
+        r#"serde conversion failed at "/tags/7/Tup/0": expected u8, found 256"#
+    );
+    assert_eq!(
+        err::<Order>(r#"{"items": [], "tags": {"7": {"Nope": 1}}}"#),
+        "serde conversion failed at \"/tags/7\": unknown variant `Nope`, expected one of \
+         `Unit`, `New`, `Tup`, `Fields`"
+    );
+    assert_eq!(
+        err::<Order>(r#"{"items": [], "tags": {"a/b~": "Unit"}}"#),
+        r#"serde conversion failed at "/tags/a~1b~0": expected u32 key, found "a/b~""#
+    );
+    assert_eq!(
+        err::<Order>("7"),
+        r#"serde conversion failed at "": expected struct Order, found integer `7`"#
+    );
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Wide {
+    u: u128,
+    i: i128,
+    keys: BTreeMap<u128, i128>,
+    e: External,
+}
+
+#[test]
+fn integers_of_128_bits_read_exactly_outside_buffered_types() {
+    let wide: Wide = read(
+        r#"{"u": 340282366920938463463374607431768211455,
+            "i": -170141183460469231731687303715884105728,
+            "keys": {"18446744073709551616": -18446744073709551617},
+            "e": {"New": 170141183460469231731687303715884105727}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        wide,
+        Wide {
+            u: u128::MAX,
+            i: i128::MIN,
+            keys: BTreeMap::from([(1 << 64, -(1 << 64) - 1)]),
+            e: External::New(i128::MAX),
+        }
+    );
+    // Small values into 128-bit types, and 128-bit values where no type is asked for.
+    assert_eq!(read::<(u128, i128)>("[5, -5]").unwrap(), (5, -5));
+    let kinds: Vec<Offered> = read(
+        "[0, 18446744073709551615, -1, -9223372036854775808, 18446744073709551616, \
+         -9223372036854775809, 340282366920938463463374607431768211455, \
+         -170141183460469231731687303715884105728, 0.5]",
+    )
+    .unwrap();
+    let kinds: Vec<&str> = kinds.iter().map(|k| k.0).collect();
+    assert_eq!(
+        kinds,
+        [
+            "u64", "u64", "i64", "i64", "u128", "i128", "u128", "i128", "f64"
+        ]
+    );
+}
+
+/// The type `deserialize_any` offered a number as.
+#[derive(Debug)]
+struct Offered(&'static str);
+
+impl<'de> Deserialize<'de> for Offered {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Offered, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Offered;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a number")
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Offered, E> {
+                Ok(Offered("u64"))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Offered, E> {
+                Ok(Offered("i64"))
+            }
+            fn visit_u128<E>(self, _: u128) -> Result<Offered, E> {
+                Ok(Offered("u128"))
+            }
+            fn visit_i128<E>(self, _: i128) -> Result<Offered, E> {
+                Ok(Offered("i128"))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Offered, E> {
+                Ok(Offered("f64"))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize, Debug)]
+#[serde(tag = "kind")]
+#[allow(dead_code)]
+enum TaggedWide {
+    Small { n: i128 },
+}
+
+#[derive(Deserialize, Debug)]
+#[allow(dead_code)]
+struct FlatWide {
+    #[serde(flatten)]
+    inner: Wide,
+}
+
+/// serde (the version this workspace locks) buffers untagged and internally tagged enums
+/// and `flatten` fields in a `Content` that has no 128-bit integers, so a 128-bit field in
+/// them fails whatever the deserialiser, even with a small value. The crate docs say so;
+/// when serde lifts the limit this test fails, and the docs must change with it.
+#[test]
+fn serde_cannot_buffer_128_bit_integers() {
+    assert_eq!(
+        err::<TaggedWide>(r#"{"kind": "Small", "n": 1}"#),
+        r#"serde conversion failed at "": i128 is not supported"#
+    );
+    assert!(serde_json::from_str::<TaggedWide>(r#"{"kind": "Small", "n": 1}"#).is_err());
+    assert!(
+        err::<FlatWide>(r#"{"u": 1, "i": 2, "keys": {}, "e": "Unit"}"#)
+            .ends_with("u128 is not supported")
+    );
+}
+
+#[test]
+fn integers_beyond_128_bits_are_floats_only_when_a_float_is_asked_for() {
+    let long = "1234567890123456789012345678901234567890";
+    assert_eq!(read::<f64>(long).unwrap(), 1.2345678901234568e39);
+    assert_eq!(read::<f32>("16777217").unwrap(), 16777216.0);
+    assert_eq!(
+        err::<u128>(long),
+        format!(r#"serde conversion failed at "": expected u128, found {long}"#)
+    );
+    assert_eq!(
+        err::<serde_json::Value>(&format!("[{long}]")),
+        r#"serde conversion failed at "/0": an integer of 40 digits does not fit serde's 128-bit integers"#
+    );
+    assert_eq!(
+        err::<f64>(&format!("1{}", "0".repeat(309))),
+        format!(
+            r#"serde conversion failed at "": expected f64, found 1{}"#,
+            "0".repeat(309)
+        )
+    );
+    // A float is never an integer.
+    assert_eq!(
+        err::<u8>("1.0"),
+        r#"serde conversion failed at "": expected u8, found floating point `1.0`"#
+    );
+}
+
+#[test]
+fn floats_read_back_bit_for_bit() {
+    for x in [0.1, -0.0, 5e-324, f64::MAX, 1e16, 0.30000000000000004] {
+        let back: f64 = from_value(&to_value(&x).unwrap()).unwrap();
+        assert_eq!(back.to_bits(), x.to_bits());
+    }
+    for x in [0.1f32, -0.0, 1e-45, f32::MAX, 16777216.0, 3.4028233e38] {
+        let back: f32 = from_value(&to_value(&x).unwrap()).unwrap();
+        assert_eq!(back.to_bits(), x.to_bits());
+    }
+}
+
+#[test]
+fn nesting_is_limited_as_parse_limits_it() {
+    let nest = |levels: usize| {
+        let mut value = Value::Array(vec![]);
+        for _ in 1..levels {
+            value = Value::Array(vec![value]);
+        }
+        value
+    };
+    assert!(from_value::<serde_json::Value>(&nest(MAX_DEPTH)).is_ok());
+    assert_eq!(
+        from_value::<serde_json::Value>(&nest(MAX_DEPTH + 1)),
+        Err(ValueError::TooDeep(MAX_DEPTH))
+    );
+    // A hand-built value far deeper than any parse gives is an error, not a stack overflow.
+    assert_eq!(
+        from_value::<serde_json::Value>(&nest(10_000)),
+        Err(ValueError::TooDeep(MAX_DEPTH))
+    );
+}
