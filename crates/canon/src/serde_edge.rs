@@ -7,7 +7,8 @@
 //! an error instead of serde_json's `null`. [`from_value`] reads the type with a serde
 //! deserialiser of its own over the [`Value`], so integers arrive exact (`i128` and `u128`
 //! included), floats bit for bit, and an error names the JSON pointer of the value that does
-//! not fit.
+//! not fit. Neither uses serde_json, and the crate does not depend on it, so depending on
+//! this crate turns on no serde_json feature in a user's build.
 //!
 //! There is no `Deserialize` for [`Value`]: a serde deserialiser hands over numbers as `u64`,
 //! `i64` or `f64`, so a longer integer would arrive already rounded. Read JSON text with

@@ -34,7 +34,6 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::OnceLock;
 
 use serde::ser::{self, Impossible, Serialize};
 
@@ -155,27 +154,12 @@ fn nesting(value: &Value) -> usize {
 
 /// serde_json's private struct names for a number (feature `arbitrary_precision`) and for
 /// raw JSON text (feature `raw_value`). The struct has one field of the same name holding
-/// the text, which serde_json's writer, with the feature, writes as it is.
+/// the text, which serde_json's writer, with the feature, writes as it is. serde_json
+/// serialises these names only when the feature is on, and no other type has them (a derived
+/// type would need a `rename` to them), so they are read as text whatever the features of
+/// the serde_json in the build: this crate does not depend on serde_json.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 const RAW_TOKEN: &str = "$serde_json::private::RawValue";
-
-/// Whether the serde_json this crate is built with writes a struct named `token` as the
-/// text of its field, i.e. whether the feature behind the token is on. Asked once.
-fn serde_json_writes_raw(token: &'static str) -> bool {
-    struct Probe(&'static str);
-    impl Serialize for Probe {
-        fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-            use ser::SerializeStruct as _;
-            let mut st = s.serialize_struct(self.0, 1)?;
-            st.serialize_field(self.0, "1")?;
-            st.end()
-        }
-    }
-    static NUMBER: OnceLock<bool> = OnceLock::new();
-    static RAW: OnceLock<bool> = OnceLock::new();
-    let cell = if token == NUMBER_TOKEN { &NUMBER } else { &RAW };
-    *cell.get_or_init(|| serde_json::to_vec(&Probe(token)).is_ok_and(|text| text == b"1"))
-}
 
 /// Serialises one value found inside `depth` arrays and objects.
 #[derive(Clone, Copy)]
@@ -355,7 +339,7 @@ impl ser::Serializer for ValueSerializer {
     }
 
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<StructBuilder, SerError> {
-        if (name == NUMBER_TOKEN || name == RAW_TOKEN) && serde_json_writes_raw(name) {
+        if name == NUMBER_TOKEN || name == RAW_TOKEN {
             return Ok(StructBuilder::Text {
                 token: name,
                 depth: self.depth,
