@@ -359,6 +359,45 @@ mod tests {
         };
         assert!(m.contains("seven"), "{m}");
         assert_eq!(r.check("nope", &v("1")), None);
+        // A wrong shape names the JSON pointer of the value that does not fit.
+        assert_eq!(
+            r.check("list.short", &v(r#"[1, 2, "x"]"#)),
+            Some(Check::CannotTest(
+                r#"serde conversion failed at "/2": expected i64, found string "x""#.into()
+            ))
+        );
+    }
+
+    #[test]
+    fn inputs_of_128_bit_integers_are_tested() {
+        let mut r = Registry::new();
+        r.property(
+            "wide.ints",
+            (
+                any::<u128>(),
+                any::<i128>(),
+                prop::collection::vec(any::<u128>(), 0..3),
+            ),
+            |(u, i, v): &(u128, i128, Vec<u128>)| {
+                if u.wrapping_add(i.unsigned_abs()) == 3 && v.is_empty() {
+                    Err("three".into())
+                } else {
+                    Ok(())
+                }
+            },
+        )
+        .unwrap();
+        let inputs = r.generate("wide.ints", 7, 50).unwrap();
+        for input in &inputs {
+            assert_eq!(r.check("wide.ints", input), Some(Check::Pass), "{input}");
+        }
+        let big = freezegate_canon::parse_str("[1, 2, [340282366920938463463374607431768211455]]");
+        assert_eq!(r.check("wide.ints", &big.unwrap()), Some(Check::Pass));
+        let three = freezegate_canon::parse_str("[1, -2, []]").unwrap();
+        assert_eq!(
+            r.check("wide.ints", &three),
+            Some(Check::Fail("three".into()))
+        );
     }
 
     #[test]
