@@ -55,6 +55,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
 use crate::error::{Error, MetaError};
@@ -357,9 +358,69 @@ pub fn file_bytes(canonical: &Canonical) -> Vec<u8> {
     bytes
 }
 
+/// The [`write_atomic`] calls of this process in progress, and whether [`hold_writes`] was
+/// called.
+struct Writes {
+    running: usize,
+    held: bool,
+}
+
+static WRITES: Mutex<Writes> = Mutex::new(Writes {
+    running: 0,
+    held: false,
+});
+
+/// Signalled when a write ends.
+static WRITE_ENDED: Condvar = Condvar::new();
+
+fn writes() -> MutexGuard<'static, Writes> {
+    WRITES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One write in progress, from before its temporary file exists until after the rename.
+struct WriteGuard;
+
+impl WriteGuard {
+    /// Waits while writes are held (for ever: [`hold_writes`] is for a process that exits).
+    fn begin() -> WriteGuard {
+        let mut state = writes();
+        while state.held {
+            state = WRITE_ENDED
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        state.running += 1;
+        WriteGuard
+    }
+}
+
+impl Drop for WriteGuard {
+    fn drop(&mut self) {
+        writes().running -= 1;
+        WRITE_ENDED.notify_all();
+    }
+}
+
+/// Waits until the [`write_atomic`] calls of this process in progress on other threads
+/// (fixture, origin and meta files, the ledger) are done, and makes every later one wait for
+/// ever: for a program that is about to exit on a signal, so that it leaves no temporary file
+/// behind (one in a fixture folder would be an integrity error). Returns at once if no write
+/// is in progress. Call it from a thread that is not writing.
+pub fn hold_writes() {
+    let mut state = writes();
+    state.held = true;
+    while state.running > 0 {
+        state = WRITE_ENDED
+            .wait(state)
+            .unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
 /// Replaces the file at `path` with `bytes` so that a crash leaves either the old or the new
 /// content, never a mix: a temporary file in the same directory is written and fsynced, then
-/// renamed over `path`, then the directory is fsynced. The directory must exist.
+/// renamed over `path`, then the directory is fsynced. The directory must exist. A process
+/// killed between the write and the rename leaves a temporary file `.<name>.<pid>-<n>.tmp`
+/// beside `path`; see [`hold_writes`] for a program that exits on a signal.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     write_atomic_with(path, |file| file.write_all(bytes))
 }
@@ -371,6 +432,7 @@ fn write_atomic_with(
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), Error> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let _writing = WriteGuard::begin();
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
