@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::escape::{MARK_VAR, RunMark};
+use crate::escape::{MARK_VAR, RunMark, spawn_run};
 use crate::oracle::{Excerpt, TailBuffer};
 use crate::process::{ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, Run};
 
@@ -165,7 +165,7 @@ impl ShellCommand {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = match cmd.spawn() {
+        let mut child = match spawn_run(&mut cmd, &mark) {
             Ok(child) => child,
             Err(e) => {
                 return CommandOutput {

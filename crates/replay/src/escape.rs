@@ -19,10 +19,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
+use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
 use rustix::io::Errno;
@@ -47,6 +49,119 @@ static ACTIVE: Mutex<BTreeMap<u64, i32>> = Mutex::new(BTreeMap::new());
 
 fn active() -> std::sync::MutexGuard<'static, BTreeMap<u64, i32>> {
     ACTIVE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Whether [`kill_active_runs`] was called: then no run starts a process any more. Held for
+/// reading from just before a run's process is started until its group is recorded, so that
+/// a kill waits for the starts in progress and finds their groups.
+static STOPPED: RwLock<bool> = RwLock::new(false);
+
+/// How long [`kill_active_runs`] waits for the processes it killed to be gone.
+const KILL_LIMIT: Duration = Duration::from_secs(2);
+
+/// Starts the process of the run with `mark` and records its process group (the process's
+/// pid: `cmd` must put it in a group of its own), unless [`kill_active_runs`] was called.
+pub(crate) fn spawn_run(cmd: &mut Command, mark: &RunMark) -> io::Result<Child> {
+    let stopped = STOPPED.read().unwrap_or_else(PoisonError::into_inner);
+    if *stopped {
+        return Err(io::Error::other(
+            "this process is stopping: its runs were killed",
+        ));
+    }
+    let child = cmd.spawn()?;
+    if let Some(pgid) = i32::try_from(child.id()).ok().and_then(Pid::from_raw) {
+        mark.set_group(pgid);
+    }
+    Ok(child)
+}
+
+/// Kills (SIGKILL) the process group of every run of this process that is still going, and
+/// stops new runs from starting a process: for a program that handles SIGINT, SIGTERM or
+/// SIGHUP itself and is about to exit. Returns the number of runs whose groups were killed.
+///
+/// The runs are those of [`crate::ProcessOracle`], [`crate::WorkerOracle`] (a live worker
+/// counts as a run, idle or not) and [`crate::ShellCommand`], on every thread; a process
+/// being started on another thread is waited for and killed with its group. Where this
+/// process is a child subreaper ([`crate::become_child_subreaper`]), the processes of these
+/// runs that left their groups are found by the runs' mark and killed too, with the groups
+/// they lead. It returns once none of them runs, or after a few seconds for a process stuck
+/// in the kernel.
+///
+/// Afterwards every run of this process ends at once: a run that starts is a
+/// `harness_error` (or a [`crate::CommandEnd::NotRun`]) that says the process is stopping,
+/// and a run that was going sees its process die. Their results mean nothing; exit.
+///
+/// This crate installs no signal handler: a process-wide handler is its binary's choice.
+/// Call this from the thread that receives the signals (`signal-hook`'s iterator, for
+/// instance), not from a signal handler itself: it takes locks and reads `/proc`.
+pub fn kill_active_runs() -> usize {
+    // Waits for the starts in progress: their groups are recorded once it is held.
+    let mut stopped = STOPPED.write().unwrap_or_else(PoisonError::into_inner);
+    *stopped = true;
+    drop(stopped);
+    let groups: Vec<Pid> = active()
+        .values()
+        .filter_map(|&g| Pid::from_raw(g))
+        .collect();
+    let killed = groups
+        .iter()
+        .filter(|&&g| kill_process_group(g, Signal::KILL).is_ok())
+        .count();
+    let limit = Instant::now() + KILL_LIMIT;
+    kill_marked_escapees(limit);
+    let mut pause = Duration::from_micros(200);
+    while groups
+        .iter()
+        .any(|g| group_is_running(g.as_raw_nonzero().get().unsigned_abs()))
+        && Instant::now() < limit
+    {
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+    killed
+}
+
+/// Where this process is a child subreaper: kills the running children of this process that
+/// carry the mark of any run of this process (with the groups they lead), then their own
+/// children as they are reparented here, until two looks in a row find none or `limit`
+/// passes. Kills are all that is sent: the caller is exiting, so nothing is reaped.
+fn kill_marked_escapees(limit: Instant) {
+    if !matches!(rustix::process::child_subreaper(), Ok(Some(_))) {
+        return;
+    }
+    let me = getpid().as_raw_nonzero().get();
+    let own_group = getpgrp().as_raw_nonzero().get();
+    let prefix = format!("{me}.");
+    let mut killed: BTreeSet<i32> = BTreeSet::new();
+    let mut quiet = 0;
+    while quiet < 2 && Instant::now() < limit {
+        let mut found = false;
+        for pid in children_of(me) {
+            let Some(stat) = ProcStat::read(pid) else {
+                continue;
+            };
+            if stat.ppid != me || !stat.running() || stat.pgrp == own_group {
+                continue;
+            }
+            let marked = std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|environ| environ_has_mark_from(&environ, prefix.as_bytes()));
+            let Some(child) = Pid::from_raw(pid) else {
+                continue;
+            };
+            if !marked {
+                continue;
+            }
+            found = true;
+            if killed.insert(pid) {
+                if stat.pgrp == pid {
+                    let _ = kill_process_group(child, Signal::KILL);
+                }
+                let _ = kill_process(child, Signal::KILL);
+            }
+        }
+        quiet = if found { 0 } else { quiet + 1 };
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 /// One run's mark: registered as active from its creation until [`RunMark::sweep`] or drop.
@@ -230,11 +345,22 @@ impl Drop for RunMark {
 /// Whether an environment block (`/proc/PID/environ`: `KEY=VALUE` entries ended by NUL)
 /// has `token` among the marks of [`MARK_VAR`].
 fn environ_has_mark(environ: &[u8], token: &[u8]) -> bool {
+    marks(environ).any(|mark| mark == token)
+}
+
+/// Whether an environment block has a mark of [`MARK_VAR`] that starts with `prefix`
+/// (`<runner pid>.`: a mark of any run of that runner).
+fn environ_has_mark_from(environ: &[u8], prefix: &[u8]) -> bool {
+    marks(environ).any(|mark| mark.starts_with(prefix))
+}
+
+/// The marks of [`MARK_VAR`] in an environment block.
+fn marks(environ: &[u8]) -> impl Iterator<Item = &[u8]> {
     let key = MARK_VAR.as_bytes();
     environ
         .split(|&b| b == 0)
         .filter_map(|entry| entry.strip_prefix(key)?.strip_prefix(b"="))
-        .any(|value| value.split(|&b| b == b',').any(|mark| mark == token))
+        .flat_map(|value| value.split(|&b| b == b','))
 }
 
 /// The end of one of a run's pipes that the run's processes hold: the write end of stdout
@@ -378,6 +504,13 @@ mod tests {
         assert!(!environ_has_mark(b"X=FREEZEGATE_RUN_MARK=42.3\0", b"42.3"));
         assert!(!environ_has_mark(b"", b"42.3"));
         assert!(environ_has_mark(b"FREEZEGATE_RUN_MARK=42.3", b"42.3"));
+        assert!(environ_has_mark_from(env, b"42."));
+        assert!(environ_has_mark_from(env, b"7."));
+        assert!(!environ_has_mark_from(env, b"4."));
+        assert!(!environ_has_mark_from(
+            b"FREEZEGATE_RUN_MARKS=42.3\0",
+            b"42."
+        ));
     }
 
     #[test]

@@ -46,6 +46,9 @@
 //!   cannot exhaust memory or deadlock the runner on a full pipe.
 //! - `Oracle::run` never fails: whatever goes wrong is a `harness_error` or `timeout` label
 //!   with a message.
+//! - The crate installs no signal handler. A run's process group is its own, so a terminal's
+//!   Ctrl-C does not reach it: a program that handles SIGINT, SIGTERM or SIGHUP itself calls
+//!   [`kill_active_runs`] before it exits, which kills every run still going.
 //! - The process and worker runners are Linux-only (`pidfd`, `PR_SET_CHILD_SUBREAPER`,
 //!   `/proc`).
 
@@ -61,6 +64,7 @@ mod replay;
 mod worker;
 
 pub use command::{CommandEnd, CommandOutput, DEFAULT_STDOUT_CAP, ShellCommand};
+pub use escape::kill_active_runs;
 pub use inprocess::{Failure, InProcessOracle};
 pub use label::{
     Label, LabelList, MAX_REPLAYS, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict,

@@ -17,7 +17,7 @@ use rustix::process::{
 };
 
 use crate::Label;
-use crate::escape::{MARK_VAR, PipeEnd, RunMark, forking_child_holds};
+use crate::escape::{MARK_VAR, PipeEnd, RunMark, forking_child_holds, spawn_run};
 use crate::oracle::{Exit, Oracle, RunContext, RunOutcome, TailBuffer, failure_signature};
 
 /// How long a process group gets between SIGTERM and SIGKILL at a deadline, by default.
@@ -157,7 +157,7 @@ impl Oracle for ProcessOracle {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = match cmd.spawn() {
+        let mut child = match spawn_run(&mut cmd, &mark) {
             Ok(child) => child,
             Err(e) => {
                 return RunOutcome::not_run(format!(
@@ -448,10 +448,8 @@ impl<'c> Run<'c> {
         outputs: (TailBuffer, TailBuffer),
         mark: RunMark,
     ) -> Run<'c> {
+        // The group was recorded in the run's mark when the process was started.
         let pgid = Pid::from_raw(child.id() as i32);
-        if let Some(pgid) = pgid {
-            mark.set_group(pgid);
-        }
         let pidfd = pgid.and_then(|pid| pidfd_open(pid, PidfdFlags::empty()).ok());
         let stdin = child.stdin.take();
         let out_pipe = child.stdout.take();

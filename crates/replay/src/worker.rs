@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::Label;
-use crate::escape::{MARK_VAR, PipeEnd, RunMark};
+use crate::escape::{MARK_VAR, PipeEnd, RunMark, spawn_run};
 use crate::oracle::{Excerpt, Exit, Oracle, RunContext, RunOutcome, TailBuffer};
 use crate::process::{
     ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, SETTLE_LIMIT, terminate_group,
@@ -123,8 +123,8 @@ impl WorkerOracle {
         self.starts.fetch_add(1, Ordering::Relaxed);
         // Active from before the process exists until its leftovers are gone.
         let mark = RunMark::new();
-        let mut child = Command::new("sh")
-            .arg("-c")
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
             .arg(&self.command)
             .current_dir(&self.dir)
             .env("FREEZEGATE_WORKER", "1")
@@ -135,8 +135,8 @@ impl WorkerOracle {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        let mut child = spawn_run(&mut cmd, &mark)?;
         let (stdin, stdout, stderr) =
             match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
                 (Some(i), Some(o), Some(e)) => (i, o, e),
@@ -145,9 +145,6 @@ impl WorkerOracle {
                     return Err(io::Error::other("the worker's pipes were not set up"));
                 }
             };
-        if let Some(pgid) = rustix::process::Pid::from_raw(child.id() as i32) {
-            mark.set_group(pgid);
-        }
         // The worker's ends of its pipes, by which an escapee that cleared its environment is
         // still known as the worker's.
         let pipes: Vec<PipeEnd> = [

@@ -1,0 +1,246 @@
+//! SIGINT, SIGTERM and SIGHUP to `xtask` while oracles run: the real binary, real process
+//! groups. xtask exits with 128 + the signal, and no process its runs started is still
+//! running afterwards (SPEC §4: "no process left"), whichever runner started it: a fresh
+//! process per replay, a worker, or a campaign's generator.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// A temporary directory, and the argument that names every process a test's oracles start:
+/// `sleep <token>`, a number of seconds no other process on the machine passes.
+struct Scene {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    token: String,
+}
+
+impl Scene {
+    fn new() -> Scene {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir = tmp.path().to_path_buf();
+        // 300 s and a fraction unique to this test process and scene.
+        let token = format!(
+            "300.{}{:03}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        Scene {
+            _tmp: tmp,
+            dir,
+            token,
+        }
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        std::fs::write(self.dir.join(name), text).expect("write");
+    }
+
+    fn git(&self, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(&self.dir)
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdout(Stdio::null())
+            .status()
+            .expect("git runs")
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    /// Starts xtask in the scene's directory.
+    fn start(&self, args: &[&str]) -> Child {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("-C")
+            .arg(&self.dir)
+            .args(args)
+            .env_remove("REPLAYS")
+            .env_remove("PROP_SEED")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("xtask starts")
+    }
+
+    /// The running processes (zombies aside) whose command line holds the token.
+    fn survivors(&self) -> Vec<(i32, String)> {
+        let mut found = Vec::new();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return found;
+        };
+        for entry in entries.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if !cmdline.contains(&self.token) {
+                continue;
+            }
+            let running = std::fs::read_to_string(entry.path().join("stat"))
+                .ok()
+                .and_then(|stat| {
+                    let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+                    Some(!matches!(state, 'Z' | 'X'))
+                })
+                .unwrap_or(false);
+            if running {
+                found.push((pid, cmdline));
+            }
+        }
+        found
+    }
+
+    /// Kills what the test left behind, so that a failing test does not leave sleeps.
+    fn clean_up(&self) {
+        for (pid, _) in self.survivors() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+impl Drop for Scene {
+    fn drop(&mut self) {
+        self.clean_up();
+    }
+}
+
+/// Waits until `count` files whose names start with `prefix` exist in `dir`.
+fn wait_for_files(dir: &Path, prefix: &str, count: usize, child: &mut Child) {
+    let limit = Instant::now() + Duration::from_secs(60);
+    loop {
+        let found = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                    .count()
+            })
+            .unwrap_or(0);
+        if found >= count {
+            return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("xtask ended before its oracles started: {status}");
+        }
+        assert!(Instant::now() < limit, "the oracles never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends `signal` to xtask, waits for it, and checks its exit code, its message and that no
+/// process of the scene still runs.
+fn interrupt(scene: &Scene, mut xtask: Child, signal: &str, code: i32) {
+    let ok = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(xtask.id().to_string())
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok, "kill -{signal}");
+    let limit = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = xtask.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() >= limit {
+            let _ = xtask.kill();
+            panic!("xtask still runs 20 s after SIG{signal}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = xtask.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(code), "SIG{signal}: {status}\n{stderr}");
+    let last = stderr.lines().last().unwrap_or_default();
+    assert!(
+        last.contains(&format!("SIG{signal}")),
+        "the last line names the signal: {stderr}"
+    );
+    // xtask kills before it exits; the kernel may take a moment to finish the dying.
+    let limit = Instant::now() + Duration::from_secs(2);
+    let mut left = scene.survivors();
+    while !left.is_empty() && Instant::now() < limit {
+        std::thread::sleep(Duration::from_millis(20));
+        left = scene.survivors();
+    }
+    assert!(left.is_empty(), "SIG{signal} left running: {left:?}");
+}
+
+#[test]
+fn sigint_during_replays_kills_every_run_and_its_escapees_and_exits_130() {
+    let scene = Scene::new();
+    scene.write("f.json", "{}\n");
+    // Each run starts a sleep in its group and one that leaves it, then says it started.
+    let oracle = format!(
+        "cat >/dev/null; setsid sleep {t} & sleep {t} & touch started.$FREEZEGATE_REPLAY; wait",
+        t = scene.token
+    );
+    let mut xtask = scene.start(&[
+        "replay",
+        "--oracle",
+        &oracle,
+        "--fixture",
+        "f.json",
+        "--replays",
+        "2",
+        "--jobs",
+        "2",
+        "--timeout-ms",
+        "60000",
+    ]);
+    wait_for_files(&scene.dir, "started.", 2, &mut xtask);
+    // Both runs' sleeps, and the escapees, are up.
+    assert!(scene.survivors().len() >= 4, "{:?}", scene.survivors());
+    interrupt(&scene, xtask, "INT", 130);
+}
+
+#[test]
+fn sigterm_during_a_campaign_generator_exits_143() {
+    let scene = Scene::new();
+    scene.write(
+        "freezegate.toml",
+        &format!(
+            "[policy]\nreplays = 3\ntimeout_ms = 60000\nmin_cases = 1\n\n\
+             [[property]]\nid = \"slow.generator\"\noracle = \"true\"\n\
+             generate = \"touch started.gen; sleep {}\"\ncases = 1\n",
+            scene.token
+        ),
+    );
+    scene.git(&["init", "-q"]);
+    scene.git(&["add", "-A"]);
+    scene.git(&["commit", "-q", "-m", "suite"]);
+    let mut xtask = scene.start(&["gate", "--patch-id", "test-patch"]);
+    wait_for_files(&scene.dir, "started.", 1, &mut xtask);
+    interrupt(&scene, xtask, "TERM", 143);
+}
+
+#[test]
+fn sighup_while_a_worker_runs_exits_129() {
+    let scene = Scene::new();
+    scene.write("input.json", "[1, 2, 3]\n");
+    let oracle = format!("touch started.worker; sleep {}", scene.token);
+    let mut xtask = scene.start(&[
+        "shrink",
+        "--oracle",
+        &oracle,
+        "--input",
+        "input.json",
+        "--worker",
+        "--timeout-ms",
+        "60000",
+    ]);
+    wait_for_files(&scene.dir, "started.", 1, &mut xtask);
+    interrupt(&scene, xtask, "HUP", 129);
+}
