@@ -71,17 +71,28 @@
 //! through [`config::RunOverrides::from_env`], whose caller passes the lookup. A pinned
 //! fixture's files are never rewritten. Every override of the signed policy is listed in the
 //! settings block of the report.
+//!
+//! # Platforms
+//!
+//! Running oracles needs the Linux-only process runners of `freezegate-replay`, so
+//! [`classify`], [`demo`], [`oracles`] and [`run`] exist only on `target_os = "linux"`. The
+//! configuration, the report model, its renderers and schema, the Rust property registry and
+//! the patch checks build on every target.
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+#[cfg(target_os = "linux")]
 pub mod classify;
 pub mod config;
+#[cfg(target_os = "linux")]
 pub mod demo;
 pub mod diffs;
+#[cfg(target_os = "linux")]
 pub mod oracles;
 pub mod patch;
 pub mod render;
 pub mod report;
+#[cfg(target_os = "linux")]
 pub mod run;
 pub mod rust_prop;
 pub mod schema;

@@ -750,23 +750,33 @@ pub fn error_place(error: &(dyn std::error::Error + 'static)) -> Option<ErrorPla
                 }),
             };
         }
-        // `RunError::Gate` is transparent: its source skips the `GateError` it wraps.
-        let gate = e.downcast_ref::<crate::run::GateError>().or_else(|| match e
-            .downcast_ref::<crate::run::RunError>()
-        {
-            Some(crate::run::RunError::Gate(gate)) => Some(gate),
-            _ => None,
-        });
-        if let Some(crate::run::GateError::LedgerSyntax { path, source }) = gate {
-            return Some(ErrorPlace {
-                file: path.clone(),
-                line: Some(source.line as u64),
-                column: Some(source.column as u64),
-            });
+        #[cfg(target_os = "linux")]
+        if let Some(place) = ledger_syntax_place(e) {
+            return Some(place);
         }
         cause = e.source();
     }
     None
+}
+
+/// The place of a gate's ledger syntax error, if `e` is one.
+#[cfg(target_os = "linux")]
+fn ledger_syntax_place(e: &(dyn std::error::Error + 'static)) -> Option<ErrorPlace> {
+    // `RunError::Gate` is transparent: its source skips the `GateError` it wraps.
+    let gate = e.downcast_ref::<crate::run::GateError>().or_else(|| {
+        match e.downcast_ref::<crate::run::RunError>() {
+            Some(crate::run::RunError::Gate(gate)) => Some(gate),
+            _ => None,
+        }
+    });
+    match gate {
+        Some(crate::run::GateError::LedgerSyntax { path, source }) => Some(ErrorPlace {
+            file: path.clone(),
+            line: Some(source.line as u64),
+            column: Some(source.column as u64),
+        }),
+        _ => None,
+    }
 }
 
 /// The error document of `--format json`: `{"format": "freezegate-gate-error-v1",

@@ -49,21 +49,36 @@
 //! - The crate installs no signal handler. A run's process group is its own, so a terminal's
 //!   Ctrl-C does not reach it: a program that handles SIGINT, SIGTERM or SIGHUP itself calls
 //!   [`kill_active_runs`] before it exits, which kills every run still going.
-//! - The process and worker runners are Linux-only (`pidfd`, `PR_SET_CHILD_SUBREAPER`,
-//!   `/proc`).
+//!
+//! # Platforms
+//!
+//! The process runners are Linux-only (`pidfd`, `PR_SET_CHILD_SUBREAPER`, `/proc`):
+//! [`ProcessOracle`], [`WorkerOracle`], [`ShellCommand`], [`kill_active_runs`],
+//! [`become_child_subreaper`], [`group_is_running`] and [`ConfigError`] exist only on
+//! `target_os = "linux"`. Everything else (labels, verdicts, plans, [`replay`] and
+//! [`InProcessOracle`]) builds on every target, so a crate that only needs the verdict types,
+//! such as `freezegate-ledger`, builds on macOS too.
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+// The runners of processes need Linux (`pidfd`, `PR_SET_CHILD_SUBREAPER`, `/proc`); labels,
+// verdicts, plans, the replayer and the in-process oracle build everywhere.
+#[cfg(target_os = "linux")]
 mod command;
+#[cfg(target_os = "linux")]
 mod escape;
 mod inprocess;
 mod label;
 mod oracle;
+#[cfg(target_os = "linux")]
 mod process;
 mod replay;
+#[cfg(target_os = "linux")]
 mod worker;
 
+#[cfg(target_os = "linux")]
 pub use command::{CommandEnd, CommandOutput, DEFAULT_STDOUT_CAP, ShellCommand};
+#[cfg(target_os = "linux")]
 pub use escape::kill_active_runs;
 pub use inprocess::{Failure, InProcessOracle};
 pub use label::{
@@ -71,9 +86,11 @@ pub use label::{
     detection_power, verdict, verdict_of_names,
 };
 pub use oracle::{DEFAULT_TIMEOUT, Excerpt, Exit, Oracle, RunContext, RunOutcome};
+#[cfg(target_os = "linux")]
 pub use process::{
     ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, ProcessOracle, become_child_subreaper,
     group_is_running,
 };
 pub use replay::{REPORT_SCHEMA, ReplayOptions, ReplayReport, replay};
+#[cfg(target_os = "linux")]
 pub use worker::WorkerOracle;

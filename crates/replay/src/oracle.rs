@@ -200,6 +200,7 @@ where
 
 /// Keeps the last `cap` bytes written to it and counts them all.
 #[derive(Debug)]
+#[cfg(target_os = "linux")]
 pub(crate) struct TailBuffer {
     cap: usize,
     buf: Vec<u8>,
@@ -208,6 +209,7 @@ pub(crate) struct TailBuffer {
     head: bool,
 }
 
+#[cfg(target_os = "linux")]
 impl TailBuffer {
     pub(crate) fn new(cap: usize) -> TailBuffer {
         TailBuffer {
@@ -287,6 +289,7 @@ impl TailBuffer {
 /// The text of a last stdout line `failure: <text>` (SPEC §4), trimmed; lines end at `\n`.
 /// Trailing blank lines (a stray `print()` after the signature) and trailing blanks are not
 /// lines of output; a signature of blanks is no signature, as in worker mode.
+#[cfg(target_os = "linux")]
 pub(crate) fn failure_signature(stdout: &[u8]) -> Option<String> {
     let trimmed = stdout.trim_ascii_end();
     let last = match trimmed.iter().rposition(|&b| b == b'\n') {
