@@ -123,10 +123,9 @@ fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
     };
     Ok(FreezeSettings {
         oracle,
-        policy: Policy {
-            replays: settings.replays_for(&property),
-            ..ledger_policy(&settings)
-        },
+        // The property's own raised replay count is in the policy's `property_replays`:
+        // `freeze_row` and `ledger check` both judge by `Policy::replays_for`.
+        policy: ledger_policy(&settings),
         seed: settings.seed,
         timeout: Duration::from_millis(settings.timeout_ms_for(&property)),
     })
@@ -216,7 +215,8 @@ pub fn run(args: Args) -> Outcome {
         .context("cannot read the current directory")
         .map_err(Failure::usage)?;
     let oracle = ProcessOracle::new(settings.oracle.as_str(), dir).map_err(Failure::usage)?;
-    let plan = ReplayPlan::new(settings.policy.replays, settings.seed).map_err(Failure::usage)?;
+    let plan = ReplayPlan::new(settings.policy.replays_for(&property), settings.seed)
+        .map_err(Failure::usage)?;
     let options = ReplayOptions {
         timeout: settings.timeout,
         property_id: property.to_string(),

@@ -291,7 +291,9 @@ pub fn precheck(
 }
 
 /// The row `freeze` writes for `labels` (the replays just run, in run-index order), or the
-/// rule that refuses it. The verdict must be `freeze_eligible` under the policy's N.
+/// rule that refuses it. The verdict must be `freeze_eligible` under the property's N
+/// ([`Policy::replays_for`]: its own raised count where it has one, else the policy's), the N
+/// `check` judges the row's replays by.
 pub fn freeze_row(
     request: &FreezeRequest,
     labels: &[Label],
@@ -299,7 +301,7 @@ pub fn freeze_row(
     signers: &AllowedSigners,
 ) -> Result<Row, Refusal> {
     precheck(request, policy, signers)?;
-    let n = policy.replays;
+    let n = policy.replays_for(&request.meta.property_id);
     let count = |l: Label| labels.iter().filter(|&&x| x == l).count();
     match verdict(labels, n) {
         Verdict::FreezeEligible => {}

@@ -94,3 +94,62 @@ fn each_refusal_names_its_rule_in_the_outcome_document() {
         outcome.to_value(&remote, &[Label::AssertFail; 7])
     );
 }
+
+/// A policy where the request's property raised its own replay count to `n`.
+fn raised(n: usize) -> Policy {
+    let mut policy = Policy::default();
+    let property = request("alice@example.com", EnvClass::Remote)
+        .meta
+        .property_id;
+    policy.property_replays.insert(property, n);
+    policy
+}
+
+#[test]
+fn a_raised_replay_count_is_the_n_a_freeze_is_judged_by() {
+    let policy = raised(10);
+    let req = request("alice@example.com", EnvClass::Remote);
+    let mut ten = FLICKER.to_vec();
+    ten.extend([Label::AssertPass, Label::AssertFail, Label::AssertFail]);
+    let row = freeze_row(&req, &ten, &policy, &signers()).unwrap();
+    assert_eq!(row.replays, ten);
+    assert_eq!(
+        freeze_row(&req, &FLICKER, &policy, &signers()).unwrap_err(),
+        Refusal::Malformed { got: 7, n: 10 }
+    );
+}
+
+proptest::proptest! {
+    /// `freeze_row` and `check` agree on N: a row freeze writes is never one whose replays
+    /// check faults, whatever the property's own replay count.
+    #[test]
+    fn a_row_freeze_writes_passes_the_replay_rules_of_check(
+        n in 1usize..=16,
+        fails in proptest::collection::vec(proptest::bool::ANY, 1..=16),
+    ) {
+        let policy = raised(n);
+        let req = request("alice@example.com", EnvClass::Remote);
+        let labels: Vec<Label> = fails
+            .iter()
+            .map(|&f| if f { Label::AssertFail } else { Label::AssertPass })
+            .collect();
+        let mixed = labels.contains(&Label::AssertFail) && labels.contains(&Label::AssertPass);
+        let written = freeze_row(&req, &labels, &policy, &signers());
+        proptest::prop_assert_eq!(written.is_ok(), labels.len() == n && mixed);
+        if let Ok(row) = written {
+            let checks = freezegate_ledger::Checks {
+                policy: &policy,
+                now: ts(NOW),
+                signers: &signers(),
+                fixtures: &|_: &freezegate_canon::PropertyId, _| freezegate_ledger::FixtureFile::Missing,
+            };
+            let report = freezegate_ledger::Ledger::from_rows(vec![row]).check(&checks);
+            let replay_rules: Vec<_> = report
+                .problems
+                .iter()
+                .filter(|p| matches!(p.rule, freezegate_ledger::Rule::Replays | freezegate_ledger::Rule::ReplayCount))
+                .collect();
+            proptest::prop_assert!(replay_rules.is_empty(), "{:?}", replay_rules);
+        }
+    }
+}
