@@ -10,7 +10,7 @@ use freezegate_gate::run;
 
 use crate::Format;
 use crate::exit::{Failure, Outcome, write_stdout};
-use crate::gate::{RunFlags, now, settings};
+use crate::gate::{RunFlags, now, patch_id, settings};
 use crate::properties;
 
 /// Arguments of `xtask classify`.
@@ -46,6 +46,8 @@ pub fn run(args: Args) -> Outcome {
     let root = std::env::current_dir()
         .context("cannot read the current directory")
         .map_err(Failure::usage)?;
+    // Before any oracle runs: a fixture pinned now must name the candidate it failed on.
+    let patch_id = patch_id(args.run.patch_id.clone(), &root)?;
     let property = settings.config.property(&args.property).ok_or_else(|| {
         Failure::usage(anyhow::anyhow!(
             "property {:?} is not listed in freezegate.toml",
@@ -67,12 +69,6 @@ pub fn run(args: Args) -> Outcome {
     let exe = std::env::current_exe().ok();
     let source = run::oracle_source(property, &registry, exe.as_deref()).map_err(Failure::usage)?;
     let oracles = PropertyOracles::new(property, &source, &root).map_err(Failure::usage)?;
-    let patch_id = args
-        .run
-        .patch_id
-        .clone()
-        .or_else(|| run::head_commit(&root))
-        .unwrap_or_else(|| "unknown".to_owned());
     let plan = Plan {
         root: &root,
         property: &property.id,

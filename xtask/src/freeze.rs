@@ -180,14 +180,7 @@ pub fn run(args: Args) -> Outcome {
     read_ledger()?;
     let signers = signers_file()?;
     let (env_class, runner_id) = runner()?;
-    let patch_id = match &args.patch_id {
-        Some(p) => p.clone(),
-        None => freezegate_gate::run::head_commit(Path::new(".")).ok_or_else(|| {
-            Failure::usage(anyhow!(
-                "cannot read the commit of HEAD with git: pass --patch-id"
-            ))
-        })?,
-    };
+    let patch_id = crate::gate::patch_id(args.patch_id.clone(), Path::new("."))?;
     let request = FreezeRequest {
         meta,
         seed: settings.seed,

@@ -1,7 +1,7 @@
 //! `xtask gate`: the CI gate (SPEC §9).
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -127,6 +127,20 @@ pub fn settings(flags: &RunFlags) -> Result<Settings, Failure> {
     Settings::resolve(config, &overrides, cores).map_err(|e| Failure::usage(anyhow::anyhow!(e)))
 }
 
+/// The candidate under test: `--patch-id`, else the full SHA of HEAD. Without one (git is
+/// not on `PATH`, the directory is not a repository, HEAD has no commit) it is bad input
+/// (exit 3), never a placeholder written into meta files and reports.
+pub fn patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
+    match flag {
+        Some(p) => Ok(p),
+        None => run::head_commit(root).ok_or_else(|| {
+            Failure::usage(anyhow::anyhow!(
+                "cannot read the commit of HEAD with git: pass --patch-id"
+            ))
+        }),
+    }
+}
+
 /// Parses `--now` or reads the clock.
 pub fn now(flag: Option<&str>) -> Result<freezegate_ledger::Timestamp, Failure> {
     match flag {
@@ -190,12 +204,7 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     let style = Style { color };
 
     // The settings come first: on stdout for people, on stderr for machine formats.
-    let patch_id = args
-        .run
-        .patch_id
-        .clone()
-        .or_else(|| run::head_commit(&root))
-        .unwrap_or_else(|| "unknown".to_owned());
+    let patch_id = patch_id(args.run.patch_id.clone(), &root)?;
     let bar = Bar {
         phase: Mutex::new((String::new(), 0, Instant::now())),
     };

@@ -1757,4 +1757,74 @@ fn a_failing_case_that_is_a_pinned_origin_is_not_shrunk_again() {
         "{note}"
     );
     assert_eq!(repo.files_under("fixtures"), before, "nothing new pinned");
+
+/// Without git on `PATH` there is no HEAD to name the candidate by: classify and the gate
+/// stop with exit 3 and say to pass `--patch-id`, as freeze does, instead of recording a
+/// placeholder in meta files and reports.
+#[test]
+fn without_git_classify_and_the_gate_ask_for_a_patch_id() {
+    let repo = Repo::new(&[
+        (
+            "freezegate.toml",
+            &config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n"),
+        ),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        ("input.json", r#"{"n": 99}"#),
+    ]);
+    let no_git = tempfile::tempdir().expect("temp dir");
+    let path = no_git.path().to_str().expect("utf-8 temp dir");
+    let advice = "cannot read the commit of HEAD with git: pass --patch-id";
+    let classify = repo.xtask(
+        &[
+            "classify",
+            "--property",
+            "p",
+            "--input",
+            "input.json",
+            "--now",
+            NOW,
+        ],
+        &[("PATH", path)],
+    );
+    assert_eq!(classify.code, 3, "{}{}", classify.stdout, classify.stderr);
+    assert!(classify.stderr.contains(advice), "{}", classify.stderr);
+    assert!(classify.stdout.is_empty(), "{}", classify.stdout);
+    assert!(!repo.dir.join("fixtures").exists(), "nothing is pinned");
+    let gate = repo.xtask(
+        &["gate", "--now", NOW, "--format", "json"],
+        &[("PATH", path)],
+    );
+    assert_eq!(gate.code, 3, "{}{}", gate.stdout, gate.stderr);
+    assert!(gate.stderr.contains(advice), "{}", gate.stderr);
+    // The gate's machine formats still get their error document.
+    let document = json(&gate);
+    assert_eq!(document["exit_code"], 3);
+    assert!(
+        document["error"]
+            .as_str()
+            .is_some_and(|e| e.contains(advice)),
+        "{document}"
+    );
+    // With git, the default is the full SHA of HEAD.
+    let head = Command::new("git")
+        .arg("-C")
+        .arg(&repo.dir)
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .expect("git runs");
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_owned();
+    let classify = repo.xtask(
+        &[
+            "classify",
+            "--property",
+            "p",
+            "--input",
+            "input.json",
+            "--now",
+            NOW,
+        ],
+        &[],
+    );
+    assert_eq!(classify.code, 1, "{}", classify.stderr);
+    assert_eq!(json(&classify)["patch_id"], head.as_str());
 }
