@@ -50,6 +50,18 @@ pub enum Error {
     /// Writing the ledger file failed.
     #[error(transparent)]
     Write(#[from] freezegate_canon::Error),
+    /// The ledger is a symbolic link whose target does not exist.
+    #[error(
+        "{} is a symbolic link to {}, which does not exist",
+        path.display(),
+        target.display()
+    )]
+    BrokenLink {
+        /// The link.
+        path: PathBuf,
+        /// Where it points, as the link says.
+        target: PathBuf,
+    },
     /// Reading, writing, locking or renaming a file failed.
     #[error("{}", path.display())]
     Io {
@@ -61,8 +73,15 @@ pub enum Error {
     },
 }
 
+/// The problems as `line L, column C: row …: what` (no severity: every one is an error).
 fn join(problems: &[Problem]) -> String {
-    let texts: Vec<String> = problems.iter().map(Problem::to_string).collect();
+    let texts: Vec<String> = problems
+        .iter()
+        .map(|p| match &p.at {
+            Some(at) => format!("{at}: {}", p.describe()),
+            None => p.describe(),
+        })
+        .collect();
     texts.join("; ")
 }
 
@@ -78,6 +97,16 @@ impl Error {
         Error::File {
             path: path.into(),
             source: Box::new(source),
+        }
+    }
+
+    /// The schema problems behind this error, if it is a schema error (stage two: the
+    /// ledger is JSON but breaks the schema), each to be shown on its own.
+    pub fn schema_problems(&self) -> Option<&[Problem]> {
+        match self {
+            Error::Schema { problems, .. } => Some(problems),
+            Error::File { source, .. } => source.schema_problems(),
+            _ => None,
         }
     }
 

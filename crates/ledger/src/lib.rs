@@ -20,7 +20,8 @@
 //!   `serde::Serialize` as the JSON the file or `ledger check` holds, for insta's snapshot
 //!   macros and their redactions.
 //! - Writing ([`update`]) takes an exclusive lock on `freeze/.ledger.lock`, re-reads the
-//!   ledger, applies the change and replaces the file atomically.
+//!   ledger, applies the change and replaces the file atomically; a ledger that is a symbolic
+//!   link is written through to its target, with the lock beside the target.
 //!
 //! # Example
 //!
@@ -88,4 +89,7 @@ pub use row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
 pub use schema::{json_schema, json_schema_text};
 pub use signers::AllowedSigners;
 pub use stamp::Timestamp;
-pub use store::{LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, lock_path, read, read_bytes, update};
+pub use store::{
+    LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, check_writable, lock_path, read, read_bytes, update,
+    write_target,
+};

@@ -1,5 +1,10 @@
 //! Reading and writing `freeze/ledger.json`: a missing file is an empty ledger; writes are
 //! atomic and serialised by a lock on a separate file.
+//!
+//! A ledger that is a symbolic link is written through: the temporary file, the rename and the
+//! lock are beside the file the link points to, so the link stays a link and checkouts that
+//! share one ledger through links lock each other. A link that points nowhere is an error,
+//! never an empty ledger.
 
 use std::fs::{self, OpenOptions};
 use std::io;
@@ -17,13 +22,80 @@ pub const SIGNERS_PATH: &str = "freeze/allowed_signers";
 /// The lock file beside `freeze/ledger.json` (git-ignored).
 pub const LOCK_FILE_NAME: &str = ".ledger.lock";
 
-/// The bytes of the ledger file, or `None` when it does not exist.
+/// The bytes of the ledger file, or `None` when it does not exist. A symbolic link is
+/// followed; one whose target does not exist is an error naming the link.
 pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Error> {
     match fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            if is_symlink(path) {
+                return Err(broken_link(path));
+            }
+            Ok(None)
+        }
         Err(e) => Err(Error::io(path, e)),
     }
+}
+
+fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+fn broken_link(path: &Path) -> Error {
+    Error::BrokenLink {
+        path: path.to_owned(),
+        target: fs::read_link(path).unwrap_or_default(),
+    }
+}
+
+/// The file that writes of the ledger at `path` replace: `path` itself, or, when `path` is a
+/// symbolic link, the file it points to (links followed to the end). A link whose target does
+/// not exist is an error naming `path`.
+pub fn write_target(path: &Path) -> Result<PathBuf, Error> {
+    if !is_symlink(path) {
+        return Ok(path.to_owned());
+    }
+    fs::canonicalize(path).map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            broken_link(path)
+        } else {
+            Error::io(path, e)
+        }
+    })
+}
+
+/// Checks, without changing the ledger, that [`update`] could write the ledger at `path`: the
+/// target's directory exists or can be made, the writers' lock can be opened, and a file can
+/// be created beside the target. A caller with costly work before its write (`freeze` replays
+/// the fixture) asks first. Errors name `path`, the ledger, not the files used to probe.
+pub fn check_writable(path: &Path) -> Result<(), Error> {
+    let target = write_target(path)?;
+    let dir = parent_dir(&target);
+    fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
+    open_lock(path, &target)?;
+    let probe = dir.join(format!(
+        "{}probe-{}.tmp",
+        temporary_prefix(&target),
+        std::process::id()
+    ));
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .map_err(|e| Error::io(path, e))?;
+    fs::remove_file(&probe).map_err(|e| Error::io(path, e))
+}
+
+/// Opens (creating it) the writers' lock beside `target`, the file behind the ledger `path`.
+fn open_lock(path: &Path, target: &Path) -> Result<(fs::File, PathBuf), Error> {
+    let lock = lock_path(target);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock)
+        .map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
+    Ok((file, lock))
 }
 
 /// Reads a ledger file: a missing file is an empty ledger; an empty, truncated or
@@ -35,7 +107,8 @@ pub fn read(path: &Path) -> Result<Ledger, Error> {
     }
 }
 
-/// The lock file that serialises writers of the ledger at `path`.
+/// The lock file that serialises writers of the ledger file at `path` (for a symbolic link,
+/// pass its [`write_target`]: the lock sits beside the file that is written).
 pub fn lock_path(path: &Path) -> PathBuf {
     parent_dir(path).join(LOCK_FILE_NAME)
 }
@@ -50,25 +123,23 @@ fn parent_dir(path: &Path) -> &Path {
 /// Changes the ledger at `path` under an exclusive lock and writes it back atomically.
 ///
 /// Blocks until the lock on `.ledger.lock` beside the ledger is held (the ledger itself is
-/// not locked: the rename swaps that file under a waiting writer), then reads the ledger as
+/// not locked: the rename swaps that file under a waiting writer; for a symbolic link, beside
+/// the file it points to, which is the file replaced), then reads the ledger as
 /// it is now, hands it to `change`, and writes the result only if `change` changed its rows:
 /// a change that leaves them as they were (a lift of a row that is not there) leaves the file
 /// byte-identical, however it is laid out, and does not create a missing one. So concurrent
 /// writers all land and a reader sees the old file or the new one, never a torn one. A ledger
-/// that does not parse is not overwritten.
+/// that does not parse is not overwritten. Errors name `path`, never a temporary file.
 pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T, Error> {
-    let dir = parent_dir(path);
-    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let lock = lock_path(path);
-    let lock_file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock)
-        .map_err(|e| Error::io(&lock, e))?;
-    lock_file.lock().map_err(|e| Error::io(&lock, e))?;
-    remove_stale_temporaries(path);
-    let before = read_bytes(path)?;
+    let target = write_target(path)?;
+    let dir = parent_dir(&target);
+    fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
+    let (lock_file, lock) = open_lock(path, &target)?;
+    lock_file
+        .lock()
+        .map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
+    remove_stale_temporaries(&target);
+    let before = read_bytes(&target).map_err(|e| named(path, e))?;
     let mut ledger = match &before {
         None => Ledger::new(),
         Some(bytes) => Ledger::from_slice(bytes).map_err(|e| Error::in_file(path, e))?,
@@ -83,11 +154,24 @@ pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T
     };
     if changed {
         // Temporary file in the same directory, fsync, rename, fsync of the directory.
-        write_atomic(path, text.as_bytes())?;
+        write_atomic(&target, text.as_bytes()).map_err(|e| match e {
+            freezegate_canon::Error::Io { source, .. } => Error::io(path, source),
+            other => Error::in_file(path, Error::Write(other)),
+        })?;
     }
     // Dropping the file releases the lock; unlock first to say so explicitly.
-    lock_file.unlock().map_err(|e| Error::io(&lock, e))?;
+    lock_file
+        .unlock()
+        .map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
     Ok(out)
+}
+
+/// An error about the file behind the ledger, renamed to the ledger's own `path`.
+fn named(path: &Path, error: Error) -> Error {
+    match error {
+        Error::Io { source, .. } => Error::io(path, source),
+        other => other,
+    }
 }
 
 /// The start of the names `write_atomic` gives its temporaries (`.ledger.json.<pid>-<n>.tmp`).

@@ -1,0 +1,160 @@
+//! Where ledger writes land: through a symbolic link to its target, with the writers' lock
+//! beside the target; a link to nothing is an error, never an empty ledger.
+
+mod common;
+
+use std::os::unix::fs::symlink;
+use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use common::row;
+use freezegate_ledger::{
+    Error, LOCK_FILE_NAME, Ledger, check_writable, read, read_bytes, update, write_target,
+};
+
+/// A checkout whose `freeze/ledger.json` links to `shared/ledger.json` holding one row.
+fn linked(root: &Path) {
+    std::fs::create_dir_all(root.join("freeze")).unwrap();
+    std::fs::create_dir_all(root.join("shared")).unwrap();
+    std::fs::write(
+        root.join("shared/ledger.json"),
+        Ledger::from_rows(vec![row("p.q", 0)]).render(),
+    )
+    .unwrap();
+    symlink("../shared/ledger.json", root.join("freeze/ledger.json")).unwrap();
+}
+
+#[test]
+fn a_write_through_a_link_updates_its_target_and_keeps_the_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    linked(root);
+    let link = root.join("freeze/ledger.json");
+    update(&link, |ledger| ledger.upsert(row("p.q", 1))).unwrap();
+    let meta = std::fs::symlink_metadata(&link).unwrap();
+    assert!(meta.file_type().is_symlink(), "the link is still a link");
+    assert_eq!(
+        read(&root.join("shared/ledger.json")).unwrap().rows().len(),
+        2
+    );
+    // The lock is beside the file written, so every checkout linking to it takes the same lock.
+    assert!(root.join("shared").join(LOCK_FILE_NAME).exists());
+    assert!(!root.join("freeze").join(LOCK_FILE_NAME).exists());
+    assert_eq!(
+        write_target(&link).unwrap(),
+        root.join("shared/ledger.json").canonicalize().unwrap()
+    );
+}
+
+#[test]
+fn two_links_to_one_ledger_lock_each_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    linked(root);
+    std::fs::create_dir_all(root.join("other/freeze")).unwrap();
+    let other = root.join("other/freeze/ledger.json");
+    symlink("../../shared/ledger.json", &other).unwrap();
+    // Hold the lock as a writer through the first link would, then write through the second.
+    let lock = std::fs::File::create(root.join("shared").join(LOCK_FILE_NAME)).unwrap();
+    lock.lock().unwrap();
+    let (done, finished) = mpsc::channel();
+    let writer = std::thread::spawn(move || {
+        let out = update(&other, |ledger| ledger.upsert(row("p.q", 2)));
+        done.send(()).unwrap();
+        out
+    });
+    assert!(
+        finished.recv_timeout(Duration::from_millis(300)).is_err(),
+        "the second writer waits for the lock"
+    );
+    lock.unlock().unwrap();
+    writer.join().unwrap().unwrap();
+    assert_eq!(
+        read(&root.join("shared/ledger.json")).unwrap().rows().len(),
+        2
+    );
+}
+
+#[test]
+fn a_link_to_nothing_is_an_error_naming_the_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("freeze")).unwrap();
+    let link = root.join("freeze/ledger.json");
+    symlink("../gone.json", &link).unwrap();
+    let expected = format!(
+        "{} is a symbolic link to ../gone.json, which does not exist",
+        link.display()
+    );
+    for error in [
+        read_bytes(&link).unwrap_err(),
+        read(&link).unwrap_err(),
+        update(&link, |ledger| ledger.upsert(row("p.q", 0))).unwrap_err(),
+        check_writable(&link).unwrap_err(),
+    ] {
+        assert!(matches!(error, Error::BrokenLink { .. }), "{error:?}");
+        assert_eq!(error.to_string(), expected);
+    }
+    assert!(!root.join("gone.json").exists(), "nothing is created");
+    assert!(!root.join("freeze").join(LOCK_FILE_NAME).exists());
+}
+
+#[test]
+fn a_ledger_that_cannot_be_locked_is_found_before_any_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    linked(root);
+    // A directory where the lock file should be: no writer, root included, can open it.
+    std::fs::create_dir(root.join("shared").join(LOCK_FILE_NAME)).unwrap();
+    let link = root.join("freeze/ledger.json");
+    let before = std::fs::read(root.join("shared/ledger.json")).unwrap();
+    for error in [
+        check_writable(&link).unwrap_err(),
+        update(&link, |ledger| ledger.upsert(row("p.q", 1))).unwrap_err(),
+    ] {
+        let shown = format!("{error}");
+        assert_eq!(
+            shown,
+            link.display().to_string(),
+            "the ledger is named first"
+        );
+    }
+    assert_eq!(
+        std::fs::read(root.join("shared/ledger.json")).unwrap(),
+        before
+    );
+    // A writable ledger passes the check and is left as it was.
+    std::fs::remove_dir(root.join("shared").join(LOCK_FILE_NAME)).unwrap();
+    check_writable(&link).unwrap();
+    assert_eq!(
+        std::fs::read(root.join("shared/ledger.json")).unwrap(),
+        before
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(root.join("shared"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn schema_problems_are_shown_without_a_severity_of_their_own() {
+    let text = br#"{"schema": "freezegate-ledger-v1", "rows": [{"nodeid": "x"}, {"note": 1}]}"#;
+    let error = Ledger::from_slice(text).unwrap_err();
+    let problems = error.schema_problems().expect("a schema error");
+    assert!(problems.len() > 2, "{problems:?}");
+    let shown = error.to_string();
+    assert!(!shown.contains("error:"), "{shown}");
+    assert!(
+        shown.starts_with("the ledger breaks schema freezegate-ledger-v1: line 1, column "),
+        "{shown}"
+    );
+    for problem in problems {
+        let at = problem.at.expect("read from text, so placed");
+        let part = format!("{at}: {}", problem.describe());
+        assert!(shown.contains(&part), "{part} in {shown}");
+    }
+}
