@@ -13,15 +13,15 @@ use freezegate_gate::config::CONFIG_FILE;
 use freezegate_gate::run::ledger_policy;
 use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
-    EnvClass, FreezeOutcome, FreezeRequest, LEDGER_PATH, Policy, Refusal, freeze_row, precheck,
-    update,
+    EnvClass, FreezeOutcome, FreezeRequest, LEDGER_PATH, Policy, Refusal, check_writable,
+    freeze_row, precheck, update, write_target,
 };
 use freezegate_replay::{Label, ProcessOracle, ReplayOptions, ReplayPlan, replay};
 
 use crate::Format;
 use crate::exit::{BLOCKED, Failure, OK, Outcome, write_stdout};
 use crate::gate::now as now_or_clock;
-use crate::ledger::{file_settings, read_ledger, signers_file};
+use crate::ledger::{file_settings, ledger_failure, read_ledger, signers_file};
 
 /// Arguments of `xtask freeze`.
 #[derive(Debug, clap::Args)]
@@ -178,6 +178,9 @@ pub fn run(args: Args) -> Outcome {
     let meta = read_meta(root, &property, fixture).map_err(Failure::usage)?;
     let (canonical, _) = read_fixture(root, &property, fixture).map_err(Failure::usage)?;
     read_ledger()?;
+    // A ledger that cannot be written is found now, not after the replays.
+    check_writable(Path::new(LEDGER_PATH))
+        .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
     let signers = signers_file()?;
     let (env_class, runner_id) = runner()?;
     let patch_id = crate::gate::patch_id(args.patch_id.clone(), Path::new("."))?;
@@ -226,15 +229,8 @@ pub fn run(args: Args) -> Outcome {
         }
     };
     let written = row.clone();
-    let renewed =
-        update(Path::new(LEDGER_PATH), |ledger| ledger.upsert(row)).map_err(|e| Failure {
-            code: if e.syntax().is_some() {
-                crate::exit::USAGE
-            } else {
-                BLOCKED
-            },
-            error: anyhow!(e).context("cannot update the ledger"),
-        })?;
+    let renewed = update(Path::new(LEDGER_PATH), |ledger| ledger.upsert(row))
+        .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
     lock_file_note();
     let outcome = FreezeOutcome::Written {
         row: Box::new(written),
@@ -265,7 +261,10 @@ fn report(
 
 /// The lock file beside the ledger must not be committed: say so when git does not ignore it.
 fn lock_file_note() {
-    let lock = freezegate_ledger::lock_path(Path::new(LEDGER_PATH));
+    let Ok(target) = write_target(Path::new(LEDGER_PATH)) else {
+        return;
+    };
+    let lock = freezegate_ledger::lock_path(&target);
     let ignored = std::process::Command::new("git")
         .args(["check-ignore", "-q"])
         .arg(&lock)

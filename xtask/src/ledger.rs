@@ -9,8 +9,8 @@ use freezegate_canon::{FixtureId, PropertyId, Value, to_pretty_string};
 use freezegate_gate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
 use freezegate_gate::run::ledger_policy;
 use freezegate_ledger::{
-    AllowedSigners, Checks, FixtureFile, LEDGER_PATH, Ledger, Policy, SIGNERS_PATH, Timestamp,
-    check, list_json, list_text, read_bytes, update,
+    AllowedSigners, Checks, Error as LedgerError, FixtureFile, LEDGER_PATH, Ledger, Policy, SCHEMA,
+    SIGNERS_PATH, Timestamp, check, list_json, list_text, read_bytes, update,
 };
 
 use crate::Format;
@@ -173,22 +173,43 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
     Ok(if report.fails(strict) { BLOCKED } else { OK })
 }
 
-/// Reads the ledger: syntax errors exit 3, schema problems exit 1 (`ledger check` lists them).
+/// Reads the ledger: I/O and syntax errors exit 3, schema problems exit 1.
 pub fn read_ledger() -> Result<Ledger, Failure> {
     let Some(bytes) = ledger_bytes()? else {
         return Ok(Ledger::new());
     };
-    Ledger::from_slice(&bytes).map_err(|e| {
-        let code = if e.syntax().is_some() {
-            crate::exit::USAGE
-        } else {
-            BLOCKED
-        };
-        Failure {
-            code,
-            error: anyhow!(e).context(LEDGER_PATH),
+    Ledger::from_slice(&bytes).map_err(|e| ledger_failure(e, None))
+}
+
+/// The exit code and message of a ledger that cannot be read or written. A ledger that breaks
+/// the schema exits 1, with each problem printed on stderr first as its own sentence, as
+/// `ledger check` prints them; anything else (not JSON, a broken link, a file that cannot be
+/// read, locked or written) is bad input and exits 3, the message naming the ledger. `doing`
+/// (`cannot update the ledger`) leads the message.
+pub fn ledger_failure(e: LedgerError, doing: Option<&str>) -> Failure {
+    if let Some(problems) = e.schema_problems() {
+        for problem in problems {
+            eprintln!("{}", problem.in_file(LEDGER_PATH));
         }
-    })
+        let count = match problems.len() {
+            1 => "1 problem".to_owned(),
+            n => format!("{n} problems"),
+        };
+        let error = anyhow!("{LEDGER_PATH} breaks schema {SCHEMA} ({count}, listed above)");
+        return Failure {
+            code: BLOCKED,
+            error: match doing {
+                Some(doing) => error.context(doing.to_owned()),
+                None => error,
+            },
+        };
+    }
+    match (doing, e.syntax()) {
+        (Some(doing), _) => Failure::usage(anyhow!(e).context(doing.to_owned())),
+        // A syntax error has no file of its own: name the ledger.
+        (None, Some(_)) => Failure::usage(anyhow!(e).context(LEDGER_PATH)),
+        (None, None) => Failure::usage(e),
+    }
 }
 
 fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
@@ -216,17 +237,7 @@ fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
     let lifted = update(Path::new(LEDGER_PATH), |ledger| {
         ledger.lift(&property, fixture)
     })
-    .map_err(|e| {
-        let code = if e.syntax().is_some() {
-            crate::exit::USAGE
-        } else {
-            BLOCKED
-        };
-        Failure {
-            code,
-            error: anyhow!(e).context("cannot update the ledger"),
-        }
-    })?;
+    .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
     if lifted.is_empty() {
         return Err(Failure::usage(anyhow!(
             "{LEDGER_PATH} has no row for fixture {fixture} of property {property}"

@@ -620,3 +620,72 @@ fn json_output_holds_the_result_the_labels_and_the_row() -> TestResult {
     assert_eq!(doc["labels"][0], "assert_fail");
     Ok(())
 }
+
+#[test]
+fn a_freeze_writes_through_a_linked_ledger() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("shared"))?;
+    std::fs::rename(
+        root.join("freeze/ledger.json"),
+        root.join("shared/ledger.json"),
+    )?;
+    std::os::unix::fs::symlink("../shared/ledger.json", root.join("freeze/ledger.json"))?;
+    let out = freeze(root, fixture, FLICKER, &[])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let link = std::fs::symlink_metadata(root.join("freeze/ledger.json"))?;
+    assert!(link.file_type().is_symlink(), "the link is still a link");
+    assert_eq!(read(&root.join("shared/ledger.json"))?.rows().len(), 2);
+    assert!(root.join("shared/.ledger.lock").exists());
+    assert!(!root.join("freeze/.ledger.lock").exists());
+    Ok(())
+}
+
+/// Replays the flicker, leaving a mark that it ran.
+const MARKING_FLICKER: &str = "touch replayed; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]";
+
+#[test]
+fn a_ledger_that_cannot_be_written_exits_3_before_any_replay() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let root = dir.path();
+    // No writer, root included, can open a directory as the lock file.
+    std::fs::create_dir(root.join("freeze/.ledger.lock"))?;
+    let before = std::fs::read(root.join("freeze/ledger.json"))?;
+    for format in ["text", "json"] {
+        let out = freeze(root, fixture, MARKING_FLICKER, &["--format", format])?;
+        assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("error: cannot update the ledger: freeze/ledger.json: "),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!stderr(&out).contains(".tmp"), "{}", stderr(&out));
+        assert!(
+            out.stdout.is_empty(),
+            "bad input prints no outcome document"
+        );
+        assert!(!root.join("replayed").exists(), "no replay ran");
+    }
+    assert_eq!(std::fs::read(root.join("freeze/ledger.json"))?, before);
+    Ok(())
+}
+
+#[test]
+fn a_broken_ledger_link_stops_a_freeze() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let root = dir.path();
+    std::fs::remove_file(root.join("freeze/ledger.json"))?;
+    std::os::unix::fs::symlink("../gone.json", root.join("freeze/ledger.json"))?;
+    let out = freeze(root, fixture, MARKING_FLICKER, &[])?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "freeze/ledger.json is a symbolic link to ../gone.json, which does not exist"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!root.join("replayed").exists(), "no replay ran");
+    assert!(!root.join("gone.json").exists());
+    Ok(())
+}

@@ -427,3 +427,147 @@ fn check_without_allowed_signers_says_the_file_is_missing() -> TestResult {
     );
     Ok(())
 }
+
+/// The schema-breaking ledger of the schema tests: two rows, each with an unknown field.
+fn schema_breaking_ledger(root: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let rows: Vec<Row> = (0..2)
+        .map(|n| pinned_row(root, n))
+        .collect::<Result<_, _>>()?;
+    let text = Ledger::from_rows(rows)
+        .render()
+        .replace("\"owner\":", "\"note\": \"x\",\n      \"owner\":");
+    std::fs::write(root.join("freeze/ledger.json"), text)?;
+    Ok(())
+}
+
+#[test]
+fn list_and_lift_print_every_schema_problem_once_each() -> TestResult {
+    let dir = repo(|_| Vec::new())?;
+    schema_breaking_ledger(dir.path())?;
+    let before = std::fs::read(dir.path().join("freeze/ledger.json"))?;
+    let fixture = pinned_row(dir.path(), 0)?.fixture_id.to_string();
+    for args in [
+        vec!["ledger", "list", "--now", NOW],
+        vec![
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &fixture,
+        ],
+    ] {
+        let out = xtask(dir.path(), &args)?;
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let text = stderr(&out);
+        assert!(!text.contains("error: error:"), "{text}");
+        assert!(!text.contains(": error: "), "{text}");
+        let problems: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("error: freeze/ledger.json: line "))
+            .collect();
+        assert_eq!(problems.len(), 2, "one line per problem: {text}");
+        for (row, line) in problems.iter().enumerate() {
+            assert!(
+                line.contains(&format!("row {row} ")) && line.ends_with("note: unknown field"),
+                "{line}"
+            );
+        }
+        assert!(
+            text.contains("freeze/ledger.json breaks schema freezegate-ledger-v1 (2 problems"),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.path().join("freeze/ledger.json"))?,
+        before
+    );
+    Ok(())
+}
+
+#[test]
+fn lift_writes_through_a_linked_ledger_and_locks_beside_its_target() -> TestResult {
+    let mut gone = None;
+    let dir = repo(|root| {
+        let rows: Vec<Row> = (0..2).map(|n| pinned_row(root, n).unwrap()).collect();
+        gone = Some(rows[0].fixture_id);
+        rows
+    })?;
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("shared"))?;
+    std::fs::rename(
+        root.join("freeze/ledger.json"),
+        root.join("shared/ledger.json"),
+    )?;
+    std::os::unix::fs::symlink("../shared/ledger.json", root.join("freeze/ledger.json"))?;
+    let gone = gone.ok_or("no fixture")?.to_string();
+    let out = xtask(
+        root,
+        &["ledger", "lift", "--property", PROPERTY, "--fixture", &gone],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let link = std::fs::symlink_metadata(root.join("freeze/ledger.json"))?;
+    assert!(link.file_type().is_symlink(), "the link is still a link");
+    assert_eq!(read(&root.join("shared/ledger.json"))?.rows().len(), 1);
+    assert!(root.join("shared/.ledger.lock").exists());
+    assert!(!root.join("freeze/.ledger.lock").exists());
+    Ok(())
+}
+
+#[test]
+fn a_ledger_link_to_nothing_is_an_error_naming_the_file() -> TestResult {
+    let dir = repo(|_| Vec::new())?;
+    let root = dir.path();
+    std::os::unix::fs::symlink("../gone.json", root.join("freeze/ledger.json"))?;
+    let fixture = "0123456789abcdef";
+    for args in [
+        vec!["ledger", "check", "--now", NOW],
+        vec!["ledger", "list", "--now", NOW],
+        vec![
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            fixture,
+        ],
+    ] {
+        let out = xtask(root, &args)?;
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains(
+                "freeze/ledger.json is a symbolic link to ../gone.json, which does not exist"
+            ),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+        assert!(!stdout(&out).contains("valid"), "{}", stdout(&out));
+    }
+    assert!(!root.join("gone.json").exists());
+    Ok(())
+}
+
+#[test]
+fn a_ledger_that_cannot_be_updated_exits_3_naming_it() -> TestResult {
+    let dir = repo(|_| Vec::new())?;
+    let root = dir.path();
+    std::fs::create_dir(root.join("freeze/ledger.json"))?;
+    let out = xtask(
+        root,
+        &[
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            "0123456789abcdef",
+        ],
+    )?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: cannot update the ledger: freeze/ledger.json: "),
+        "{}",
+        stderr(&out)
+    );
+    Ok(())
+}
