@@ -1828,3 +1828,24 @@ fn without_git_classify_and_the_gate_ask_for_a_patch_id() {
     assert_eq!(classify.code, 1, "{}", classify.stderr);
     assert_eq!(json(&classify)["patch_id"], head.as_str());
 }
+
+/// A ledger that links to nothing is not a missing ledger: the gate cannot run (exit 3).
+#[test]
+fn a_ledger_link_to_nothing_stops_the_gate() {
+    let repo = Repo::new(&[(
+        "freezegate.toml",
+        &config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n"),
+    )]);
+    std::fs::create_dir_all(repo.dir.join("freeze")).expect("mkdir");
+    std::os::unix::fs::symlink("../gone.json", repo.dir.join("freeze/ledger.json"))
+        .expect("symlink");
+    let run = repo.gate(&[], &[]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "cannot read freeze/ledger.json: it is a symbolic link to ../gone.json, which does not exist"
+        ),
+        "{}",
+        run.stderr
+    );
+}
