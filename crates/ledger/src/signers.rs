@@ -5,6 +5,11 @@
 //! comma-separated list (optionally in double quotes). A ledger `owner` must equal exactly one
 //! principal; patterns with `*`, `?` or a leading `!` match nobody here, since an owner is
 //! one named human.
+//!
+//! Options do not change who is a principal: a literal principal of a `cert-authority` line
+//! signs with a certificate that CA issued (git accepts it), and `valid-after`/`valid-before`
+//! are judged against the signature's date, which the committer chooses; an owner is retired by
+//! removing their line, not by a date.
 
 use crate::error::Error;
 
@@ -128,6 +133,14 @@ mod tests {
         assert!(!s.allows("bob@example.com,carol@example.com"));
         assert!(!s.allows("eve@example.com"));
         assert!(!s.allows("*@example.com"));
+    }
+
+    #[test]
+    fn options_do_not_change_who_is_a_principal() {
+        let text = "alice@example.com cert-authority ssh-ed25519 AAAAC3Nza\n\
+            bob@example.com valid-before=\"20200101\" ssh-ed25519 AAAAC3Nzb\n";
+        let s = AllowedSigners::parse(text).unwrap();
+        assert_eq!(s.principals(), ["alice@example.com", "bob@example.com"]);
     }
 
     #[test]
