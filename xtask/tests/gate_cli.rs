@@ -1757,6 +1757,7 @@ fn a_failing_case_that_is_a_pinned_origin_is_not_shrunk_again() {
         "{note}"
     );
     assert_eq!(repo.files_under("fixtures"), before, "nothing new pinned");
+}
 
 /// Without git on `PATH` there is no HEAD to name the candidate by: classify and the gate
 /// stop with exit 3 and say to pass `--patch-id`, as freeze does, instead of recording a
