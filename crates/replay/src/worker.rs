@@ -37,7 +37,9 @@ const LIVENESS_TICK: Duration = Duration::from_millis(50);
 ///
 /// Each candidate has its own deadline. A worker that dies before answering is labelled
 /// `harness_error` for the candidate in flight, one still silent at the deadline `timeout`
-/// (its process group is then killed: SIGTERM, grace, SIGKILL), and one that answers
+/// (its process group is then killed: SIGTERM, grace, SIGKILL; when that worker had answered
+/// no candidate yet, the message asks whether it flushes its stdout after each answer, since
+/// an answer left in a block buffer looks like silence), and one that answers
 /// something outside the protocol `harness_error`; in each case the worker is discarded and
 /// the next candidate starts a fresh one.
 ///
@@ -197,6 +199,7 @@ impl WorkerOracle {
             stderr: stderr_tail,
             grace: self.grace,
             stopped: false,
+            answered: false,
             finished,
         })
     }
@@ -242,6 +245,7 @@ impl Oracle for WorkerOracle {
             Asked::Answer(text) => {
                 let (outcome, healthy) = parse_answer(&text, duration);
                 if healthy {
+                    worker.answered = true;
                     self.give_back(worker);
                     outcome
                 } else {
@@ -258,12 +262,10 @@ impl Oracle for WorkerOracle {
                 RunOutcome { stderr, ..outcome }
             }
             Asked::Silent => {
+                let answered = worker.answered;
                 let stderr = worker.stop();
                 let outcome = RunOutcome::new(Label::Timeout, duration, Exit::Deadline)
-                    .with_message(format!(
-                        "the worker gave no answer within {} ms",
-                        ctx.timeout.as_millis()
-                    ));
+                    .with_message(silent_message(ctx.timeout, answered));
                 RunOutcome { stderr, ..outcome }
             }
             Asked::Died => {
@@ -315,6 +317,20 @@ fn parse_answer(line: &[u8], duration: Duration) -> (RunOutcome, bool) {
     }
 }
 
+/// Why a worker's candidate is a `timeout`, in one sentence. A worker that never answered
+/// may have answered into a buffer it does not flush (Python's stdout is block-buffered when
+/// it is a pipe), which looks the same from here as a hang: the message says so.
+fn silent_message(timeout: Duration, answered: bool) -> String {
+    let ms = timeout.as_millis();
+    if answered {
+        format!("the worker gave no answer within {ms} ms")
+    } else {
+        format!(
+            "the worker gave no answer within {ms} ms and has answered no candidate yet: does it flush its stdout after each answer?"
+        )
+    }
+}
+
 fn truncate(text: &str, max: usize) -> &str {
     match text.char_indices().nth(max) {
         Some((i, _)) => &text[..i],
@@ -358,6 +374,8 @@ struct Worker {
     pipes: Vec<PipeEnd>,
     /// Whether the process was ended and reaped already.
     stopped: bool,
+    /// Whether the worker has answered a candidate within the protocol.
+    answered: bool,
     /// One message from each pipe thread as it ends.
     finished: Receiver<()>,
 }

@@ -389,6 +389,43 @@ fn a_worker_that_hangs_is_killed_and_restarted() -> TestResult {
     assert!(!group_is_running(hung_group));
     // 1..=12, then 1..=12 again on the same worker, 13 hangs it, then a fresh one.
     assert_eq!(oracle.starts(), 2);
+    // A worker that has answered flushes its answers: its silence gets no hint about that.
+    let oracle = worker(dir.path(), "hang")?;
+    check_worker_answers(&oracle, 12, &ctx, |_| None);
+    let out = oracle.run(b"13", &ctx);
+    assert_eq!(out.label, Label::Timeout);
+    assert_eq!(
+        out.message.as_deref(),
+        Some("the worker gave no answer within 1500 ms")
+    );
+    Ok(())
+}
+
+/// Python's stdout is block-buffered when it is a pipe: a worker that prints its answers
+/// without flushing them never answers, and the timeout says what to look at.
+#[test]
+fn a_worker_that_does_not_flush_its_answers_is_told_why_it_timed_out() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(
+        dir.path().join("buffered.py"),
+        "import sys\nfor line in sys.stdin:\n    print('pass')\n",
+    )?;
+    let oracle = WorkerOracle::new(
+        "exec env -u PYTHONUNBUFFERED python3 buffered.py",
+        dir.path(),
+    )?
+    .with_grace(Duration::from_millis(100));
+    let ctx = ctx().with_timeout(Duration::from_millis(1500));
+    for candidate in [b"1", b"2"] {
+        let out = oracle.run(candidate, &ctx);
+        assert_eq!(out.label, Label::Timeout);
+        assert_eq!(
+            out.message.as_deref(),
+            Some(
+                "the worker gave no answer within 1500 ms and has answered no candidate yet: does it flush its stdout after each answer?"
+            )
+        );
+    }
     Ok(())
 }
 
