@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use freezegate_canon::{Canonicalization, PropertyId, Value, parse, to_pretty_string, value_bytes};
-use freezegate_replay::{Label, Oracle, ProcessOracle, RunContext, WorkerOracle};
+use freezegate_replay::{Label, Oracle, ProcessOracle, RunContext, RunOutcome, WorkerOracle};
 use freezegate_shrink::{Options, path_to_value, shrink};
 
 use crate::Format;
@@ -175,17 +175,9 @@ pub fn run(args: Args) -> Outcome {
         let fresh = process.run(&minimal, &ctx);
         if !fresh.fails_like(signature.as_deref()) {
             eprintln!("oracle_calls={calls}");
-            let how = match &fresh.signature {
-                Some(sig) if fresh.label == Label::AssertFail => {
-                    format!("{} with the signature {sig:?}", fresh.label)
-                }
-                _ => fresh.label.to_string(),
-            };
             return Err(Failure {
                 code: INFRA,
-                error: anyhow!(
-                    "the worker's answers and a fresh process disagree: the worker's minimal value gives {how} in a fresh process (a worker out of step, a flaky oracle, or a command that does not also run in process mode), so it is not printed"
-                ),
+                error: anyhow!(disagreement(signature.as_deref(), &fresh)),
             });
         }
         eprintln!("confirmed in a fresh process");
@@ -231,6 +223,44 @@ pub fn run(args: Args) -> Outcome {
         eprintln!("shrink_path={}", path_to_value(&shrunk.path));
     }
     Ok(OK)
+}
+
+/// The sentence for a worker-mode result that a fresh process does not fail the same way:
+/// what the worker answered for the minimal value (`assert_fail`, with `signature` when the
+/// shrink kept one) against what the fresh process gave, so that a difference of signature
+/// alone reads as one.
+fn disagreement(signature: Option<&str>, fresh: &RunOutcome) -> String {
+    let worker = match signature {
+        Some(sig) => format!("assert_fail with the signature {sig:?}"),
+        None => Label::AssertFail.to_string(),
+    };
+    let (gives, why) = match (fresh.label, &fresh.signature) {
+        (Label::AssertFail, Some(sig)) => (
+            format!("assert_fail with the signature {sig:?}"),
+            "the two modes name the failure differently, or a flaky oracle",
+        ),
+        (Label::AssertFail, None) => (
+            "assert_fail with no signature".to_owned(),
+            "the two modes name the failure differently, or a flaky oracle",
+        ),
+        (Label::AssertPass, _) => (
+            Label::AssertPass.to_string(),
+            "a worker out of step, a flaky oracle, or a command that does not also run in process mode",
+        ),
+        (label, _) => (
+            format!(
+                "{label} ({})",
+                fresh
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| fresh.exit.to_string())
+            ),
+            "a worker out of step, a flaky oracle, or a command that does not also run in process mode",
+        ),
+    };
+    format!(
+        "the worker's answers and a fresh process disagree: on the worker's minimal value the worker gives {worker} and a fresh process {gives} ({why}), so it is not printed"
+    )
 }
 
 /// The input document, parsed.

@@ -182,7 +182,7 @@ fn a_worker_out_of_step_never_yields_a_value_that_passes() {
     assert_eq!(stdout(&out), "");
     assert!(
         err.contains("the worker's answers and a fresh process disagree")
-            && err.contains("assert_pass"),
+            && err.contains("and a fresh process assert_pass (a worker out of step"),
         "{err}"
     );
     // The first check, `[]` (answered by the late line), and the fresh process on `[]`.
@@ -195,6 +195,41 @@ fn a_worker_out_of_step_never_yields_a_value_that_passes() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(stdout(&out), "[3]\n");
+}
+
+/// A command whose two modes fail on the same inputs but name the failure differently: the
+/// worker answers `fail boom`, the process exits 1 with no `failure:` line. The error says
+/// that the signatures differ, not only that the labels are `assert_fail`.
+#[test]
+fn a_fresh_process_that_fails_without_the_workers_signature_is_named_as_such() {
+    let dir = setup();
+    let both = format!(
+        "BIG='{BIG}'\n{}",
+        r#"if [ "$FREEZEGATE_WORKER" = 1 ]; then
+  while IFS= read -r line; do
+    if printf '%s' "$line" | grep -Eq "$BIG"; then echo "fail boom"; else echo pass; fi
+  done
+  exit 0
+fi
+cat | grep -Eq "$BIG" && exit 1
+exit 0
+"#
+    );
+    std::fs::write(dir.path().join("unnamed.sh"), both).unwrap();
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "sh unnamed.sh", "--worker"],
+        "[1, 4005, 7]",
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(stdout(&out), "");
+    assert!(
+        err.contains(
+            "the worker's answers and a fresh process disagree: on the worker's minimal value the worker gives assert_fail with the signature \"boom\" and a fresh process assert_fail with no signature (the two modes name the failure differently, or a flaky oracle), so it is not printed"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
