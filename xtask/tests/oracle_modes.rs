@@ -1,6 +1,7 @@
 //! One oracle command in its two modes, end to end: the Python oracle recipe of
 //! docs/gate.md and the demo's `serve` give an input the same label and signature as a worker
-//! and as a fresh process, whatever the property raises or prints.
+//! and as a fresh process, whatever the property raises or prints; and the environment each
+//! kind of run sees.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -265,5 +266,98 @@ fn the_demo_oracle_serves_both_modes_alike() {
                 run.stderr
             );
         }
+    }
+}
+
+/// `FREEZEGATE_REPLAY` is a replay's index, `0` in every other fresh process (a campaign
+/// case, a shrink candidate) and absent in a worker; `FREEZEGATE_WORKER` is `1` in a worker
+/// only (docs/gate.md, SPEC §4).
+#[test]
+fn each_kind_of_run_sees_its_documented_environment() {
+    const ORACLE: &str = r#"seen() { echo "worker=${FREEZEGATE_WORKER-unset} replay=${FREEZEGATE_REPLAY-unset}" >> seen.log; }
+if [ "$FREEZEGATE_WORKER" = 1 ]; then
+  while IFS= read -r line; do
+    seen
+    case "$line" in *'"n":1'*) echo "fail one" ;; *) echo pass ;; esac
+  done
+  exit 0
+fi
+seen
+case "$(cat)" in *'"n":1'*) echo "failure: one"; exit 1 ;; esac
+exit 0
+"#;
+    const GEN: &str =
+        "for i in $(seq 1 $PROP_CASES); do echo \"{\\\"n\\\": $((i % 5)), \\\"k\\\": $i}\"; done\n";
+    let lines = |worker: bool| -> Vec<String> {
+        let repo = Repo::new(&[
+            (
+                "freezegate.toml",
+                &config(worker, "sh oracle.sh").replace("python3 gen.py", "sh gen.sh"),
+            ),
+            ("oracle.sh", ORACLE),
+            ("gen.sh", GEN),
+        ]);
+        let (run, report) = repo.gate();
+        assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+        assert_eq!(report["campaigns"][0]["minimal"], r#"{"n":1}"#);
+        let log = std::fs::read_to_string(repo.dir.join("seen.log")).expect("seen.log");
+        let mut lines: Vec<String> = log.lines().map(str::to_owned).collect();
+        lines.sort();
+        lines
+    };
+    let count = |lines: &[String], line: &str| lines.iter().filter(|l| *l == line).count();
+
+    // Process mode: the cases and the shrink's candidates see 0, the three replays 0, 1, 2.
+    let process = lines(false);
+    assert!(count(&process, "worker=unset replay=0") > 2, "{process:?}");
+    assert_eq!(count(&process, "worker=unset replay=1"), 1, "{process:?}");
+    assert_eq!(count(&process, "worker=unset replay=2"), 1, "{process:?}");
+    assert!(
+        process
+            .iter()
+            .all(|l| l.starts_with("worker=unset replay=")),
+        "{process:?}"
+    );
+    // Worker mode: cases and candidates in a worker, which sees no replay index.
+    let worker = lines(true);
+    assert!(count(&worker, "worker=1 replay=unset") > 1, "{worker:?}");
+    for i in 0..3 {
+        assert_eq!(
+            count(&worker, &format!("worker=unset replay={i}")),
+            1,
+            "{worker:?}"
+        );
+    }
+    assert_eq!(worker.len(), count(&worker, "worker=1 replay=unset") + 3);
+    // `xtask shrink`: 0 in its fresh processes, nothing in a worker.
+    for (extra, seen) in [
+        (&[][..], "worker=unset replay=0"),
+        (&["--worker"], "worker=1 replay=unset"),
+    ] {
+        let repo = Repo::new(&[("oracle.sh", ORACLE), ("input.json", r#"{"n": 1, "k": 7}"#)]);
+        let mut args = vec![
+            "shrink",
+            "--oracle",
+            "sh oracle.sh",
+            "--input",
+            "input.json",
+        ];
+        args.extend_from_slice(extra);
+        let run = repo.xtask(&args, None);
+        assert_eq!(
+            (run.code, run.stdout.as_str()),
+            (0, "{\"n\":1}\n"),
+            "{}",
+            run.stderr
+        );
+        let log = std::fs::read_to_string(repo.dir.join("seen.log")).expect("seen.log");
+        let mut lines: Vec<&str> = log.lines().collect();
+        if extra.is_empty() {
+            assert!(lines.len() > 1, "{lines:?}");
+        } else {
+            // The worker's result is confirmed by one fresh process.
+            assert_eq!(lines.pop(), Some("worker=unset replay=0"));
+        }
+        assert!(lines.iter().all(|l| *l == seen), "{extra:?}: {lines:?}");
     }
 }
