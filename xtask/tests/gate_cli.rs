@@ -1850,3 +1850,101 @@ fn a_ledger_link_to_nothing_stops_the_gate() {
         run.stderr
     );
 }
+
+/// Fixtures are listed by property id, then fixture id, in every format and in `--infra-out`,
+/// whatever the order of the `[[property]]` tables: reordering the file moves no fixture.
+#[test]
+fn fixtures_are_sorted_by_property_then_id_whatever_the_file_order() {
+    let tables = |first: &str, second: &str| {
+        config(&format!(
+            "[[property]]\nid = \"{first}\"\noracle = \"python3 {first}.py\"\n\n\
+             [[property]]\nid = \"{second}\"\noracle = \"python3 {second}.py\"\n"
+        ))
+    };
+    let repo = Repo::new(&[
+        ("freezegate.toml", &tables("zeta", "alpha")),
+        ("zeta.py", &oracle("doc.get('n', 0) > 5")),
+        ("alpha.py", &oracle("doc.get('n', 0) > 5")),
+    ]);
+    let zeta = repo.pin("zeta", r#"{"n": 10}"#);
+    let alpha = repo.pin("alpha", r#"{"n": 20}"#);
+    // Both infra, so that every format lists both (and `--infra-out` queues both).
+    repo.write("zeta.py", "import sys\nsys.exit(125)\n");
+    repo.write("alpha.py", "import sys\nsys.exit(125)\n");
+    let expected = vec![("alpha".to_owned(), alpha), ("zeta".to_owned(), zeta)];
+    let listed = |report: &serde_json::Value| -> Vec<(String, String)> {
+        report["fixtures"]
+            .as_array()
+            .expect("fixtures")
+            .iter()
+            .map(|f| {
+                (
+                    f["property_id"].as_str().unwrap_or("").to_owned(),
+                    f["fixture_id"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect()
+    };
+    let mut outputs = Vec::new();
+    for (first, second) in [("zeta", "alpha"), ("alpha", "zeta")] {
+        repo.write("freezegate.toml", &tables(first, second));
+        let queue = repo.dir.join(format!("infra-{first}.jsonl"));
+        let run = repo.gate(
+            &[
+                "--format",
+                "json",
+                "--infra-out",
+                queue.to_str().expect("utf-8"),
+            ],
+            &[],
+        );
+        assert_eq!(run.code, 2, "{}", run.stderr);
+        assert_eq!(
+            listed(&json(&run)),
+            expected,
+            "file order {first}, {second}"
+        );
+        let queued: Vec<(String, String)> = std::fs::read_to_string(&queue)
+            .expect("infra-out written")
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON line"))
+            .filter(|v| v["kind"] == "fixture")
+            .map(|v| {
+                (
+                    v["property_id"].as_str().unwrap_or("").to_owned(),
+                    v["fixture_id"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            queued, expected,
+            "--infra-out, file order {first}, {second}"
+        );
+        // Text, JUnit and GitHub: the fixture lines, in order, the same for both file orders.
+        let mut lines = Vec::new();
+        for (format, marker) in [
+            ("text", "{p}/"),
+            ("junit", "classname=\"{p}\""),
+            ("github", "fixtures/{p}/"),
+        ] {
+            let out = repo.gate(&["--format", format], &[]).stdout;
+            let markers: Vec<String> = expected
+                .iter()
+                .map(|(p, _)| marker.replace("{p}", p))
+                .collect();
+            let fixture_lines: Vec<String> = out
+                .lines()
+                .filter(|l| markers.iter().any(|m| l.contains(m.as_str())))
+                .map(redact_text)
+                .collect();
+            let at = |m: &str| fixture_lines.iter().position(|l| l.contains(m));
+            assert!(
+                at(&markers[0]).is_some() && at(&markers[0]) < at(&markers[1]),
+                "{format}, file order {first}, {second}:\n{out}"
+            );
+            lines.push(fixture_lines);
+        }
+        outputs.push(lines);
+    }
+    assert_eq!(outputs[0], outputs[1], "the file's order shows in a report");
+}

@@ -529,6 +529,13 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
         });
     }
 
+    // The report lists fixtures by property id, then fixture id, whatever the order of the
+    // `[[property]]` tables: reordering the file changes no fixture line of any format.
+    fixtures.sort_by(|a, b| {
+        (a.property_id.as_str(), a.fixture_id.as_str())
+            .cmp(&(b.property_id.as_str(), b.fixture_id.as_str()))
+    });
+
     // Step 4: campaigns.
     let pinned_ids: BTreeMap<&str, BTreeSet<String>> =
         fixtures.iter().fold(BTreeMap::new(), |mut m, f| {
