@@ -227,6 +227,18 @@ fn json(run: &Run) -> serde_json::Value {
             "report breaks its schema: {problems:?}"
         );
     }
+    // And every error document to its own.
+    if value
+        .get("format")
+        .is_some_and(|f| f == freezegate_gate::render::ERROR_FORMAT)
+    {
+        let problems =
+            freezegate_gate::schema::validate(&freezegate_gate::schema::error_schema(), &value);
+        assert!(
+            problems.is_empty(),
+            "error document breaks its schema: {problems:?}"
+        );
+    }
     value
 }
 
@@ -1616,7 +1628,20 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     let repo = Repo::new(&[("freezegate.toml", "[policy]\nreplays = 0\n")]);
     let run = repo.gate(&["--format", "json"], &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
-    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    let doc = json(&run);
+    // The documented key order, as the text has it (serde_json's map would sort them).
+    let keys: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix('"'))
+        .filter_map(|l| l.split_once("\":").map(|(k, _)| k))
+        .collect();
+    assert_eq!(
+        keys,
+        ["format", "exit_code", "error", "file", "line", "column"],
+        "{}",
+        run.stdout
+    );
     assert_eq!(doc["format"], "freezegate-gate-error-v1");
     assert_eq!(doc["exit_code"], 3);
     assert_eq!(doc["file"], "freezegate.toml");
@@ -1658,7 +1683,7 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     ]);
     let run = repo.gate(&["--format", "json"], &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
-    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON document");
+    let doc = json(&run);
     assert_eq!(doc["file"], "freeze/ledger.json");
     assert_eq!(doc["line"], 1);
     // Text keeps stdout for the report: the error is on stderr only.

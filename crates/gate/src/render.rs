@@ -779,18 +779,31 @@ fn ledger_syntax_place(e: &(dyn std::error::Error + 'static)) -> Option<ErrorPla
     }
 }
 
+/// The error document of `--format json`, keys in field order (schema:
+/// `docs/gate-error.schema.json`).
+#[derive(serde::Serialize)]
+struct ErrorDocument<'a> {
+    format: &'static str,
+    exit_code: u8,
+    error: &'a str,
+    file: Option<&'a str>,
+    line: Option<u64>,
+    column: Option<u64>,
+}
+
 /// The error document of `--format json`: `{"format": "freezegate-gate-error-v1",
-/// "exit_code": 3, "error", "file", "line", "column"}` (`file`, `line` and `column` are
-/// `null` when the error names no place).
+/// "exit_code": 3, "error", "file", "line", "column"}`, keys in this order (`file`, `line`
+/// and `column` are `null` when the error names no place); its JSON Schema is
+/// `docs/gate-error.schema.json`.
 pub fn error_json(message: &str, place: Option<&ErrorPlace>) -> String {
-    let document = serde_json::json!({
-        "format": ERROR_FORMAT,
-        "exit_code": 3,
-        "error": message,
-        "file": place.map(|p| p.file.as_str()),
-        "line": place.and_then(|p| p.line),
-        "column": place.and_then(|p| p.column),
-    });
+    let document = ErrorDocument {
+        format: ERROR_FORMAT,
+        exit_code: crate::report::exit::USAGE,
+        error: message,
+        file: place.map(|p| p.file.as_str()),
+        line: place.and_then(|p| p.line),
+        column: place.and_then(|p| p.column),
+    };
     let mut text = serde_json::to_string_pretty(&document)
         .unwrap_or_else(|_| format!("{{\"format\":\"{ERROR_FORMAT}\",\"exit_code\":3}}"));
     text.push('\n');

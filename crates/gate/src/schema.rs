@@ -1,6 +1,6 @@
-//! The JSON Schema of the gate's JSON report (`docs/gate-report.schema.json`), and a small
-//! validator for the subset of JSON Schema it uses, so tests can hold every report the gate
-//! writes to its schema.
+//! The JSON Schemas of the gate's JSON report (`docs/gate-report.schema.json`) and of its
+//! error document (`docs/gate-error.schema.json`), and a small validator for the subset of
+//! JSON Schema they use, so tests can hold every document the gate writes to its schema.
 
 use serde_json::{Value, json};
 
@@ -212,6 +212,42 @@ pub fn report_schema_text() -> String {
     text
 }
 
+/// The JSON Schema (draft 2020-12) of the document `xtask gate --format json` prints when
+/// the gate cannot run at all (exit 3), format [`crate::render::ERROR_FORMAT`].
+pub fn error_schema() -> Value {
+    let place = json!({"type": ["integer", "null"], "minimum": 1});
+    let mut schema = object(&[
+        ("format", json!({"const": crate::render::ERROR_FORMAT})),
+        ("exit_code", json!({"const": crate::report::exit::USAGE})),
+        ("error", string()),
+        ("file", opt_string()),
+        ("line", place.clone()),
+        ("column", place),
+    ]);
+    if let Value::Object(map) = &mut schema {
+        let mut head = serde_json::Map::new();
+        head.insert(
+            "$schema".into(),
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        );
+        head.insert("$id".into(), json!(crate::render::ERROR_FORMAT));
+        head.insert(
+            "title".into(),
+            json!("The error document of `cargo xtask gate --format json` (exit 3)"),
+        );
+        head.extend(std::mem::take(map));
+        *map = head;
+    }
+    schema
+}
+
+/// The committed text of `docs/gate-error.schema.json`.
+pub fn error_schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(&error_schema()).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 /// Checks `value` against `schema` for the keywords [`report_schema`] uses (`type`,
 /// `properties`, `required`, `additionalProperties: false`, `items`, `enum`, `const`,
 /// `anyOf`, `minimum`) and returns every problem, each with its JSON pointer.
@@ -311,13 +347,12 @@ fn check(schema: &Value, value: &Value, at: &str, problems: &mut Vec<String>) {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_committed_schema_is_current() {
+    fn check_committed(name: &str, expected: &str) {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../docs/gate-report.schema.json");
-        let expected = report_schema_text();
+            .join("../../docs")
+            .join(name);
         if std::env::var_os("UPDATE_SCHEMA").is_some() {
-            std::fs::write(&path, &expected).unwrap();
+            std::fs::write(&path, expected).unwrap();
         }
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
@@ -325,6 +360,42 @@ mod tests {
             "{} is stale: run `UPDATE_SCHEMA=1 cargo test -p freezegate-gate schema` and commit it",
             path.display()
         );
+    }
+
+    #[test]
+    fn the_committed_schema_is_current() {
+        check_committed("gate-report.schema.json", &report_schema_text());
+    }
+
+    #[test]
+    fn the_committed_error_schema_is_current() {
+        check_committed("gate-error.schema.json", &error_schema_text());
+    }
+
+    #[test]
+    fn the_error_document_holds_to_its_schema_with_its_keys_in_order() {
+        let place = crate::render::ErrorPlace {
+            file: "freezegate.toml".into(),
+            line: Some(2),
+            column: Some(11),
+        };
+        for place in [Some(&place), None] {
+            let text = crate::render::error_json("freezegate.toml: bad", place);
+            let value: Value = serde_json::from_str(&text).unwrap();
+            let problems = validate(&error_schema(), &value);
+            assert!(problems.is_empty(), "{problems:?}\n{text}");
+            // serde_json's map sorts its keys: read the order from the text itself.
+            let keys: Vec<&str> = text
+                .lines()
+                .filter_map(|l| l.trim_start().strip_prefix('"'))
+                .filter_map(|l| l.split_once("\":").map(|(k, _)| k))
+                .collect();
+            assert_eq!(
+                keys,
+                ["format", "exit_code", "error", "file", "line", "column"],
+                "{text}"
+            );
+        }
     }
 
     #[test]
