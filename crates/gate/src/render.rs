@@ -38,6 +38,42 @@ impl Style {
     }
 }
 
+/// Text from oracles, the ledger or the environment, for a line of the text report: a
+/// backslash, a control character (newline, carriage return, escape, C1 controls), a line or
+/// paragraph separator or a bidirectional control is written in a visible, reversible form
+/// (`\\`, `\n`, `\r`, `\t`, `\u{1b}`), so that no value can split a line, move the cursor
+/// or send a terminal sequence into a CI log. Other text is unchanged.
+pub fn escape_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(needs_escape) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn needs_escape(c: char) -> bool {
+    c == '\\'
+        || c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
+        )
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
 fn labels_text(labels: &[freezegate_replay::Label]) -> String {
     labels
         .iter()
@@ -57,7 +93,12 @@ pub fn settings_text(s: &SettingsView) -> String {
     let _ = writeln!(
         out,
         "  seed {} · replays {} · jobs {} · env {} (runner {}) · now {}",
-        s.seed, s.replays, s.jobs, s.env_class, s.runner_id, s.now
+        s.seed,
+        s.replays,
+        s.jobs,
+        escape_text(&s.env_class),
+        escape_text(&s.runner_id),
+        escape_text(&s.now)
     );
     let _ = writeln!(
         out,
@@ -71,7 +112,7 @@ pub fn settings_text(s: &SettingsView) -> String {
     } else {
         let _ = writeln!(out, "  overrides:");
         for o in &s.overrides {
-            let _ = writeln!(out, "    {o}");
+            let _ = writeln!(out, "    {}", escape_text(o));
         }
     }
     if !s.properties.is_empty() {
@@ -100,14 +141,16 @@ fn fixture_line(f: &FixtureResult, style: Style) -> String {
         let _ = write!(
             line,
             "  frozen by {} until {} ({})",
-            freeze.owner, freeze.expires_at, freeze.reason
+            escape_text(&freeze.owner),
+            escape_text(&freeze.expires_at),
+            escape_text(&freeze.reason)
         );
     }
     if let Some(sig) = &f.signature {
-        let _ = write!(line, "  failure: {sig}");
+        let _ = write!(line, "  failure: {}", escape_text(sig));
     }
     if let Some(note) = &f.note {
-        let _ = write!(line, "\n             {note}");
+        let _ = write!(line, "\n             {}", escape_text(note));
     }
     line
 }
@@ -130,11 +173,11 @@ fn campaign_line(c: &CampaignResult, style: Style) -> String {
         if let Some(min) = &c.minimal {
             let shown: String = min.chars().take(80).collect();
             let more = if min.chars().count() > 80 { "…" } else { "" };
-            let _ = write!(line, "  minimal {shown}{more}");
+            let _ = write!(line, "  minimal {}{more}", escape_text(&shown));
         }
     }
     if let Some(note) = &c.note {
-        let _ = write!(line, "\n             {note}");
+        let _ = write!(line, "\n             {}", escape_text(note));
     }
     if let Some(infra) = c
         .infra
@@ -143,8 +186,9 @@ fn campaign_line(c: &CampaignResult, style: Style) -> String {
     {
         let _ = write!(
             line,
-            "\n             {}: {infra}",
-            style.paint("33", "infra")
+            "\n             {}: {}",
+            style.paint("33", "infra"),
+            escape_text(infra)
         );
     }
     line
@@ -180,7 +224,12 @@ pub fn body_text(report: &Report, style: Style) -> String {
             } else {
                 style.paint("33", "warning")
             };
-            let _ = writeln!(out, "  {level} [{}] {}", f.rule, placed_message(f));
+            let _ = writeln!(
+                out,
+                "  {level} [{}] {}",
+                escape_text(&f.rule),
+                escape_text(&placed_message(f))
+            );
         }
     }
     if !report.fixtures.is_empty() {
@@ -231,8 +280,11 @@ pub fn body_text(report: &Report, style: Style) -> String {
                 };
                 let _ = writeln!(
                     out,
-                    "    {sign} {}/{} seed {} {} owner {} until {}{fields}",
-                    c.property_id, c.fixture_id, c.seed, c.env_class, c.owner, c.expires_at
+                    "    {sign} {}",
+                    escape_text(&format!(
+                        "{}/{} seed {} {} owner {} until {}{fields}",
+                        c.property_id, c.fixture_id, c.seed, c.env_class, c.owner, c.expires_at
+                    ))
                 );
             }
         }
@@ -243,9 +295,9 @@ pub fn body_text(report: &Report, style: Style) -> String {
                 let _ = writeln!(
                     out,
                     "    {}: {} → {}{}",
-                    c.key,
-                    show(&c.base),
-                    show(&c.head),
+                    escape_text(&c.key),
+                    escape_text(&show(&c.base)),
+                    escape_text(&show(&c.head)),
                     if c.weakens {
                         style.paint("33", " (weakens the policy)")
                     } else {
@@ -260,8 +312,11 @@ pub fn body_text(report: &Report, style: Style) -> String {
         for r in &report.expired_rows {
             let _ = writeln!(
                 out,
-                "  {}/{} ({}) owner {} expired {}",
-                r.property_id, r.fixture_id, r.env_class, r.owner, r.expires_at
+                "  {}",
+                escape_text(&format!(
+                    "{}/{} ({}) owner {} expired {}",
+                    r.property_id, r.fixture_id, r.env_class, r.owner, r.expires_at
+                ))
             );
         }
     }
@@ -572,10 +627,56 @@ pub fn github(report: &Report) -> String {
     out
 }
 
-/// The markdown summary written to `$GITHUB_STEP_SUMMARY`.
+/// Text for markdown prose or a table cell: [`escape_text`] first (so a newline cannot end
+/// the line, the list item or the table row), then the markdown that could change what the
+/// text shows (`` ` ``, `*`, `[`, `]`, `|`, `\\` by a backslash; `<`, `>`, `&` as
+/// entities), so a value cannot open a code span, emphasis, a link, a table cell or HTML.
+fn md_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in escape_text(text).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '`' | '*' | '[' | ']' | '|' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A markdown code span of `text` (after [`escape_text`]): fenced by one backtick more than
+/// the longest run of backticks inside, padded where the text starts or ends with one.
+fn md_code(text: &str) -> String {
+    let text = escape_text(text);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.starts_with('`') || text.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// The markdown summary written to `$GITHUB_STEP_SUMMARY`. Values from oracles, the ledger
+/// and the environment are escaped: a newline, a backtick, `<`, `>` or `&` in a message,
+/// an owner or a minimal input stays text.
 pub fn github_step_summary(report: &Report) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "## freezegate\n\n**{}**\n", report.summary_line());
+    let _ = writeln!(
+        out,
+        "## freezegate\n\n**{}**\n",
+        md_text(&report.summary_line())
+    );
     let rows: Vec<&FixtureResult> = report
         .fixtures
         .iter()
@@ -586,18 +687,23 @@ pub fn github_step_summary(report: &Report) -> String {
         let _ = writeln!(out, "|---|---|---|---|---|");
         for f in rows {
             let note = match (&f.freeze, &f.note) {
-                (_, Some(n)) => n.clone(),
-                (Some(r), None) => format!("frozen by {} until {}", r.owner, r.expires_at),
+                (_, Some(n)) => md_text(n),
+                (Some(r), None) => format!(
+                    "frozen by {} until {}",
+                    md_text(&r.owner),
+                    md_text(&r.expires_at)
+                ),
                 (None, None) => String::new(),
             };
+            // In a table a `|` ends the cell, also in a code span: GitHub reads `\|` as `|`.
+            let cell = |text: &str| md_code(text).replace('|', "\\|");
             let _ = writeln!(
                 out,
-                "| {} | `{}` | `{}` | `{}` | {} |",
+                "| {} | {} | {} | {} | {note} |",
                 f.status.as_str(),
-                f.property_id,
-                f.fixture_id,
-                labels_text(&f.labels),
-                note.replace('|', "\\|")
+                cell(&f.property_id),
+                cell(&f.fixture_id),
+                cell(&labels_text(&f.labels)),
             );
         }
         let _ = writeln!(out);
@@ -605,17 +711,23 @@ pub fn github_step_summary(report: &Report) -> String {
     for c in report.campaigns.iter().filter(|c| c.blocks()) {
         let _ = writeln!(
             out,
-            "- new failure of `{}`: {} `{}`, minimal input `{}`",
-            c.property_id,
-            c.action.as_deref().unwrap_or("failure"),
-            c.fixture_id.as_deref().unwrap_or(""),
-            c.minimal.as_deref().unwrap_or("?")
+            "- new failure of {}: {} {}, minimal input {}",
+            md_code(&c.property_id),
+            md_text(c.action.as_deref().unwrap_or("failure")),
+            md_code(c.fixture_id.as_deref().unwrap_or("")),
+            md_code(c.minimal.as_deref().unwrap_or("?"))
         );
     }
     for f in report.findings.iter().filter(|f| f.blocking) {
         let _ = match place(f) {
-            Some(at) => writeln!(out, "- {} at `{at}`: {}", f.rule, f.message),
-            None => writeln!(out, "- {}: {}", f.rule, f.message),
+            Some(at) => writeln!(
+                out,
+                "- {} at {}: {}",
+                md_text(&f.rule),
+                md_code(&at),
+                md_text(&f.message)
+            ),
+            None => writeln!(out, "- {}: {}", md_text(&f.rule), md_text(&f.message)),
         };
     }
     out
@@ -852,5 +964,215 @@ fn error_place_text(p: &ErrorPlace) -> String {
         (Some(line), Some(column)) => format!("{}:{line}:{column}", p.file),
         (Some(line), None) => format!("{}:{line}", p.file),
         _ => p.file.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Decision, FreezeInfo, Summary};
+    use freezegate_replay::{Label, Verdict};
+    use proptest::prelude::*;
+
+    /// Undoes [`escape_text`].
+    fn unescape(text: &str) -> Option<String> {
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            match chars.next()? {
+                '\\' => out.push('\\'),
+                'n' => out.push('\n'),
+                'r' => out.push('\r'),
+                't' => out.push('\t'),
+                'u' => {
+                    if chars.next()? != '{' {
+                        return None;
+                    }
+                    let hex: String = chars.by_ref().take_while(|c| *c != '}').collect();
+                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+                }
+                _ => return None,
+            }
+        }
+        Some(out)
+    }
+
+    fn hostile() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                any::<char>(),
+                Just('\n'),
+                Just('\r'),
+                Just('\u{1b}'),
+                Just('\\'),
+                Just('`'),
+                Just('<'),
+                Just('|'),
+                Just('&'),
+                Just('\u{202e}'),
+            ],
+            0..40,
+        )
+        .prop_map(|chars| chars.into_iter().collect())
+    }
+
+    proptest! {
+        #[test]
+        fn escaped_text_is_one_visible_line_and_reads_back(text in hostile()) {
+            let escaped = escape_text(&text);
+            prop_assert!(!escaped.chars().any(|c| c.is_control() || needs_escape(c) && c != '\\'));
+            prop_assert_eq!(unescape(&escaped), Some(text.clone()));
+            if !text.chars().any(needs_escape) {
+                prop_assert_eq!(escaped.as_ref(), text.as_str());
+            }
+        }
+
+        #[test]
+        fn markdown_text_opens_nothing(text in hostile()) {
+            let md = md_text(&text);
+            prop_assert!(!md.chars().any(|c| c.is_control() || c == '<' || c == '>'));
+            // Every markdown character is escaped: after removing escape pairs none is left.
+            let mut rest = String::new();
+            let mut chars = md.chars();
+            while let Some(c) = chars.next() {
+                if c == '\\' {
+                    chars.next();
+                } else {
+                    rest.push(c);
+                }
+            }
+            prop_assert!(!rest.contains(['`', '|', '*', '[', ']']), "{}", md);
+            prop_assert!(rest.split('&').skip(1).all(|s| ["amp;", "lt;", "gt;"].iter().any(|e| s.starts_with(e))), "{}", md);
+        }
+
+        #[test]
+        fn a_markdown_code_span_holds_its_text(text in hostile()) {
+            let code = md_code(&text);
+            prop_assert!(!code.chars().any(char::is_control));
+            let inner = escape_text(&text);
+            let fence_len = code.chars().take_while(|c| *c == '`').count();
+            // No run of backticks inside is as long as the fence.
+            prop_assert!(!inner.contains(&"`".repeat(fence_len)), "{}", code);
+            prop_assert!(code.ends_with(&"`".repeat(fence_len)));
+        }
+    }
+
+    /// A report whose every free-text field holds a newline, a carriage return, an escape
+    /// sequence and markdown.
+    fn hostile_report() -> Report {
+        let nasty = "line one\nline two\r\u{1b}[31mred\u{1}`code` <b>&amp;</b> | x";
+        let mut report = Report {
+            format: crate::report::REPORT_FORMAT,
+            settings: SettingsView {
+                seed: 1,
+                replays: 3,
+                jobs: 2,
+                env_class: "remote".into(),
+                runner_id: "ci\n-7".into(),
+                now: "2026-12-01T12:00:00Z".into(),
+                patch_id: "p".into(),
+                properties: Vec::new(),
+                overrides: Vec::new(),
+                ledger_active: 1,
+                ledger_expired: 0,
+            },
+            fixtures: vec![
+                FixtureResult {
+                    property_id: "p".into(),
+                    fixture_id: "0123456789abcdef".into(),
+                    path: "fixtures/p/0123456789abcdef.json".into(),
+                    labels: vec![Label::AssertPass, Label::AssertFail, Label::AssertPass],
+                    verdict: Verdict::FreezeEligible,
+                    status: FixtureStatus::Frozen,
+                    freeze: Some(FreezeInfo {
+                        property_id: "p".into(),
+                        fixture_id: "0123456789abcdef".into(),
+                        env_class: "remote".into(),
+                        owner: format!("alice {nasty}"),
+                        reason: format!("reason {nasty}"),
+                        expires_at: "2026-12-10T00:00:00Z".into(),
+                    }),
+                    note: None,
+                    signature: Some(format!("sig {nasty}")),
+                    duration_ms: 0,
+                },
+                FixtureResult {
+                    property_id: "q".into(),
+                    fixture_id: "fedcba9876543210".into(),
+                    path: "fixtures/q/fedcba9876543210.json".into(),
+                    labels: vec![Label::HarnessError],
+                    verdict: Verdict::InfraQueue,
+                    status: FixtureStatus::Infra,
+                    freeze: None,
+                    note: Some(format!("harness_error: exit 125: {nasty}")),
+                    signature: None,
+                    duration_ms: 0,
+                },
+            ],
+            campaigns: vec![CampaignResult {
+                property_id: "p".into(),
+                cases: 20,
+                cases_run: 11,
+                status: CampaignStatus::Failure,
+                failing_case: Some(10),
+                action: Some("pin_fixture".into()),
+                fixture_id: Some("00112233aabbccdd".into()),
+                minimal: Some("{\"s\":\"`<x>`|\u{85}\"}".into()),
+                labels: vec![Label::AssertFail],
+                already_pinned: false,
+                trivial: false,
+                oracle_calls: 3,
+                shrinks: 1,
+                note: Some(format!("note {nasty}")),
+                infra: Some(format!("case 13: {nasty}")),
+                duration_ms: 0,
+            }],
+            findings: vec![Finding {
+                kind: crate::report::FindingKind::Ledger,
+                blocking: true,
+                file: Some("freeze/ledger.json".into()),
+                line: Some(3),
+                column: Some(7),
+                rule: "ledger.owner".into(),
+                message: format!("row 0, owner: {nasty}"),
+            }],
+            expired_rows: Vec::new(),
+            patch: None,
+            decision: Decision {
+                outcome: Outcome::Pass,
+                exit_code: 0,
+            },
+            summary: Summary::default(),
+        };
+        report.decide();
+        report
+    }
+
+    #[test]
+    fn the_text_report_escapes_what_oracles_and_the_ledger_wrote() {
+        let report = hostile_report();
+        let text = format!(
+            "{}{}",
+            settings_text(&report.settings),
+            body_text(&report, Style { color: false })
+        );
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        insta::assert_snapshot!("text_escaped", text);
+    }
+
+    #[test]
+    fn the_step_summary_escapes_markdown_and_line_breaks() {
+        let md = github_step_summary(&hostile_report());
+        assert!(!md.contains("<b>") && !md.contains('\r'), "{md}");
+        // One line per table row or list item: no value adds a line.
+        assert_eq!(md.lines().count(), 11, "{md}");
+        insta::assert_snapshot!("step_summary_escaped", md);
     }
 }
