@@ -1568,6 +1568,30 @@ fn a_ledger_row_that_breaks_a_rule_freezes_nothing() {
     );
     let note = report["fixtures"][0]["note"].as_str().unwrap_or("");
     assert!(note.contains("breaks a rule"), "{note}");
+
+    // A row with a field of the wrong shape is not even loaded; its flicker is told too.
+    repo.write(
+        "freeze/ledger.json",
+        &row.replace(
+            r#"["assert_pass","assert_fail","assert_pass"]"#,
+            r#"["assert_pass","flaky","assert_pass"]"#,
+        ),
+    );
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    assert_eq!(run.code, 1);
+    assert_eq!(status(&report, "p", &id), "flicker", "{}", run.stdout);
+    assert!(
+        report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["rule"] == "ledger.shape" && f["blocking"] == true),
+        "{}",
+        run.stdout
+    );
+    let note = report["fixtures"][0]["note"].as_str().unwrap_or("");
+    assert!(note.contains("breaks a rule"), "{}", run.stdout);
     let text = repo.gate(&[], &[]);
     assert!(!text.stdout.contains("frozen (no vote)"), "{}", text.stdout);
     assert!(

@@ -147,6 +147,10 @@ pub struct LedgerState {
     pub valid: Ledger,
     /// Validation findings.
     pub findings: Vec<Finding>,
+    /// `(property_id, fixture_id)` as written in each row that breaks a rule, loaded or not
+    /// (a row with a field of the wrong shape is not loaded at all): a flicker such a row
+    /// names is told why it is not frozen.
+    pub broken: BTreeSet<(String, String)>,
 }
 
 /// Reads and validates the ledger against the policy, the signers and the fixtures on disk.
@@ -196,6 +200,7 @@ pub fn load_ledger(
                 ledger: Ledger::new(),
                 valid: Ledger::new(),
                 findings: Vec::new(),
+                broken: BTreeSet::new(),
             });
         }
         Err(source) => {
@@ -264,11 +269,33 @@ pub fn load_ledger(
             .map(|(_, r)| r.clone())
             .collect(),
     );
+    let broken = broken_rows(&bytes, &report);
     Ok(LedgerState {
         ledger,
         valid,
         findings,
+        broken,
     })
+}
+
+/// `(property_id, fixture_id)`, as written, of every row with an error: the rows that
+/// freeze nothing. Read from the text, since a row with a field of the wrong shape is not
+/// among the loaded rows; only when there are errors, so a good ledger is read once.
+fn broken_rows(bytes: &[u8], report: &freezegate_ledger::Report) -> BTreeSet<(String, String)> {
+    let rows: BTreeSet<usize> = report.errors().filter_map(|p| p.row).collect();
+    if rows.is_empty() {
+        return BTreeSet::new();
+    }
+    let Ok(document) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return BTreeSet::new();
+    };
+    rows.into_iter()
+        .filter_map(|i| {
+            let row = document.get("rows")?.get(i)?;
+            let name = |key: &str| row.get(key)?.as_str().map(str::to_owned);
+            Some((name("property_id")?, name("fixture_id")?))
+        })
+        .collect()
 }
 
 /// The ledger crate's policy from the gate's settings.
@@ -476,7 +503,11 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             .map(freeze_info)
         };
         let freeze = lookup(&ledger.valid);
-        let invalid_row = freeze.is_none() && lookup(&ledger.ledger).is_some();
+        let invalid_row = freeze.is_none()
+            && (lookup(&ledger.ledger).is_some()
+                || ledger
+                    .broken
+                    .contains(&(property.id.to_string(), p.id.to_string())));
         let signature = runs
             .iter()
             .find(|o| o.label == Label::AssertFail)
