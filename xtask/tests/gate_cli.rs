@@ -1997,3 +1997,57 @@ fn fixtures_are_sorted_by_property_then_id_whatever_the_file_order() {
     }
     assert_eq!(outputs[0], outputs[1], "the file's order shows in a report");
 }
+
+/// An infra item says why in the oracle's own words: the last line it wrote to stderr, in
+/// every format and in `--infra-out`; a generator that fails silently gets no dangling colon.
+#[test]
+fn infra_items_carry_the_last_stderr_line() {
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n\n\
+         [[property]]\nid = \"g\"\noracle = \"python3 p.py\"\ngenerate = \"exit 3\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+    ]);
+    repo.pin("p", r#"{"n": 10}"#);
+    repo.write(
+        "p.py",
+        "import sys\nprint('cannot import the property: No module named tests\\n', file=sys.stderr)\nsys.exit(125)\n",
+    );
+    let said = "cannot import the property: No module named tests";
+    let queue = repo.dir.join("infra.jsonl");
+    let run = repo.gate(
+        &[
+            "--format",
+            "json",
+            "--infra-out",
+            queue.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    let report = json(&run);
+    assert_eq!(
+        report["fixtures"][0]["note"],
+        format!("harness_error: exit 125; stderr: {said}"),
+        "{}",
+        run.stdout
+    );
+    let generator = &report["campaigns"][1];
+    assert_eq!(generator["property_id"], "g");
+    assert_eq!(
+        generator["infra"], "generator failed (exit status: 3)",
+        "{generator}"
+    );
+    let lines = std::fs::read_to_string(&queue).expect("infra-out written");
+    assert!(lines.contains(said), "{lines}");
+    assert!(
+        lines.contains(r#""note":"generator failed (exit status: 3)"}"#),
+        "{lines}"
+    );
+    for format in ["text", "junit", "github"] {
+        let out = repo.gate(&["--format", format], &[]).stdout;
+        assert!(out.contains(said), "{format}:\n{out}");
+    }
+}

@@ -163,8 +163,8 @@ pub struct FixtureResult {
     pub status: FixtureStatus,
     /// The active freeze row that covers it, if any.
     pub freeze: Option<FreezeInfo>,
-    /// A note for people: "freeze can be lifted", why a frozen fixture blocks, the message of
-    /// an infra run.
+    /// A note for people: "freeze can be lifted", why a flicker is not frozen, how an infra
+    /// run ended and the last line its oracle wrote to stderr.
     pub note: Option<String>,
     /// The failure signature of the first failing replay, if any.
     pub signature: Option<String>,

@@ -515,10 +515,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
         let infra_note = runs
             .iter()
             .find(|o| o.label.is_infra())
-            .map(|o| match &o.message {
-                Some(m) => format!("{}: {m}", o.label),
-                None => format!("{}: {}", o.label, o.exit),
-            });
+            .map(|o| format!("{}: {}", o.label, infra_reason(o)));
         let (status, note) = match (v, &freeze) {
             (Verdict::BlockPatch, None) => (FixtureStatus::Regression, None),
             (Verdict::BlockPatch, Some(_)) => (
@@ -690,6 +687,35 @@ fn short_campaign(
     })
 }
 
+/// The most characters of an oracle's or generator's stderr line a note carries.
+const STDERR_LINE_CHARS: usize = 200;
+
+/// The last non-blank line of captured stderr, trimmed, at most [`STDERR_LINE_CHARS`]
+/// characters of it (`…` marks a cut); `None` when stderr holds no text. Renderers escape
+/// what it holds.
+fn stderr_last_line(text: &str) -> Option<String> {
+    let line = text.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
+    Some(match line.char_indices().nth(STDERR_LINE_CHARS) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
+    })
+}
+
+/// Why a run is an infra run, in one line: the runner's message (or how it ended), then the
+/// last line the oracle wrote to stderr, where the reason usually is (`exit 125; stderr:
+/// cannot import the property: …`).
+fn infra_reason(outcome: &freezegate_replay::RunOutcome) -> String {
+    let mut reason = outcome
+        .message
+        .clone()
+        .unwrap_or_else(|| outcome.exit.to_string());
+    if let Some(line) = stderr_last_line(&outcome.stderr.text) {
+        reason.push_str("; stderr: ");
+        reason.push_str(&line);
+    }
+    reason
+}
+
 fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
@@ -828,8 +854,10 @@ fn run_generator(
         _ => return Err("generator ended in an unknown way".to_owned()),
     };
     if !status.success() {
-        let last = out.stderr.text.lines().last().unwrap_or("").trim();
-        return Err(format!("generator failed ({status}): {last}"));
+        return Err(match stderr_last_line(&out.stderr.text) {
+            Some(last) => format!("generator failed ({status}): {last}"),
+            None => format!("generator failed ({status})"),
+        });
     }
     let mut inputs = Vec::new();
     for (n, line) in out.stdout.split(|&b| b == b'\n').enumerate() {
@@ -901,7 +929,7 @@ fn run_cases(
                         "case {} was labelled {} ({})",
                         start + k,
                         o.label,
-                        o.message.clone().unwrap_or_else(|| o.exit.to_string())
+                        infra_reason(&o)
                     ));
                 }
                 _ => {}
@@ -1433,4 +1461,22 @@ pub enum RunError {
     /// The patch could not be judged (git missing, REV unknown, REV's policy unreadable).
     #[error("the patch checks could not run")]
     Patch(#[source] crate::patch::PatchError),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_stderr_line_of_a_note_is_the_last_non_blank_one_and_bounded() {
+        assert_eq!(
+            stderr_last_line("Traceback\n  cannot import x  \n\n \n").as_deref(),
+            Some("cannot import x")
+        );
+        assert_eq!(stderr_last_line(" \n\n"), None);
+        let long = "é".repeat(STDERR_LINE_CHARS + 5);
+        let line = stderr_last_line(&long).unwrap_or_default();
+        assert_eq!(line.chars().count(), STDERR_LINE_CHARS + 1);
+        assert!(line.ends_with('…'));
+    }
 }
