@@ -262,11 +262,18 @@ impl Config {
                 e.span().map_or(Position { line: 1, column: 1 }, |span| {
                     Position::at(text.as_bytes(), span.start)
                 });
+            let message = e.message().trim();
             ConfigError::Syntax {
                 path: path.to_path_buf(),
                 line,
                 column,
-                message: e.message().trim().to_owned(),
+                message: match e.span().and_then(|span| key_at(text, span.start, message)) {
+                    Some(Blame::Key(key)) => format!("{key}: {message}"),
+                    Some(Blame::Table(key)) => {
+                        format!("{key}: the table [{key}] is defined twice")
+                    }
+                    None => message.to_owned(),
+                },
             }
         })?;
         let rule = |key: String, message: String| ConfigError::Rule {
@@ -424,6 +431,101 @@ fn locate(text: &str, key: &str) -> Option<Position> {
         found = Some(value);
     }
     found.map(|value| Position::at(text.as_bytes(), value.span().start))
+}
+
+/// What a TOML error is blamed on.
+enum Blame {
+    /// A key or value, by its path.
+    Key(String),
+    /// A `[table]` header that names a table defined above.
+    Table(String),
+}
+
+/// The key path (`policy.replays`, `property[1].cases`, `policy.freeze_env_classes[1]`) of
+/// the key or value at byte `at` of `text`, for an error that TOML reports there: a value of
+/// the wrong type, an unknown key (its own path), a duplicated key or table. `None` where no
+/// key is to blame (a syntax error inside a value, say).
+fn key_at(text: &str, at: usize, message: &str) -> Option<Blame> {
+    match toml::de::DeTable::parse(text) {
+        Ok(document) => key_in(document.get_ref(), at, "").map(Blame::Key),
+        // A duplicate stops the parse: name it from the lines (a table header, or a key
+        // under the last header above it).
+        Err(_) if message == "duplicate key" => duplicate_at(text, at),
+        Err(_) => None,
+    }
+}
+
+/// The path, below `prefix`, of the key or value of `table` that holds byte `at`.
+fn key_in(table: &toml::de::DeTable<'_>, at: usize, prefix: &str) -> Option<String> {
+    table.iter().find_map(|(key, value)| {
+        let path = if prefix.is_empty() {
+            key.get_ref().to_string()
+        } else {
+            format!("{prefix}.{}", key.get_ref())
+        };
+        if key.span().contains(&at) {
+            return Some(path);
+        }
+        value_in(value, at, path)
+    })
+}
+
+/// `path`, or the path of the element of `value` that holds byte `at`. A `[table]` or
+/// `[[array]]` spans only its header, so tables are always searched.
+fn value_in(
+    value: &toml::Spanned<toml::de::DeValue<'_>>,
+    at: usize,
+    path: String,
+) -> Option<String> {
+    match value.get_ref() {
+        toml::de::DeValue::Table(table) => {
+            key_in(table, at, &path).or_else(|| value.span().contains(&at).then_some(path))
+        }
+        toml::de::DeValue::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| value_in(item, at, format!("{path}[{i}]")))
+            .or_else(|| value.span().contains(&at).then_some(path)),
+        _ => value.span().contains(&at).then_some(path),
+    }
+}
+
+/// The path of the duplicated key or table whose name starts at byte `at`: `[policy]` twice
+/// gives the table `policy`, `seed` twice under `[policy]` gives `policy.seed`, `id` twice
+/// in the second `[[property]]` gives `property[1].id`.
+fn duplicate_at(text: &str, at: usize) -> Option<Blame> {
+    let line_start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = text.get(line_start..)?.lines().next()?.trim();
+    let header = |line: &str| -> Option<(String, bool)> {
+        let array = line.strip_prefix("[[").and_then(|l| l.split_once("]]"));
+        let table = line.strip_prefix('[').and_then(|l| l.split_once(']'));
+        match (array, table) {
+            (Some((name, _)), _) => Some((name.trim().to_owned(), true)),
+            (None, Some((name, _))) => Some((name.trim().to_owned(), false)),
+            _ => None,
+        }
+    };
+    if let Some((name, _)) = header(line) {
+        return Some(Blame::Table(name));
+    }
+    let key = line.split_once('=')?.0.trim();
+    // The last header above, and for an array of tables which element it opens.
+    let above = text.get(..line_start)?;
+    let Some((name, array)) = above.lines().rev().find_map(|l| header(l.trim())) else {
+        return Some(Blame::Key(key.to_owned()));
+    };
+    let table = if array {
+        let index = above
+            .lines()
+            .filter_map(|l| header(l.trim()))
+            .filter(|(n, a)| *a && *n == name)
+            .count()
+            .saturating_sub(1);
+        format!("{name}[{index}]")
+    } else {
+        name
+    };
+    Some(Blame::Key(format!("{table}.{key}")))
 }
 
 /// Where an override of the file's policy came from.
@@ -712,6 +814,51 @@ mod tests {
             "{err}"
         );
         assert!(err.contains("replay"), "{err}");
+    }
+
+    #[test]
+    fn type_errors_and_duplicates_name_their_key() {
+        let cases = [
+            (
+                "[policy]\nreplays = \"x\"\n",
+                "line 2, column 11: policy.replays: invalid type: string \"x\", expected usize",
+            ),
+            (
+                "[[property]]\nid = \"a\"\n[[property]]\nid = \"b\"\ncases = \"x\"\n",
+                "line 5, column 9: property[1].cases: invalid type",
+            ),
+            (
+                "policy = { seed = \"x\" }\n",
+                "line 1, column 19: policy.seed: invalid type",
+            ),
+            (
+                "[policy]\nfreeze_env_classes = [\"a\", 3]\n",
+                "line 2, column 28: policy.freeze_env_classes[1]: invalid type",
+            ),
+            (
+                "[[property]]\nid = \"a\"\nbogus = 1\n",
+                "line 3, column 1: property[0].bogus: unknown field `bogus`",
+            ),
+            (
+                "[policy]\nseed = 1\n[policy]\nreplays = 3\n",
+                "line 3, column 2: policy: the table [policy] is defined twice",
+            ),
+            (
+                "[policy]\nseed = 1\nseed = 2\n",
+                "line 3, column 1: policy.seed: duplicate key",
+            ),
+            (
+                "[[property]]\nid = \"a\"\n[[property]]\nid = \"b\"\nid = \"c\"\n",
+                "line 5, column 1: property[1].id: duplicate key",
+            ),
+        ];
+        for (text, expected) in cases {
+            let err = parse(text).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("freezegate.toml: {expected}")),
+                "{text:?}: {err}"
+            );
+        }
     }
 
     #[test]
