@@ -1998,6 +1998,43 @@ fn fixtures_are_sorted_by_property_then_id_whatever_the_file_order() {
     assert_eq!(outputs[0], outputs[1], "the file's order shows in a report");
 }
 
+/// A campaign's counts and items depend on its cases' outcomes, never on `jobs` (cases run
+/// `jobs * 4` at a time): a blocking failure at case 10 reports 11 cases run, and a harness
+/// error at case 13, which ran in the same chunk for some `jobs`, is not looked at.
+#[test]
+fn a_campaign_reports_the_same_whatever_the_number_of_jobs() {
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 20\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        (
+            "gen.py",
+            "import json\nfor i in range(20):\n    print(json.dumps({'n': i}))\n",
+        ),
+        (
+            "p.py",
+            "import json, sys\nn = json.load(sys.stdin).get('n')\nif n == 13:\n    sys.exit(125)\nif n == 10:\n    print('failure: ten')\n    sys.exit(1)\n",
+        ),
+    ]);
+    let mut campaigns = Vec::new();
+    for jobs in ["1", "2", "3"] {
+        // Each run pins the failure: start every run from the committed tree.
+        let _ = std::fs::remove_dir_all(repo.dir.join("fixtures"));
+        let run = repo.gate(&["--format", "json", "--jobs", jobs], &[]);
+        assert_eq!(run.code, 1, "jobs {jobs}: {}", run.stderr);
+        let report = json(&run);
+        let campaign = &report["campaigns"][0];
+        assert_eq!(campaign["failing_case"], 10, "jobs {jobs}: {campaign}");
+        assert_eq!(campaign["cases_run"], 11, "jobs {jobs}: {campaign}");
+        assert_eq!(campaign["infra"], serde_json::Value::Null, "jobs {jobs}");
+        assert_eq!(report["summary"]["infra"], 0, "jobs {jobs}");
+        campaigns.push(redact_json(&campaign.to_string()));
+    }
+    assert_eq!(campaigns[0], campaigns[1]);
+    assert_eq!(campaigns[0], campaigns[2]);
+}
+
 /// An infra item says why in the oracle's own words: the last line it wrote to stderr, in
 /// every format and in `--infra-out`; a generator that fails silently gets no dangling colon.
 #[test]

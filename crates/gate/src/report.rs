@@ -196,7 +196,9 @@ pub struct CampaignResult {
     pub property_id: String,
     /// Cases generated.
     pub cases: u32,
-    /// Cases run before the campaign stopped.
+    /// Cases looked at, in the generator's order: all of them, unless the first failing case
+    /// blocks, then the cases up to and including it. Cases run `jobs * 4` at a time, but
+    /// outcomes past that case are not counted, so the count never depends on `jobs`.
     pub cases_run: u32,
     /// Outcome.
     pub status: CampaignStatus,

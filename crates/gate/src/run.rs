@@ -886,17 +886,22 @@ pub const MAX_CAMPAIGN_SHRINKS: usize = 4;
 /// What running a campaign's cases found so far.
 #[derive(Default)]
 struct CaseScan {
-    /// Cases run (a prefix of the inputs).
+    /// Cases looked at (a prefix of the inputs): what `cases_run` reports.
     done: usize,
+    /// Outcomes of the cases after `done` that ran in the same chunk as the case the scan
+    /// stopped at, in index order: looked at when the scan goes on, never run twice.
+    ahead: std::collections::VecDeque<freezegate_replay::RunOutcome>,
     /// Failing cases in index order, with their first run.
     failing: Vec<(usize, freezegate_replay::RunOutcome)>,
     /// The first case, in index order, that timed out or broke the harness.
     infra: Option<String>,
 }
 
-/// Runs the cases after `scan.done`, `jobs * 4` at a time, until the end or, with
-/// `until_failure`, the end of the first chunk holding a failure. Outcomes are read in index
-/// order, whatever the completion order.
+/// Looks at the cases after `scan.done` one at a time in index order, until the end or, with
+/// `until_failure`, the first failing case (included). They run `jobs * 4` at a time, but
+/// what the scan records (cases looked at, failures, the infra item) depends on the cases'
+/// outcomes alone, never on `jobs`: outcomes of a chunk past the stopping case are kept for
+/// later, not counted.
 fn run_cases(
     scan: &mut CaseScan,
     cases: &[Arc<Vec<u8>>],
@@ -908,35 +913,40 @@ fn run_cases(
 ) {
     let chunk = settings.jobs.max(1) * 4;
     while scan.done < cases.len() {
-        let start = scan.done;
-        let end = (start + chunk).min(cases.len());
-        let jobs = cases[start..end]
-            .iter()
-            .map(|candidate| Job {
-                oracle: Arc::clone(oracle),
-                candidate: Arc::clone(candidate),
-                ctx: run_ctx.clone(),
-            })
-            .collect();
-        let outcomes = run_parallel(jobs, settings.jobs, &|d| progress.tick(start + d));
-        scan.done = end;
-        let before = scan.failing.len();
-        for (k, o) in outcomes.into_iter().enumerate() {
-            match o.label {
-                Label::AssertFail => scan.failing.push((start + k, o)),
-                Label::Timeout | Label::HarnessError if scan.infra.is_none() => {
-                    scan.infra = Some(format!(
-                        "case {} was labelled {} ({})",
-                        start + k,
-                        o.label,
-                        infra_reason(&o)
-                    ));
-                }
-                _ => {}
-            }
+        if scan.ahead.is_empty() {
+            let start = scan.done;
+            let end = (start + chunk).min(cases.len());
+            let jobs = cases[start..end]
+                .iter()
+                .map(|candidate| Job {
+                    oracle: Arc::clone(oracle),
+                    candidate: Arc::clone(candidate),
+                    ctx: run_ctx.clone(),
+                })
+                .collect();
+            scan.ahead = run_parallel(jobs, settings.jobs, &|d| progress.tick(start + d)).into();
         }
-        if until_failure && scan.failing.len() > before {
+        let Some(o) = scan.ahead.pop_front() else {
+            // Unreachable: a chunk holds at least one case.
             break;
+        };
+        let index = scan.done;
+        scan.done += 1;
+        match o.label {
+            Label::AssertFail => {
+                scan.failing.push((index, o));
+                if until_failure {
+                    break;
+                }
+            }
+            Label::Timeout | Label::HarnessError if scan.infra.is_none() => {
+                scan.infra = Some(format!(
+                    "case {index} was labelled {} ({})",
+                    o.label,
+                    infra_reason(&o)
+                ));
+            }
+            _ => {}
         }
     }
 }
@@ -1102,8 +1112,8 @@ fn campaign(
         .with_timeout(timeout);
     ctx.progress
         .phase(&format!("campaign {}", property.id), inputs.len());
-    // Cases run in chunks of `jobs`; the first failing case in index order is shrunk first,
-    // whatever the completion order.
+    // Cases run in chunks of `jobs * 4`; the first failing case in index order is shrunk
+    // first, whatever the completion order, and the scan stops right after it.
     let mut scan = CaseScan::default();
     run_cases(
         &mut scan,
