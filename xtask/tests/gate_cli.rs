@@ -2088,3 +2088,91 @@ fn infra_items_carry_the_last_stderr_line() {
         assert!(out.contains(said), "{format}:\n{out}");
     }
 }
+
+/// A pin killed between its files: the writer's temporary files are no finding (and the next
+/// pin removes them); a fixture without its meta file is one, naming the command that
+/// completes it; that command writes the meta file and leaves the fixture as it is.
+#[test]
+fn an_interrupted_pin_is_reported_with_its_fix_and_classify_completes_it() {
+    let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10, "m": [1, 2]}"#);
+    let meta_file = format!("fixtures/p/{id}.meta.json");
+    let meta = freezegate_canon::fixture::Meta::parse(
+        &std::fs::read(repo.dir.join(&meta_file)).expect("meta"),
+    )
+    .expect("meta parses");
+    let origin = meta.origin_id.to_string();
+    let fixture_before =
+        std::fs::read(repo.dir.join(format!("fixtures/p/{id}.json"))).expect("fixture");
+    // What writers killed mid-pin leave: no meta file, and temporary files.
+    std::fs::remove_file(repo.dir.join(&meta_file)).expect("rm meta");
+    repo.write(&format!("fixtures/p/.{id}.json.4194305-0.tmp"), "{\"n\":");
+    repo.write(&format!("fixtures/p/.{id}.meta.json.4194305-1.tmp"), "{");
+    repo.write(
+        &format!("fixtures/p/origins/.{origin}.json.4194305-2.tmp"),
+        "",
+    );
+    repo.write("p.py", &oracle("False"));
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    let findings = json(&run)["findings"].as_array().expect("findings").clone();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(findings[0]["rule"], "integrity.fixture");
+    assert_eq!(findings[0]["file"], meta_file.as_str());
+    let command =
+        format!("cargo xtask classify --property p --input fixtures/p/origins/{origin}.json");
+    let message = findings[0]["message"].as_str().expect("message");
+    assert!(message.contains(&command), "{message}");
+    // The command the finding names completes the pin.
+    repo.write("p.py", &oracle("doc.get('n', 0) > 5"));
+    let run = repo.xtask(
+        &[
+            "classify",
+            "--property",
+            "p",
+            "--input",
+            &format!("fixtures/p/origins/{origin}.json"),
+            "--now",
+            "2026-12-02T12:00:00Z",
+            "--patch-id",
+            "later",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let record = json(&run);
+    assert_eq!(record["fixture_id"], id.as_str(), "{record}");
+    assert_eq!(record["already_pinned"], true, "{record}");
+    assert!(
+        run.stderr
+            .contains("its meta file was missing (an interrupted pin) and is written now"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        repo.files_under("fixtures"),
+        vec![
+            format!("fixtures/p/{id}.json"),
+            meta_file.clone(),
+            format!("fixtures/p/origins/{origin}.json"),
+        ]
+    );
+    assert_eq!(
+        std::fs::read(repo.dir.join(format!("fixtures/p/{id}.json"))).expect("fixture"),
+        fixture_before
+    );
+    // Classifying it once more keeps the meta file of the pin that completed it.
+    let completed = std::fs::read(repo.dir.join(&meta_file)).expect("meta");
+    repo.pin("p", r#"{"n": 10, "m": [1, 2]}"#);
+    assert_eq!(
+        std::fs::read(repo.dir.join(&meta_file)).expect("meta"),
+        completed
+    );
+    repo.write("p.py", &oracle("False"));
+    let run = repo.gate(&[], &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}

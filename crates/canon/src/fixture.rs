@@ -12,7 +12,12 @@
 //! origin holds exactly canonical bytes (in the canonicalization its meta names, else
 //! `freezegate-canon-v1`) and one `\n`, and its name is its id; a meta file parses, is in its
 //! rendered layout, and matches its fixture (property, ids, digests) and an existing origin;
-//! nothing else lives in a property folder.
+//! a fixture has its meta file ([`verify`]); nothing else lives in a property folder, except
+//! the temporary files of a write in progress or of a writer that was killed
+//! (`.<file name>.<pid>-<n>.tmp`), which the next [`pin`] of the property removes.
+//!
+//! [`pin`] writes the fixture file last and never rewrites a file: see there for what a crash
+//! leaves and how pinning again completes it.
 //!
 //! The crate never reads the clock: `pinned_at` is whatever the caller puts in the [`Meta`].
 //!
@@ -418,9 +423,11 @@ pub fn hold_writes() {
 
 /// Replaces the file at `path` with `bytes` so that a crash leaves either the old or the new
 /// content, never a mix: a temporary file in the same directory is written and fsynced, then
-/// renamed over `path`, then the directory is fsynced. The directory must exist. A process
-/// killed between the write and the rename leaves a temporary file `.<name>.<pid>-<n>.tmp`
-/// beside `path`; see [`hold_writes`] for a program that exits on a signal.
+/// renamed over `path`, then the directory is fsynced. The directory must exist.
+///
+/// The temporary file is named `.<file name>.<pid>-<n>.tmp`; a writer killed mid-write leaves
+/// it behind. [`pin`] removes those of its own files, and [`verify`] does not count them; see
+/// [`hold_writes`] for a program that exits on a signal.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     write_atomic_with(path, |file| file.write_all(bytes))
 }
@@ -431,6 +438,21 @@ fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), Error> {
+    let (dir, tmp) = write_temporary(path, fill)?;
+    if let Err(e) = fs::rename(&tmp, path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(Error::io(path, e));
+    }
+    sync_dir(dir)
+}
+
+/// Writes a temporary file beside `path` with the content written by `fill` and fsyncs it;
+/// returns the directory and the temporary file. If `fill` fails, the temporary file is
+/// removed.
+fn write_temporary(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> Result<(&Path, PathBuf), Error> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let _writing = WriteGuard::begin();
     let dir = match path.parent() {
@@ -444,7 +466,7 @@ fn write_atomic_with(
         )
     })?;
     let tmp = dir.join(format!(
-        ".{}.{}-{}.tmp",
+        ".{}.{}-{}{TEMPORARY_SUFFIX}",
         name.to_string_lossy(),
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
@@ -460,13 +482,91 @@ fn write_atomic_with(
         let _ = fs::remove_file(&tmp);
         return Err(Error::io(path, e));
     }
-    if let Err(e) = fs::rename(&tmp, path) {
-        let _ = fs::remove_file(&tmp);
-        return Err(Error::io(path, e));
-    }
+    Ok((dir, tmp))
+}
+
+fn sync_dir(dir: &Path) -> Result<(), Error> {
     File::open(dir)
         .and_then(|d| d.sync_all())
         .map_err(|e| Error::io(dir, e))
+}
+
+/// The end of the names [`write_atomic`] gives its temporary files.
+const TEMPORARY_SUFFIX: &str = ".tmp";
+
+/// Whether `name` is the name of a temporary file of [`write_atomic`] or [`pin`] for the file
+/// named `<16 hex>.json` (or, when `meta` is true, also `<16 hex>.meta.json`):
+/// `.<that name>.<pid>-<n>.tmp`.
+fn is_temporary(name: &str, meta: bool) -> bool {
+    let Some(inner) = name
+        .strip_prefix('.')
+        .and_then(|n| n.strip_suffix(TEMPORARY_SUFFIX))
+    else {
+        return false;
+    };
+    let Some((file, writer)) = inner.rsplit_once('.') else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let writer_ok = writer
+        .split_once('-')
+        .is_some_and(|(pid, n)| digits(pid) && digits(n));
+    writer_ok && (id_of(file, ".json").is_some() || (meta && id_of(file, ".meta.json").is_some()))
+}
+
+/// Removes the temporary files of fixture, meta and origin writes in a property folder: the
+/// caller holds the folder's lock, and every writer of those files holds it while its
+/// temporary file exists, so each one found is left by a writer that is gone.
+fn remove_stale_temporaries(dir: &Path) {
+    for (folder, meta) in [(dir.to_owned(), true), (dir.join(ORIGINS_DIR), false)] {
+        let Ok(list) = fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in list.flatten() {
+            if is_temporary(&entry.file_name().to_string_lossy(), meta) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// Holds the exclusive lock on a property folder (an advisory lock on the folder itself, so no
+/// lock file lives among the fixtures) until dropped. `None` where the platform has no such
+/// lock.
+fn lock_folder(dir: &Path) -> Result<Option<File>, Error> {
+    let folder = File::open(dir).map_err(|e| Error::io(dir, e))?;
+    match folder.lock() {
+        Ok(()) => Ok(Some(folder)),
+        Err(e) if e.kind() == io::ErrorKind::Unsupported => Ok(None),
+        Err(e) => Err(Error::io(dir, e)),
+    }
+}
+
+/// Creates the file at `path` with `bytes` unless it exists, atomically: a temporary file is
+/// written and fsynced, then hard-linked to `path` (which fails, leaving the existing file as
+/// it is, if `path` exists, whoever created it), then removed; then the directory is fsynced.
+/// Returns whether this call created the file. `go` is asked before each step that changes
+/// the folder and stops the write where it says no (a simulated crash, for tests).
+fn create_new(path: &Path, bytes: &[u8], go: &mut dyn FnMut() -> bool) -> Result<bool, Error> {
+    if fs::symlink_metadata(path).is_ok() || !go() {
+        return Ok(false);
+    }
+    let (dir, tmp) = write_temporary(path, |file| file.write_all(bytes))?;
+    if !go() {
+        return Ok(false);
+    }
+    let linked = fs::hard_link(&tmp, path);
+    if !go() {
+        return Ok(false);
+    }
+    let _ = fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(e) => return Err(Error::io(path, e)),
+    }
+    sync_dir(dir)?;
+    Ok(true)
 }
 
 fn integrity(path: &Path, problem: impl Into<String>) -> Error {
@@ -609,9 +709,22 @@ pub fn read_origin(
     Ok((canonical, value))
 }
 
-/// Pins a fixture: writes its origin, then the fixture, then the meta file, each atomically
-/// (so a reader never sees a meta whose files are missing), creating the folders as needed.
-/// Returns the fixture's path.
+/// Pins a fixture: creates its origin, then its meta file, then the fixture file, each
+/// atomically and only if it does not exist yet, creating the folders as needed. Returns the
+/// fixture's path.
+///
+/// The fixture file is written last: it is the commit point. A crash before it leaves no
+/// fixture (nothing pinned; at most an origin and a meta file that the next pin of the same
+/// fixture completes), never a fixture without its meta file. A file that exists is never
+/// rewritten (SPEC §3), so pinning again completes an interrupted pin (a fixture whose meta
+/// file or origin is missing) and keeps the meta of the first pin: of two concurrent pins of
+/// one fixture, the first to create the meta file wins and the other leaves it alone. An
+/// existing meta file keeps its own origin: this origin is then written only if it is that
+/// one.
+///
+/// Pins of one property hold an exclusive lock on its folder while they write, and first
+/// remove the temporary files that writers killed mid-write left there; a writer that is
+/// still running holds the lock, so its temporary files are never taken.
 ///
 /// Refuses a meta that fails [`Meta::check`] or does not match the two files (ids and
 /// digests), and bytes that are not canonical in the meta's canonicalization.
@@ -620,6 +733,18 @@ pub fn pin(
     meta: &Meta,
     fixture: &Canonical,
     origin: &Canonical,
+) -> Result<PathBuf, Error> {
+    pin_until(root, meta, fixture, origin, &mut || true)
+}
+
+/// [`pin`], asking `go` before each step that changes the folder; where it says no, the pin
+/// stops as a crash would stop it, leaving the folder as it is at that moment.
+fn pin_until(
+    root: &Path,
+    meta: &Meta,
+    fixture: &Canonical,
+    origin: &Canonical,
+    go: &mut dyn FnMut() -> bool,
 ) -> Result<PathBuf, Error> {
     meta.check()?;
     let property = &meta.property_id;
@@ -650,14 +775,24 @@ pub fn pin(
             ));
         }
     }
-    let origins = property_dir(root, property).join(ORIGINS_DIR);
+    let dir = property_dir(root, property);
+    let origins = dir.join(ORIGINS_DIR);
     fs::create_dir_all(&origins).map_err(|e| Error::io(&origins, e))?;
-    write_atomic(&origin_file, &file_bytes(origin))?;
-    write_atomic(&fixture_file, &file_bytes(fixture))?;
-    write_atomic(
-        &meta_path(root, property, meta.fixture_id),
-        meta.render().as_bytes(),
-    )?;
+    let lock = lock_folder(&dir)?;
+    if lock.is_some() {
+        remove_stale_temporaries(&dir);
+    }
+    let meta_file = meta_path(root, property, meta.fixture_id);
+    // The origin a meta file that is already there names (when it reads), else ours.
+    let recorded_origin = read(&meta_file)
+        .ok()
+        .map(|text| Meta::parse(&text).map(|m| m.origin_id).ok());
+    if recorded_origin.is_none() || recorded_origin == Some(Some(meta.origin_id)) {
+        create_new(&origin_file, &file_bytes(origin), go)?;
+    }
+    create_new(&meta_file, meta.render().as_bytes(), go)?;
+    create_new(&fixture_file, &file_bytes(fixture), go)?;
+    drop(lock);
     Ok(fixture_file)
 }
 
@@ -765,6 +900,7 @@ fn verify_property(
                             Some(id) if !is_dir => {
                                 origins.insert(id, path);
                             }
+                            _ if !is_dir && is_temporary(&name, false) => {}
                             _ => errors.push(unexpected(&path)),
                         }
                     }
@@ -775,6 +911,9 @@ fn verify_property(
             metas.insert(id, path);
         } else if let Some(id) = id_of(&name, ".json") {
             fixtures.insert(id, path);
+        } else if is_temporary(&name, true) {
+            // A write in progress, or one a killed writer left: not part of what is pinned
+            // (the next pin removes it once its writer is gone).
         } else {
             errors.push(unexpected(&path));
         }
@@ -782,11 +921,14 @@ fn verify_property(
 
     // Metas first: they say which canonicalization their fixture and origin use.
     let mut parsed: BTreeMap<FixtureId, (PathBuf, Meta)> = BTreeMap::new();
+    // Fixtures whose meta file exists but is broken (reported already).
+    let mut metas_broken: Vec<FixtureId> = Vec::new();
     for (id, path) in metas {
         let meta = match read(&path).and_then(|text| meta_from_bytes(&path, &text)) {
             Ok(meta) => meta,
             Err(e) => {
                 errors.push(e);
+                metas_broken.push(id);
                 continue;
             }
         };
@@ -823,7 +965,10 @@ fn verify_property(
         if !fixtures.contains_key(&id) {
             errors.push(integrity(
                 &path,
-                format!("its fixture {id}.json does not exist"),
+                format!(
+                    "its fixture {id}.json does not exist (a pin that was interrupted before its last step, or a deleted fixture); complete the pin with `cargo xtask classify --property {property} --input {FIXTURES_DIR}/{property}/{ORIGINS_DIR}/{}.json`",
+                    meta.origin_id
+                ),
             ));
         }
         if !origins.contains_key(&meta.origin_id) {
@@ -838,6 +983,12 @@ fn verify_property(
         parsed.insert(id, (path, meta));
     }
 
+    // Origins no meta file names: the likely origin of a fixture whose meta is missing.
+    let unclaimed: Vec<FixtureId> = origins
+        .keys()
+        .filter(|o| !parsed.values().any(|(_, m)| m.origin_id == **o))
+        .copied()
+        .collect();
     for (id, path) in &fixtures {
         let meta = parsed.get(id);
         let form = meta.map_or(declared.unwrap_or(Canonicalization::V1), |(_, m)| {
@@ -846,6 +997,9 @@ fn verify_property(
         let checked = read(path).and_then(|text| check_canonical_file(path, &text, form, *id));
         match (checked, meta) {
             (Err(e), _) => errors.push(e),
+            (Ok(_), None) if !metas_broken.contains(id) => {
+                errors.push(missing_meta(dir, property, *id, &unclaimed))
+            }
             (Ok(c), Some((meta_file, meta))) if c.digest() != meta.fixture_digest => {
                 errors.push(integrity(
                     meta_file,
@@ -890,9 +1044,213 @@ fn verify_property(
     }
 }
 
+/// The finding of a fixture file without its meta file: it names the missing file and how to
+/// complete the pin (classify the input it was shrunk from again; `pin` writes what is
+/// missing and never rewrites the fixture).
+fn missing_meta(
+    dir: &Path,
+    property: &PropertyId,
+    id: FixtureId,
+    unclaimed: &[FixtureId],
+) -> Error {
+    let input = match unclaimed {
+        [origin] => format!("{FIXTURES_DIR}/{property}/{ORIGINS_DIR}/{origin}.json"),
+        _ => "<the failing input>".to_owned(),
+    };
+    integrity(
+        &dir.join(format!("{id}.meta.json")),
+        format!(
+            "missing: fixture {id}.json has no meta file (its pin was interrupted); complete the pin with `cargo xtask classify --property {property} --input {input}`, which writes the missing files and leaves the fixture as it is"
+        ),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::canonicalize;
+
+    fn sample(pinned_at: &str) -> (Meta, Canonical, Canonical) {
+        let fixture = canonicalize(br#"{"items":[-1]}"#, Canonicalization::V1).unwrap();
+        let origin = canonicalize(br#"{"items":[3,-1,7]}"#, Canonicalization::V1).unwrap();
+        let meta = Meta {
+            property_id: "cart.total".parse().unwrap(),
+            fixture_id: fixture.fixture_id(),
+            fixture_digest: fixture.digest(),
+            origin_id: origin.fixture_id(),
+            origin_digest: origin.digest(),
+            canonicalization: Canonicalization::V1,
+            seed: 1,
+            pinned_at: pinned_at.to_owned(),
+            patch_id: "p".to_owned(),
+            oracle_calls: 3,
+            shrink_path: Vec::new(),
+        };
+        (meta, fixture, origin)
+    }
+
+    /// Every file under `dir`, relative to it, sorted.
+    fn files(dir: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, path, is_dir) in entries(dir).unwrap_or_default() {
+            if is_dir {
+                out.extend(files(&path).into_iter().map(|n| format!("{name}/{n}")));
+            } else {
+                out.push(name);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_crash_point_of_a_pin_leaves_a_state_the_next_pin_completes() {
+        let (first, fixture, origin) = sample("2026-09-17T08:30:00Z");
+        let (later, _, _) = sample("2026-09-18T08:30:00Z");
+        let property = first.property_id.clone();
+        let complete = {
+            let dir = tempfile::tempdir().unwrap();
+            pin(dir.path(), &first, &fixture, &origin).unwrap();
+            files(&dir.path().join(FIXTURES_DIR))
+        };
+        let mut crash_states = std::collections::BTreeSet::new();
+        for kill_at in 0.. {
+            let dir = tempfile::tempdir().unwrap();
+            let root = dir.path();
+            let mut steps = 0;
+            pin_until(root, &first, &fixture, &origin, &mut || {
+                steps += 1;
+                steps <= kill_at
+            })
+            .unwrap();
+            let fixtures = root.join(FIXTURES_DIR);
+            let left = files(&fixtures);
+            if left == complete {
+                // The pin ran to its end: every crash point has been tried.
+                assert_eq!(kill_at, 9, "three steps for each of three files");
+                break;
+            }
+            crash_states.insert(left.clone());
+            // The fixture file is the commit point: once it exists, so do its meta and origin.
+            let fixture_file = fixture_path(root, &property, first.fixture_id);
+            if fixture_file.exists() {
+                assert!(
+                    meta_path(root, &property, first.fixture_id).exists(),
+                    "{left:?}"
+                );
+                assert!(
+                    origin_path(root, &property, first.origin_id).exists(),
+                    "{left:?}"
+                );
+            }
+            // No leftover is an unexpected file; without a fixture, at most its meta file is
+            // reported, and the message says how to complete the pin.
+            for error in verify(root) {
+                let text = error.to_string();
+                assert!(!text.contains("unexpected file"), "{left:?}: {text}");
+                assert!(
+                    text.contains("cargo xtask classify --property cart.total"),
+                    "{left:?}: {text}"
+                );
+            }
+            // The next pin (another run, a later time) completes it; the meta of the first is
+            // kept when the first wrote it.
+            pin(root, &later, &fixture, &origin).unwrap();
+            assert_eq!(
+                files(&fixtures),
+                complete,
+                "after a crash at step {kill_at}"
+            );
+            assert!(verify(root).is_empty(), "{:#?}", verify(root));
+            let meta = read_meta(root, &property, first.fixture_id).unwrap();
+            let meta_was_there =
+                left.contains(&format!("{}/{}.meta.json", property, first.fixture_id));
+            assert_eq!(
+                meta,
+                if meta_was_there {
+                    first.clone()
+                } else {
+                    later.clone()
+                }
+            );
+        }
+        // Leftover temporary files, a linked meta without fixture, etc.: several states.
+        assert!(crash_states.len() > 6, "{crash_states:#?}");
+    }
+
+    #[test]
+    fn a_running_pin_keeps_its_temporary_file_and_the_first_meta_wins() {
+        use std::sync::mpsc;
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().to_owned();
+        let (first, fixture, origin) = sample("2026-09-17T08:30:00Z");
+        let (later, _, _) = sample("2026-09-18T08:30:00Z");
+        let property = first.property_id.clone();
+        let (paused_tx, paused_rx) = mpsc::channel();
+        let (resume_tx, resume_rx) = mpsc::channel::<()>();
+        let writer = {
+            let (root, first, fixture, origin) =
+                (root.clone(), first.clone(), fixture.clone(), origin.clone());
+            std::thread::spawn(move || {
+                let mut steps = 0;
+                pin_until(&root, &first, &fixture, &origin, &mut || {
+                    steps += 1;
+                    // Pause with the meta file's temporary written, not yet linked.
+                    if steps == 5 {
+                        paused_tx.send(()).unwrap();
+                        resume_rx.recv().unwrap();
+                    }
+                    true
+                })
+                .unwrap();
+            })
+        };
+        paused_rx.recv().unwrap();
+        let property_dir = property_dir(&root, &property);
+        let temporary: Vec<String> = files(&property_dir)
+            .into_iter()
+            .filter(|n| is_temporary(n, true))
+            .collect();
+        assert_eq!(temporary.len(), 1, "{:?}", files(&property_dir));
+        assert!(temporary[0].contains(".meta.json."), "{temporary:?}");
+        // A write in progress is no finding.
+        assert!(verify(&root).is_empty(), "{:#?}", verify(&root));
+        // A second pin waits for the first; it must not take the first's temporary file.
+        let second = {
+            let (root, fixture, origin) = (root.clone(), fixture.clone(), origin.clone());
+            std::thread::spawn(move || pin(&root, &later, &fixture, &origin).unwrap())
+        };
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(property_dir.join(&temporary[0]).exists());
+        assert!(!meta_path(&root, &property, first.fixture_id).exists());
+        resume_tx.send(()).unwrap();
+        writer.join().unwrap();
+        second.join().unwrap();
+        assert_eq!(
+            read_meta(&root, &property, first.fixture_id).unwrap(),
+            first
+        );
+        assert!(verify(&root).is_empty(), "{:#?}", verify(&root));
+        assert!(files(&property_dir).iter().all(|n| !is_temporary(n, true)));
+    }
+
+    #[test]
+    fn only_the_writers_own_names_count_as_temporary_files() {
+        let id = "0123456789abcdef";
+        for (name, meta, expected) in [
+            (format!(".{id}.json.12-0.tmp"), false, true),
+            (format!(".{id}.meta.json.12-30.tmp"), true, true),
+            (format!(".{id}.meta.json.12-30.tmp"), false, false),
+            (format!(".{id}.json.12.tmp"), true, false),
+            (format!(".{id}.json.-1.tmp"), true, false),
+            (format!(".{id}.json.1x-1.tmp"), true, false),
+            (format!("{id}.json.1-1.tmp"), true, false),
+            (format!(".{id}.txt.1-1.tmp"), true, false),
+            (".0123.json.1-1.tmp".to_owned(), true, false),
+            (format!(".{id}.json.1-1.temp"), true, false),
+        ] {
+            assert_eq!(is_temporary(&name, meta), expected, "{name} (meta: {meta})");
+        }
+    }
 
     #[test]
     fn a_failed_write_leaves_the_old_file_intact_and_no_temporary_file() {

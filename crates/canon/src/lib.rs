@@ -54,8 +54,10 @@
 //! `fixtures/<property_id>/<fixture_id>.json` (canonical bytes and one `\n`),
 //! `origins/<origin_id>.json` (the un-shrunk input, likewise) and `<fixture_id>.meta.json`
 //! ([`fixture::Meta`], rendered by [`to_pretty_string`] in a fixed key order).
-//! [`fixture::pin`] writes the three files atomically ([`fixture::write_atomic`]: temporary
-//! file, fsync, rename, fsync of the directory); [`fixture::read_fixture`] checks a fixture's
+//! [`fixture::pin`] creates the three files atomically and only if missing (temporary file,
+//! fsync, hard link, fsync of the directory), origin and meta first and the fixture file last,
+//! so a crash never leaves a fixture without its meta and pinning again completes an
+//! interrupted pin without rewriting anything; [`fixture::read_fixture`] checks a fixture's
 //! integrity as it reads it; [`fixture::verify`] checks every folder and reports every problem.
 //!
 //! The crate does no I/O except in [`fixture`]; it never reads the clock (`pinned_at` is the

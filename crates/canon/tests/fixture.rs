@@ -437,11 +437,17 @@ fn any_other_file_in_a_property_folder_is_an_integrity_error() {
     fs::write(&stray, b"x").unwrap();
     one_problem(root.path(), &stray, "unexpected file");
     fs::remove_file(&stray).unwrap();
-    // A leftover temporary file of an interrupted write is one too.
-    let tmp = dir.join(format!(".{}.json.1-0.tmp", fixture.fixture_id()));
-    fs::write(&tmp, b"[").unwrap();
-    one_problem(root.path(), &tmp, "unexpected file");
-    fs::remove_file(&tmp).unwrap();
+    // A file named almost like a writer's temporary file is one too.
+    for name in [
+        format!(".{}.json.1.tmp", fixture.fixture_id()),
+        format!(".{}.txt.1-0.tmp", fixture.fixture_id()),
+        ".notes.json.1-0.tmp".to_owned(),
+    ] {
+        let tmp = dir.join(name);
+        fs::write(&tmp, b"[").unwrap();
+        one_problem(root.path(), &tmp, "unexpected file");
+        fs::remove_file(&tmp).unwrap();
+    }
     let sub = dir.join("extra");
     fs::create_dir(&sub).unwrap();
     one_problem(root.path(), &sub, "unexpected file");
@@ -485,11 +491,135 @@ fn a_fixture_without_meta_is_judged_in_the_form_its_property_declares() {
         format!("{}\n", ordered.as_str()),
     )
     .unwrap();
-    // Judged as v1, its members are out of order.
-    assert_eq!(verify(root.path()).len(), 1);
+    // Judged as v1, its members are out of order (and that is its one finding).
+    let errors = verify(root.path());
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        errors[0].to_string().contains("not canonical"),
+        "{errors:#?}"
+    );
     let declared = |p: &freezegate_canon::PropertyId| {
         (p.as_str() == "report.header").then_some(Canonicalization::V1Ordered)
     };
+    // In its declared form it is canonical: what is left is its missing meta file.
     let errors = freezegate_canon::fixture::verify_declared(root.path(), declared);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert!(
+        matches!(&errors[0], Error::Integrity { path, problem }
+            if path.ends_with(format!("{}.meta.json", ordered.fixture_id()))
+                && problem.starts_with("missing: ")),
+        "{errors:#?}"
+    );
+}
+
+/// The names of the files in `dir` and `dir/origins` that look like temporary files.
+fn temporaries(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = walk(dir)
+        .into_iter()
+        .filter(|n| n.rsplit('/').next().is_some_and(|f| f.starts_with('.')))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn temporary_files_of_killed_writers_are_no_findings_and_the_next_pin_removes_them() {
+    let (root, meta, fixture, origin) = pinned();
+    let dir = fixture::property_dir(root.path(), &property());
+    // What a writer killed mid-write leaves: one of each kind of file it writes. No process
+    // has a pid above 2^22 on Linux, so the writer is certainly gone.
+    let left = [
+        format!(".{}.json.4194305-0.tmp", fixture.fixture_id()),
+        format!(".{}.meta.json.4194305-1.tmp", fixture.fixture_id()),
+        format!("origins/.{}.json.4194305-2.tmp", origin.fixture_id()),
+    ];
+    for name in &left {
+        fs::write(dir.join(name), b"{\"half\":").unwrap();
+    }
+    assert_eq!(temporaries(&dir).len(), 3);
+    let errors = verify(root.path());
     assert!(errors.is_empty(), "{errors:#?}");
+    pin(root.path(), &meta, &fixture, &origin).unwrap();
+    assert_eq!(temporaries(&dir), Vec::<String>::new());
+    assert!(verify(root.path()).is_empty());
+}
+
+#[test]
+fn pinning_again_never_rewrites_the_first_pins_files() {
+    let (root, meta, fixture, origin) = pinned();
+    let first = fs::read(meta_path(root.path(), &property(), fixture.fixture_id())).unwrap();
+    let mut later = meta.clone();
+    later.pinned_at = "2026-10-01T00:00:00Z".to_owned();
+    later.patch_id = "later".to_owned();
+    later.oracle_calls = 7;
+    pin(root.path(), &later, &fixture, &origin).unwrap();
+    assert_eq!(
+        fs::read(meta_path(root.path(), &property(), fixture.fixture_id())).unwrap(),
+        first
+    );
+    assert_eq!(
+        read_meta(root.path(), &property(), fixture.fixture_id()).unwrap(),
+        meta
+    );
+}
+
+#[test]
+fn a_fixture_without_its_meta_is_a_finding_that_names_the_fix_and_pinning_completes_it() {
+    let (root, meta, fixture, origin) = pinned();
+    let root = root.path();
+    let meta_file = meta_path(root, &property(), fixture.fixture_id());
+    fs::remove_file(&meta_file).unwrap();
+    // The state a writer that wrote origin and fixture but not the meta left.
+    one_problem(
+        root,
+        &meta_file,
+        &format!(
+            "missing: fixture {id}.json has no meta file (its pin was interrupted); complete the pin with `cargo xtask classify --property {p} --input fixtures/{p}/origins/{o}.json`",
+            id = fixture.fixture_id(),
+            p = property(),
+            o = origin.fixture_id(),
+        ),
+    );
+    // Pinning the same fixture again writes the meta and leaves the fixture file alone.
+    let fixture_file = fixture_file(root, &fixture);
+    let before = fs::metadata(&fixture_file).unwrap().modified().unwrap();
+    let mut again = meta.clone();
+    again.pinned_at = "2026-10-01T00:00:00Z".to_owned();
+    pin(root, &again, &fixture, &origin).unwrap();
+    assert_eq!(
+        fs::metadata(&fixture_file).unwrap().modified().unwrap(),
+        before
+    );
+    assert_eq!(
+        read_meta(root, &property(), fixture.fixture_id()).unwrap(),
+        again
+    );
+    assert!(verify(root).is_empty(), "{:#?}", verify(root));
+    // A missing origin is completed too.
+    let origin_file = origin_path(root, &property(), origin.fixture_id());
+    fs::remove_file(&origin_file).unwrap();
+    pin(root, &meta, &fixture, &origin).unwrap();
+    assert!(origin_file.exists());
+    assert_eq!(
+        read_meta(root, &property(), fixture.fixture_id()).unwrap(),
+        again
+    );
+    assert!(verify(root).is_empty(), "{:#?}", verify(root));
+}
+
+#[test]
+fn a_fixture_without_meta_and_no_known_origin_names_the_fix_in_general_terms() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("fixtures/p");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("84a6b2a276edd51b.json"),
+        b"{\"role\":\"\",\"user_id\":0}\n",
+    )
+    .unwrap();
+    one_problem(
+        root.path(),
+        &dir.join("84a6b2a276edd51b.meta.json"),
+        "--property p --input <the failing input>`",
+    );
 }

@@ -232,6 +232,31 @@ pub enum ClassifyError {
 
 pub(crate) const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
 
+/// What a record's message says when a fixture's missing meta file was written.
+const COMPLETED: &str = "its meta file was missing (an interrupted pin) and is written now";
+
+/// Appends `more` to the record's message.
+fn add_message(record: &mut Record, more: &str) {
+    record.message = Some(match record.message.take() {
+        Some(message) => format!("{message}; {more}"),
+        None => more.to_owned(),
+    });
+}
+
+/// Completes the pin of a fixture whose file exists: writes its meta file (and origin) if
+/// missing, never rewriting a file that exists. Returns whether the meta file was missing.
+fn complete_pin(
+    plan: &Plan<'_>,
+    meta: &Meta,
+    fixture: &Canonical,
+    origin: &Canonical,
+) -> Result<bool, ClassifyError> {
+    let meta_file = fixture::meta_path(plan.root, plan.property, meta.fixture_id);
+    let missing = !meta_file.exists();
+    fixture::pin(plan.root, meta, fixture, origin).map_err(ClassifyError::Pin)?;
+    Ok(missing)
+}
+
 /// Runs the classify loop on `input` (SPEC §8).
 pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError> {
     classify_observed(plan, input, None)
@@ -326,12 +351,14 @@ pub fn classify_observed(
         record.already_pinned = true;
         record.action = Action::AlreadyPinned;
         record.labels = Vec::new();
+        let meta = meta_of(&minimal, freezegate_shrink::path_to_value(&shrunk.path));
+        let completed = plan.pin && complete_pin(plan, &meta, &minimal, &origin)?;
         record.message =
             Some("the minimal input is already pinned: its replays decide for it".into());
-        record.meta = Some(meta_of(
-            &minimal,
-            freezegate_shrink::path_to_value(&shrunk.path),
-        ));
+        if completed {
+            add_message(&mut record, COMPLETED);
+        }
+        record.meta = Some(meta);
         record.minimal = Some(minimal);
         return Ok(record);
     }
@@ -405,11 +432,18 @@ pub fn classify_observed(
     };
     let meta = meta_of(&fixture, path);
     // An already pinned fixture is never rewritten: its files are protected, and its meta
-    // records when and where it was first pinned.
+    // records when and where it was first pinned. `pin` writes only what is missing, so an
+    // interrupted pin of the same fixture is completed.
     let existing = fixture::fixture_path(plan.root, plan.property, fixture.fixture_id()).exists();
     record.already_pinned = existing;
-    if plan.pin && record.action.pins() && !existing {
-        fixture::pin(plan.root, &meta, &fixture, &origin).map_err(ClassifyError::Pin)?;
+    if plan.pin && record.action.pins() {
+        if existing {
+            if complete_pin(plan, &meta, &fixture, &origin)? {
+                add_message(&mut record, COMPLETED);
+            }
+        } else {
+            fixture::pin(plan.root, &meta, &fixture, &origin).map_err(ClassifyError::Pin)?;
+        }
     }
     record.meta = Some(meta);
     record.minimal = Some(minimal);
