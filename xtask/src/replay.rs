@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
+use freezegate_canon::fixture::Difference;
 use freezegate_canon::{Canonicalization, PropertyId, canonicalize};
 use freezegate_replay::{ProcessOracle, ReplayOptions, ReplayPlan, Verdict, replay};
 
@@ -121,12 +122,11 @@ fn read_fixture(args: &Args) -> Result<Vec<u8>, Failure> {
     let canonical = canonicalize(body, form)
         .with_context(|| format!("fixture {} is not valid JSON", path.display()))
         .map_err(Failure::usage)?;
-    if canonical.bytes() != body {
+    if let Some(difference) = Difference::between(body, canonical.bytes()) {
         return Err(Failure::usage(anyhow!(
-            "fixture {} is not canonical ({}); its canonical bytes are {}",
+            "fixture {} is not canonical ({}): {difference}",
             path.display(),
             form.as_str(),
-            canonical.as_str()
         )));
     }
     Ok(canonical.into_bytes())

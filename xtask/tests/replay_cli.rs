@@ -332,3 +332,26 @@ fn a_report_that_cannot_be_written_exits_3_without_a_panic() -> TestResult {
     assert!(!err.contains("panicked"), "{err}");
     Ok(())
 }
+
+#[test]
+fn a_large_fixture_that_is_not_canonical_is_one_short_sentence() -> TestResult {
+    let dir = workdir()?;
+    let zeros = vec!["0"; 2_000_000].join(",");
+    std::fs::write(
+        dir.path().join("big.json"),
+        format!("{{\"a\":[{zeros}], \"b\":1}}\n"),
+    )?;
+    let out = xtask(dir.path(), &["--oracle", "exit 0", "--fixture", "big.json"])?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), Some(3), "{}", &stderr[..stderr.len().min(400)]);
+    assert!(stderr.len() < 400, "{} bytes", stderr.len());
+    let at = "{\"a\":[".len() + zeros.len() + "],".len();
+    assert!(
+        stderr.contains(&format!(
+            "is not canonical (freezegate-canon-v1): they first differ from the canonical bytes at byte {at} (line 1, column {}): found \" \\\"b\\\":1}}\" where the canonical bytes have \"\\\"b\\\":1}}\"",
+            at + 1
+        )),
+        "{stderr}"
+    );
+    Ok(())
+}

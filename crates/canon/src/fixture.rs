@@ -569,6 +569,89 @@ fn create_new(path: &Path, bytes: &[u8], go: &mut dyn FnMut() -> bool) -> Result
     Ok(true)
 }
 
+/// Where a file's bytes first differ from its canonical bytes, with a short excerpt of each
+/// from there: what an error says instead of the whole canonical text, which can be as large
+/// as the file.
+///
+/// ```
+/// use freezegate_canon::fixture::Difference;
+///
+/// let d = Difference::between(b"{\"b\": 1,\n \"a\": 2}", b"{\"a\":2,\"b\":1}").unwrap();
+/// assert_eq!(d.offset, 2);
+/// assert_eq!(
+///     d.to_string(),
+///     r#"they first differ from the canonical bytes at byte 2 (line 1, column 3): found "b\": 1,\n \"a\": 2}" where the canonical bytes have "a\":2,\"b\":1}""#
+/// );
+/// assert!(Difference::between(b"[]", b"[]").is_none());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The 0-based byte offset of the first difference (at a character boundary).
+    pub offset: usize,
+    /// Its line and column in the file.
+    pub position: crate::Position,
+    /// The file's text from there, at most [`Difference::EXCERPT`] characters.
+    pub found: String,
+    /// The canonical text from there, at most [`Difference::EXCERPT`] characters.
+    pub expected: String,
+}
+
+impl Difference {
+    /// The most characters an excerpt holds (an excerpt cut short ends with `…`).
+    pub const EXCERPT: usize = 40;
+
+    /// Where `found` first differs from `expected` (one may be a prefix of the other);
+    /// `None` when they are equal. Costs one pass up to the difference, whatever the sizes.
+    pub fn between(found: &[u8], expected: &[u8]) -> Option<Difference> {
+        if found == expected {
+            return None;
+        }
+        let mut offset = found
+            .iter()
+            .zip(expected)
+            .position(|(a, b)| a != b)
+            .unwrap_or(found.len().min(expected.len()));
+        // Back to the start of the character both share the first bytes of.
+        while offset > 0 && found.get(offset).is_some_and(|b| b & 0xC0 == 0x80) {
+            offset -= 1;
+        }
+        Some(Difference {
+            offset,
+            position: crate::Position::at(found, offset),
+            found: excerpt(&found[offset..]),
+            expected: excerpt(&expected[offset..]),
+        })
+    }
+}
+
+/// At most [`Difference::EXCERPT`] characters of the start of `bytes`, `…` when cut.
+fn excerpt(bytes: &[u8]) -> String {
+    // Four bytes per character at most: the excerpt needs no more of the text.
+    let head = &bytes[..bytes.len().min(4 * Difference::EXCERPT + 4)];
+    let text = String::from_utf8_lossy(head);
+    let mut out: String = text.chars().take(Difference::EXCERPT).collect();
+    if out.len() < bytes.len() {
+        out.push('…');
+    }
+    out
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let end = |s: &str| if s.is_empty() { " (the end)" } else { "" };
+        write!(
+            f,
+            "they first differ from the canonical bytes at byte {} ({}): found {:?}{} where the canonical bytes have {:?}{}",
+            self.offset,
+            self.position,
+            self.found,
+            end(&self.found),
+            self.expected,
+            end(&self.expected),
+        )
+    }
+}
+
 fn integrity(path: &Path, problem: impl Into<String>) -> Error {
     Error::Integrity {
         path: path.to_owned(),
@@ -597,13 +680,10 @@ fn check_canonical_file(
         ));
     }
     let canonical = crate::canonicalize(body, form).map_err(|e| Error::in_file(path, e))?;
-    if canonical.bytes() != body {
+    if let Some(difference) = Difference::between(body, canonical.bytes()) {
         return Err(integrity(
             path,
-            format!(
-                "its bytes are not canonical ({form}); expected {}",
-                canonical.as_str()
-            ),
+            format!("its bytes are not canonical ({form}): {difference}"),
         ));
     }
     if canonical.fixture_id() != name {

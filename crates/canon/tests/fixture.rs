@@ -623,3 +623,49 @@ fn a_fixture_without_meta_and_no_known_origin_names_the_fix_in_general_terms() {
         "--property p --input <the failing input>`",
     );
 }
+
+#[test]
+fn a_large_fixture_that_is_not_canonical_gets_a_short_message_that_says_where() {
+    let root = tempfile::tempdir().unwrap();
+    let zeros = vec!["0"; 2_000_000].join(",");
+    // Canonical up to the space after the colon of "b".
+    let text = format!("{{\"a\":[{zeros}],\"b\": 1}}");
+    let id = canonicalize(text.as_bytes(), Canonicalization::V1)
+        .unwrap()
+        .fixture_id();
+    let dir = root.path().join("fixtures/p");
+    fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{id}.json"));
+    fs::write(&path, format!("{text}\n")).unwrap();
+    let at = text.find(": 1").unwrap() + 1;
+    let errors = verify(root.path());
+    assert_eq!(errors.len(), 1, "{} errors", errors.len());
+    let message = errors[0].to_string();
+    assert!(
+        message.len() < 400,
+        "{} bytes: {}",
+        message.len(),
+        &message[..400]
+    );
+    let expected = format!(
+        "{}: its bytes are not canonical (freezegate-canon-v1): they first differ from the canonical bytes at byte {at} (line 1, column {}): found \" 1}}\" where the canonical bytes have \"1}}\"",
+        path.display(),
+        at + 1
+    );
+    assert_eq!(message, expected);
+}
+
+#[test]
+fn a_difference_is_placed_by_character_and_cut_short() {
+    use freezegate_canon::fixture::Difference;
+    // é and è share their first UTF-8 byte: the difference starts at the character.
+    let d = Difference::between("[\"é\"]".as_bytes(), "[\"è\"]".as_bytes()).unwrap();
+    assert_eq!((d.offset, d.position.column), (2, 3));
+    assert_eq!((d.found.as_str(), d.expected.as_str()), ("é\"]", "è\"]"));
+    // Excerpts stop at EXCERPT characters, and an ending is said.
+    let long = format!("[{}]", "1,".repeat(100));
+    let d = Difference::between(long.as_bytes(), b"[").unwrap();
+    assert_eq!(d.found.chars().count(), Difference::EXCERPT + 1);
+    assert!(d.found.ends_with('…'));
+    assert!(d.to_string().ends_with("have \"\" (the end)"), "{d}");
+}
