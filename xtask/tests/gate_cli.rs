@@ -607,6 +607,36 @@ fn integrity_problems_and_orphan_fixtures_block() {
         );
         std::fs::write(repo.dir.join(&file), before).expect("restore");
     }
+    // A meta file that is JSON but breaks its schema: the place of the offending value.
+    let meta_file = format!("fixtures/p/{id}.meta.json");
+    let before = std::fs::read_to_string(repo.dir.join(&meta_file)).expect("meta");
+    let seed = before.find("\"seed\": ").expect("seed") + "\"seed\": ".len();
+    repo.write(
+        &meta_file,
+        &format!(
+            "{}-5{}",
+            &before[..seed],
+            &before[seed + "20260917".len()..]
+        ),
+    );
+    let report = json(&repo.gate(&["--format", "json"], &[]));
+    let finding = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["file"] == meta_file.as_str())
+        .unwrap_or_else(|| panic!("{report}"))
+        .clone();
+    assert_eq!(
+        (&finding["line"], &finding["column"]),
+        (&9.into(), &11.into()),
+        "{finding}"
+    );
+    assert_eq!(
+        finding["message"],
+        "line 9, column 11: field \"seed\": -5 is not an integer from 0 to 2^64-1",
+    );
+    repo.write(&meta_file, &before);
     // Fixtures of a property the configuration no longer lists.
     let repo = Repo::new(&[
         ("freezegate.toml", &toml),

@@ -269,9 +269,19 @@ pub enum Error {
     /// A value without a canonical form.
     #[error(transparent)]
     Value(#[from] ValueError),
-    /// A fixture meta file without the shape of SPEC §3.
+    /// A fixture meta value without the shape of SPEC §3.
     #[error(transparent)]
     Meta(#[from] MetaError),
+    /// A fixture meta file's text that parses as JSON but breaks SPEC §3, with the place of
+    /// the offending value (a wrong or invalid value), key (an unknown field) or object (a
+    /// missing field).
+    #[error("{at}: {error}")]
+    MetaAt {
+        /// Where in the text.
+        at: Position,
+        /// What is wrong.
+        error: MetaError,
+    },
     /// A malformed digest, fixture id, property id or canonicalization name.
     #[error("{0}")]
     Name(String),

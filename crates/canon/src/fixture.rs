@@ -67,6 +67,8 @@ use crate::error::{Error, MetaError};
 use crate::value::{Int, Value};
 use crate::write::to_pretty_string;
 
+mod locate;
+
 /// The folder under the repository root that holds one folder per property.
 pub const FIXTURES_DIR: &str = "fixtures";
 /// The sub-folder of a property folder that holds the origins.
@@ -164,11 +166,23 @@ impl Meta {
 
     /// Parses the text of a meta file and checks it ([`Meta::check`]).
     ///
-    /// JSON errors name line and column; a missing or unknown field, or a field of the wrong
-    /// type, names the field.
+    /// JSON errors name line and column ([`Error::Parse`]); a missing or unknown field, or a
+    /// field of the wrong type or with an invalid value, names the field and the line and
+    /// column of its value (of its key, for an unknown field; of the object, for a missing
+    /// one) ([`Error::MetaAt`]).
+    ///
+    /// ```
+    /// use freezegate_canon::fixture::Meta;
+    ///
+    /// let err = Meta::parse(b"{\n  \"schema\": 1,\n  \"merged\": true\n}\n").unwrap_err();
+    /// assert_eq!(err.to_string(), "line 3, column 3: unknown field \"merged\"");
+    /// ```
     pub fn parse(text: &[u8]) -> Result<Meta, Error> {
         let value = crate::read::parse(text)?;
-        Ok(Meta::from_value(&value)?)
+        Meta::from_value(&value).map_err(|error| Error::MetaAt {
+            at: crate::Position::at(text, locate::offset(text, &value, &error)),
+            error,
+        })
     }
 
     /// Reads a meta from a parsed value and checks it ([`Meta::check`]).

@@ -669,3 +669,85 @@ fn a_difference_is_placed_by_character_and_cut_short() {
     assert!(d.found.ends_with('…'));
     assert!(d.to_string().ends_with("have \"\" (the end)"), "{d}");
 }
+
+#[test]
+fn a_meta_problem_names_the_line_and_column_of_its_value() {
+    let (root, meta, fixture, _) = pinned();
+    let path = meta_path(root.path(), &property(), fixture.fixture_id());
+    let rendered = meta.render();
+    for (field, from, to, expected) in [
+        (
+            "seed",
+            "\"seed\": 20260917",
+            "\"seed\": -5",
+            "field \"seed\": -5 is not an integer from 0 to 2^64-1",
+        ),
+        (
+            "oracle_calls",
+            "\"oracle_calls\": 42",
+            "\"oracle_calls\": \"42\"",
+            "field \"oracle_calls\": expected an integer, found string",
+        ),
+        (
+            "pinned_at",
+            "\"pinned_at\": \"2026-09-17T08:30:00Z\"",
+            "\"pinned_at\": \"2026-02-30T08:30:00Z\"",
+            "field \"pinned_at\": \"2026-02-30T08:30:00Z\" is not a valid date and time",
+        ),
+        (
+            "canonicalization",
+            "\"canonicalization\": \"freezegate-canon-v1\"",
+            "\"canonicalization\": \"v2\"",
+            "field \"canonicalization\":",
+        ),
+    ] {
+        let text = rendered.replace(from, to);
+        assert_ne!(text, rendered, "{from}");
+        fs::write(&path, &text).unwrap();
+        let key = format!("\"{field}\": ");
+        let at = text.find(&key).unwrap() + key.len();
+        let line = text[..at].matches('\n').count() + 1;
+        let column = at - text[..at].rfind('\n').unwrap();
+        let err = Meta::parse(text.as_bytes()).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("line {line}, column {column}: {expected}")),
+            "{field}: {message}"
+        );
+        assert!(matches!(err, Error::MetaAt { at, .. } if at.line == line && at.column == column));
+        one_problem(
+            root.path(),
+            &path,
+            &format!("line {line}, column {column}: {expected}"),
+        );
+    }
+    // An unknown field: its key; a step of the shrink path that is not an object: the step;
+    // a missing field: the object.
+    for (text, line, column, expected) in [
+        (
+            rendered.replace("\n}\n", ",\n  \"merge\": true\n}\n"),
+            20,
+            3,
+            "unknown field \"merge\"",
+        ),
+        (
+            rendered.replace("\"shrink_path\": [", "\"shrink_path\": [\n    7,"),
+            14,
+            5,
+            "field \"shrink_path\": step 0 is a int, not an object",
+        ),
+        (
+            format!("\n\n  {}", rendered.replace("  \"seed\": 20260917,\n", "")),
+            3,
+            3,
+            "missing field \"seed\"",
+        ),
+    ] {
+        let message = Meta::parse(text.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            format!("line {line}, column {column}: {expected}"),
+            "{text}"
+        );
+    }
+}

@@ -371,8 +371,9 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     // are not a canonical input; the blocking finding is all it gets).
     let mut broken: BTreeSet<String> = BTreeSet::new();
     for error in fixture::verify_declared(root, declared) {
-        // The file relative to the root and, for JSON that does not parse, its line and
-        // column (the message names them too, for readers of the message alone).
+        // The file relative to the root and, for JSON that does not parse or a meta file
+        // that breaks its schema, its line and column (the message names them too, for
+        // readers of the message alone).
         let (file, place, message) = match &error {
             freezegate_canon::Error::Integrity { path, problem } => {
                 (Some(rel(root, path)), None, problem.clone())
@@ -380,6 +381,9 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             freezegate_canon::Error::File { path, source } => {
                 let place = match source.as_ref() {
                     freezegate_canon::Error::Parse(e) => Some((e.line as u64, e.column as u64)),
+                    freezegate_canon::Error::MetaAt { at, .. } => {
+                        Some((at.line as u64, at.column as u64))
+                    }
                     _ => None,
                 };
                 (Some(rel(root, path)), place, error_chain(source.as_ref()))
