@@ -452,6 +452,8 @@ fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(), Error> {
+    // Held to the end: a program exiting on a signal waits for the rename too.
+    let _writing = WriteGuard::begin();
     let (dir, tmp) = write_temporary(path, fill)?;
     if let Err(e) = fs::rename(&tmp, path) {
         let _ = fs::remove_file(&tmp);
@@ -468,7 +470,6 @@ fn write_temporary(
     fill: impl FnOnce(&mut File) -> io::Result<()>,
 ) -> Result<(&Path, PathBuf), Error> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let _writing = WriteGuard::begin();
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -565,6 +566,8 @@ fn create_new(path: &Path, bytes: &[u8], go: &mut dyn FnMut() -> bool) -> Result
     if fs::symlink_metadata(path).is_ok() || !go() {
         return Ok(false);
     }
+    // Held to the end: a program exiting on a signal waits for the link and the clean-up.
+    let _writing = WriteGuard::begin();
     let (dir, tmp) = write_temporary(path, |file| file.write_all(bytes))?;
     if !go() {
         return Ok(false);
