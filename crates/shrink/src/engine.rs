@@ -730,7 +730,8 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
         self.attempt(step_for(&lo));
     }
 
-    // (5) Floats: toward 0, toward integral values, toward fewer significant digits.
+    // (5) Floats: toward 0, toward integral values (either side), toward fewer significant
+    // digits.
     fn floats(&mut self) {
         for at in positions(&self.current, self.form, |v| matches!(v, Value::Float(_))) {
             let pointer = pointer_of(&at);
@@ -742,7 +743,10 @@ impl<F: FnMut(&Value) -> bool> Engine<F> {
                     break;
                 };
                 let x = x.get();
-                let mut targets = vec![0.0, x.abs(), x.trunc()];
+                // `floor`/`ceil` away from zero: a tiny float that fails by its sign falls
+                // to `-1.0`/`1.0` where truncating (to `-0.0`/`0.0`) passes.
+                let away = if x < 0.0 { x.floor() } else { x.ceil() };
+                let mut targets = vec![0.0, x.abs(), x.trunc(), away];
                 for digits in 0..16 {
                     if let Ok(rounded) = format!("{x:.digits$e}").parse::<f64>() {
                         targets.push(rounded);

@@ -104,6 +104,27 @@ fn each_pass_reaches_its_simplest_value() {
     }
 }
 
+/// A tiny float that fails by its sign falls to the integral value on its side of zero
+/// (`-1.0`, shorter than `-1e-125`), where truncating it toward zero (`-0.0`) passes.
+#[test]
+fn a_tiny_float_falls_to_the_integral_value_on_its_side_of_zero() {
+    for (input, fails, want) in [
+        ("[-1e-125]", (|f: f64| f < 0.0) as fn(f64) -> bool, "[-1.0]"),
+        ("[-2e-08]", |f| f < 0.0, "[-1.0]"),
+        ("[3.5e-200]", |f| f > 0.0, "[1.0]"),
+    ] {
+        let input = parse_str(input).unwrap();
+        let oracle = |v: &Value| match v {
+            Value::Array(items) => items
+                .iter()
+                .any(|x| matches!(x, Value::Float(f) if fails(f.get()))),
+            _ => false,
+        };
+        let shrunk = shrink(&input, oracle, &Options::default()).unwrap();
+        assert_eq!(text(&shrunk.value), want, "{input:?}");
+    }
+}
+
 #[test]
 fn characters_move_toward_zero_keeping_what_the_failure_needs() {
     type Needs = fn(&str) -> bool;
