@@ -2206,3 +2206,47 @@ fn an_interrupted_pin_is_reported_with_its_fix_and_classify_completes_it() {
     let run = repo.gate(&[], &[]);
     assert_eq!(run.code, 0, "{}", run.stdout);
 }
+
+/// A property whose pinned fixture is a regression blocks the run already: its campaign
+/// stops at its first failing case rather than pin one more input of the bug on every run
+/// (`{"b":11}` here, beside the pinned `{"a":11}`), and says why.
+#[test]
+fn a_campaign_stops_at_its_first_failure_while_a_pinned_fixture_blocks() {
+    let toml = config(
+        "[[property]]\nid = \"p.r\"\noracle = \"python3 r.py\"\ngenerate = \"python3 gen.py\"\nworker = true\ncases = 12\n",
+    );
+    let generator = "import json\nfor d in [{'a': 50}, {'b': 50}] + [{'c': i} for i in range(10)]:\n    print(json.dumps(d))\n";
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        (
+            "r.py",
+            &oracle("doc.get('a', 0) > 10 or doc.get('b', 0) > 10"),
+        ),
+        ("gen.py", generator),
+    ]);
+    let pinned = repo.pin("p.r", r#"{"a": 50}"#);
+    repo.commit("pin the bug");
+    let before = repo.files_under("fixtures");
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(status(&report, "p.r", &pinned), "regression");
+    let campaign = &report["campaigns"][0];
+    assert_eq!(campaign["failing_case"], 0, "{campaign}");
+    assert_eq!(campaign["fixture_id"], pinned.as_str(), "{campaign}");
+    assert_eq!(campaign["shrinks"], 0, "{campaign}");
+    let note = campaign["note"].as_str().expect("note");
+    assert!(
+        note.contains(&format!(
+            "pinned fixture {pinned} of this property blocks this run already"
+        )),
+        "{note}"
+    );
+    assert_eq!(repo.files_under("fixtures"), before, "nothing new pinned");
+    // Once the bug is fixed, the campaign looks at every case again.
+    repo.write("r.py", &oracle("doc.get('b', 0) > 10"));
+    let run = repo.gate(&["--format", "json"], &[]);
+    let campaign = &json(&run)["campaigns"][0];
+    assert_eq!(run.code, 1, "{campaign}");
+    assert_eq!(campaign["minimal"], "{\"b\":11}", "{campaign}");
+}

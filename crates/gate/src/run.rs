@@ -576,10 +576,18 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
                 .insert(f.fixture_id.clone());
             m
         });
+    // The first fixture of each property whose replays block this run.
+    let blocking: BTreeMap<&str, &str> = fixtures
+        .iter()
+        .rev()
+        .filter(|f| f.status.blocks())
+        .map(|f| (f.property_id.as_str(), f.fixture_id.as_str()))
+        .collect();
     let mut campaigns = Vec::with_capacity(config.properties.len());
     for (i, property) in config.properties.iter().enumerate() {
         let already = pinned_ids.get(property.id.as_str());
-        let result = campaign(settings, ctx, property, &oracles[i], already)?;
+        let blocked_by = blocking.get(property.id.as_str()).copied();
+        let result = campaign(settings, ctx, property, &oracles[i], already, blocked_by)?;
         findings.extend(short_campaign(settings, property, &result));
         campaigns.push(result);
     }
@@ -1059,6 +1067,7 @@ fn campaign(
     property: &Property,
     oracles: &PropertyOracles,
     already: Option<&BTreeSet<String>>,
+    blocked_by: Option<&str>,
 ) -> Result<CampaignResult, GateError> {
     let started = Instant::now();
     let mut result = CampaignResult {
@@ -1205,7 +1214,12 @@ fn campaign(
         Some((index, first)) => examine(index, first, &mut seen, &mut quiet, &mut examined),
         None => false,
     };
-    if !first_blocks {
+    // A pinned fixture of the property that blocks this run already: looking further would
+    // only pin more inputs of what is most likely the same bug, run after run.
+    let held = (!first_blocks && !examined.is_empty())
+        .then_some(blocked_by)
+        .flatten();
+    if !first_blocks && held.is_none() {
         // Nothing blocks yet: run the rest of the campaign and look at the other failures,
         // each distinct input once, new signatures first, then in index order.
         let mut pending: Vec<(usize, freezegate_replay::RunOutcome)> = failing.collect();
@@ -1324,6 +1338,11 @@ fn campaign(
     }
     if !known.is_empty() {
         more.push(format!("origins of pinned fixtures: {}", known.join(", ")));
+    }
+    if let Some(id) = held {
+        more.push(format!(
+            "pinned fixture {id} of this property blocks this run already, so the campaign stopped at its first failing case: fix that first"
+        ));
     }
     if unshrunk > 0 {
         more.push(format!(
