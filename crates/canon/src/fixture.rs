@@ -566,8 +566,6 @@ fn create_new(path: &Path, bytes: &[u8], go: &mut dyn FnMut() -> bool) -> Result
     if fs::symlink_metadata(path).is_ok() || !go() {
         return Ok(false);
     }
-    // Held to the end: a program exiting on a signal waits for the link and the clean-up.
-    let _writing = WriteGuard::begin();
     let (dir, tmp) = write_temporary(path, |file| file.write_all(bytes))?;
     if !go() {
         return Ok(false);
@@ -813,11 +811,13 @@ pub fn read_origin(
 /// The fixture file is written last: it is the commit point. A crash before it leaves no
 /// fixture (nothing pinned; at most an origin and a meta file that the next pin of the same
 /// fixture completes), never a fixture without its meta file. A file that exists is never
-/// rewritten (SPEC §3), so pinning again completes an interrupted pin (a fixture whose meta
-/// file or origin is missing) and keeps the meta of the first pin: of two concurrent pins of
+/// rewritten (SPEC §3), so pinning again completes an interrupted pin (a meta file without
+/// its fixture, or a fixture without its meta file or origin) and keeps the meta of the first
+/// pin: of two concurrent pins of
 /// one fixture, the first to create the meta file wins and the other leaves it alone. An
 /// existing meta file keeps its own origin: this origin is then written only if it is that
-/// one.
+/// one. Something at the fixture's or meta file's name that is not a file (a link to
+/// nothing, a folder) is an error: nothing was pinned.
 ///
 /// Pins of one property hold an exclusive lock on its folder while they write, and first
 /// remove the temporary files that writers killed mid-write left there; a writer that is
@@ -876,6 +876,9 @@ fn pin_until(
     let origins = dir.join(ORIGINS_DIR);
     fs::create_dir_all(&origins).map_err(|e| Error::io(&origins, e))?;
     let lock = lock_folder(&dir)?;
+    // One write from here to the fixture's link: a program exiting on a signal waits for the
+    // whole pin, so it leaves no meta without its fixture.
+    let _writing = WriteGuard::begin();
     if lock.is_some() {
         remove_stale_temporaries(&dir);
     }
@@ -884,24 +887,50 @@ fn pin_until(
     let recorded_origin = read(&meta_file)
         .ok()
         .map(|text| Meta::parse(&text).map(|m| m.origin_id).ok());
+    // Whether a simulated crash stopped the pin (tests only).
+    let mut stopped = false;
+    let mut go = || {
+        let on = go();
+        stopped |= !on;
+        on
+    };
     if recorded_origin.is_none() || recorded_origin == Some(Some(meta.origin_id)) {
-        create_new(&origin_file, &file_bytes(origin), go)?;
+        create_new(&origin_file, &file_bytes(origin), &mut go)?;
     }
-    create_new(&meta_file, meta.render().as_bytes(), go)?;
-    create_new(&fixture_file, &file_bytes(fixture), go)?;
+    create_new(&meta_file, meta.render().as_bytes(), &mut go)?;
+    create_new(&fixture_file, &file_bytes(fixture), &mut go)?;
+    // Something other than a file at a name (a link to nothing, a folder) kept `create_new`
+    // from writing there: nothing is pinned, whatever the caller would say.
+    if !stopped {
+        for path in [&meta_file, &fixture_file] {
+            if !fs::symlink_metadata(path).is_ok_and(|m| m.is_file()) {
+                return Err(integrity(
+                    path,
+                    "is there but is not a regular file, so nothing was pinned".to_owned(),
+                ));
+            }
+        }
+    }
     drop(lock);
     Ok(fixture_file)
 }
 
 /// The entries of a directory, sorted by name, as (name, path, is_dir).
-fn entries(dir: &Path) -> Result<Vec<(String, PathBuf, bool)>, Error> {
+///
+/// A symbolic link is no entry but an integrity error pushed to `errors`: what a link points
+/// at lies outside the paths the patch checks protect (`fixtures/**`), so an unsigned change
+/// there would change a pinned fixture unseen.
+fn entries(dir: &Path, errors: &mut Vec<Error>) -> Result<Vec<(String, PathBuf, bool)>, Error> {
     let mut out = Vec::new();
     for entry in fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         let path = entry.path();
-        let is_dir = fs::metadata(&path)
-            .map_err(|e| Error::io(&path, e))?
-            .is_dir();
+        let meta = fs::symlink_metadata(&path).map_err(|e| Error::io(&path, e))?;
+        if meta.file_type().is_symlink() {
+            errors.push(link_error(&path));
+            continue;
+        }
+        let is_dir = meta.is_dir();
         out.push((
             entry.file_name().to_string_lossy().into_owned(),
             path,
@@ -910,6 +939,14 @@ fn entries(dir: &Path) -> Result<Vec<(String, PathBuf, bool)>, Error> {
     }
     out.sort();
     Ok(out)
+}
+
+/// The integrity error of a symbolic link in the fixtures tree.
+fn link_error(path: &Path) -> Error {
+    integrity(
+        path,
+        "a symbolic link: fixtures must be files in the repository, so that the patch checks see every change to them",
+    )
 }
 
 /// The id in a file name `<16 hex><suffix>`.
@@ -935,11 +972,14 @@ pub fn verify_declared(
     declared: impl Fn(&PropertyId) -> Option<Canonicalization>,
 ) -> Vec<Error> {
     let dir = root.join(FIXTURES_DIR);
+    if fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return vec![link_error(&dir)];
+    }
     if !dir.exists() {
         return Vec::new();
     }
     let mut errors = Vec::new();
-    let list = match entries(&dir) {
+    let list = match entries(&dir, &mut errors) {
         Ok(list) => list,
         Err(e) => return vec![e],
     };
@@ -977,7 +1017,7 @@ fn verify_property(
             "unexpected file: a property folder holds only <fixture_id>.json, <fixture_id>.meta.json and origins/<origin_id>.json",
         )
     };
-    let list = match entries(dir) {
+    let list = match entries(dir, errors) {
         Ok(list) => list,
         Err(e) => return errors.push(e),
     };
@@ -990,7 +1030,7 @@ fn verify_property(
                 errors.push(unexpected(&path));
                 continue;
             }
-            match entries(&path) {
+            match entries(&path, errors) {
                 Ok(inner) => {
                     for (name, path, is_dir) in inner {
                         match id_of(&name, ".json") {
@@ -1157,7 +1197,7 @@ fn missing_meta(
     integrity(
         &dir.join(format!("{id}.meta.json")),
         format!(
-            "missing: fixture {id}.json has no meta file (its pin was interrupted); complete the pin with `cargo xtask classify --property {property} --input {input}`, which writes the missing files and leaves the fixture as it is"
+            "missing: fixture {id}.json has no meta file (added by hand, or pinned before metas were written first); complete the pin with `cargo xtask classify --property {property} --input {input}`, which writes the missing files and leaves the fixture as it is"
         ),
     )
 }
@@ -1189,7 +1229,7 @@ mod tests {
     /// Every file under `dir`, relative to it, sorted.
     fn files(dir: &Path) -> Vec<String> {
         let mut out = Vec::new();
-        for (name, path, is_dir) in entries(dir).unwrap_or_default() {
+        for (name, path, is_dir) in entries(dir, &mut Vec::new()).unwrap_or_default() {
             if is_dir {
                 out.extend(files(&path).into_iter().map(|n| format!("{name}/{n}")));
             } else {

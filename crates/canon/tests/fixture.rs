@@ -574,7 +574,7 @@ fn a_fixture_without_its_meta_is_a_finding_that_names_the_fix_and_pinning_comple
         root,
         &meta_file,
         &format!(
-            "missing: fixture {id}.json has no meta file (its pin was interrupted); complete the pin with `cargo xtask classify --property {p} --input fixtures/{p}/origins/{o}.json`",
+            "missing: fixture {id}.json has no meta file (added by hand, or pinned before metas were written first); complete the pin with `cargo xtask classify --property {p} --input fixtures/{p}/origins/{o}.json`",
             id = fixture.fixture_id(),
             p = property(),
             o = origin.fixture_id(),
@@ -750,4 +750,54 @@ fn a_meta_problem_names_the_line_and_column_of_its_value() {
             "{text}"
         );
     }
+}
+
+/// A link to nothing where the fixture file goes keeps the pin from writing it: that is an
+/// error naming the path, not a pin that looks done.
+#[test]
+fn a_link_to_nothing_at_the_fixtures_name_is_an_error_not_a_pin() {
+    let root = tempfile::tempdir().unwrap();
+    let fixture = canonicalize(br#"{"qty": 3}"#, Canonicalization::V1).unwrap();
+    let origin = canonicalize(br#"{"qty": 3, "z": 1}"#, Canonicalization::V1).unwrap();
+    let meta = meta_for(&fixture, &origin, Canonicalization::V1);
+    let path = fixture_file(root.path(), &fixture);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink("/nonexistent/freezegate", &path).unwrap();
+    let err = pin(root.path(), &meta, &fixture, &origin).unwrap_err();
+    match &err {
+        Error::Integrity { path: at, problem } => {
+            assert_eq!(at, &path);
+            assert!(problem.contains("not a regular file"), "{problem}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A symbolic link in the fixtures tree (the folder itself, a property folder, a file) is an
+/// integrity error: its target lies outside `fixtures/**`, which the patch checks protect,
+/// so an unsigned edit there would change a pinned fixture unseen.
+#[test]
+fn symbolic_links_in_the_fixtures_tree_are_integrity_errors() {
+    // The whole folder a link.
+    let (root, _, _, _) = pinned();
+    let real = root.path().join("fx");
+    std::fs::rename(root.path().join("fixtures"), &real).unwrap();
+    std::os::unix::fs::symlink("fx", root.path().join("fixtures")).unwrap();
+    one_problem(
+        root.path(),
+        &root.path().join("fixtures"),
+        "a symbolic link",
+    );
+
+    // A file a link to a copy of itself.
+    let (root, _, fixture, _) = pinned();
+    let path = fixture_file(root.path(), &fixture);
+    let copy = root.path().join("copy.json");
+    std::fs::rename(&path, &copy).unwrap();
+    std::os::unix::fs::symlink(&copy, &path).unwrap();
+    let errors = verify(root.path());
+    assert!(
+        errors.iter().any(|e| matches!(e, Error::Integrity { path: p, problem } if p == &path && problem.contains("a symbolic link"))),
+        "{errors:#?}"
+    );
 }

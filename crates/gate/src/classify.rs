@@ -233,7 +233,7 @@ pub enum ClassifyError {
 pub(crate) const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
 
 /// What a record's message says when a fixture's missing meta file was written.
-const COMPLETED: &str = "its meta file was missing (an interrupted pin) and is written now";
+const COMPLETED: &str = "its meta file was missing and is written now";
 
 /// Appends `more` to the record's message.
 fn add_message(record: &mut Record, more: &str) {
