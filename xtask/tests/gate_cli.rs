@@ -1805,8 +1805,9 @@ fn a_generator_that_leaves_a_process_behind_does_not_hold_the_gate() {
 
 /// A flaky oracle can shrink the same failing case to another minimal input on every run
 /// (here the flake's floor moves with `FLAKE_FLOOR`, as scheduling would move it): a case
-/// that is the origin of a pinned fixture is that fixture's failure and is not shrunk again,
-/// so a frozen flake does not come back as a "new" failure each run.
+/// that is the origin of a pinned fixture whose failure still shows is that fixture's
+/// failure and is not shrunk again, so a frozen flake does not come back as a "new" failure
+/// each run.
 #[test]
 fn a_failing_case_that_is_a_pinned_origin_is_not_shrunk_again() {
     let (repo, flake) = frozen_flake_repo(&[150, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
@@ -1819,7 +1820,8 @@ fn a_failing_case_that_is_a_pinned_origin_is_not_shrunk_again() {
     );
     repo.commit("the same flake, its floor from the environment");
     let before = repo.files_under("fixtures");
-    let run = repo.gate(&["--format", "json"], &[("FLAKE_FLOOR", "120")]);
+    // The flake still shows on the pinned input, but the same case would shrink lower now.
+    let run = repo.gate(&["--format", "json"], &[("FLAKE_FLOOR", "50")]);
     let report = json(&run);
     let campaign = &report["campaigns"][0];
     assert_eq!(run.code, 0, "{campaign}\n{}", run.stderr);
@@ -2179,7 +2181,7 @@ fn an_interrupted_pin_is_reported_with_its_fix_and_classify_completes_it() {
     assert_eq!(record["already_pinned"], true, "{record}");
     assert!(
         run.stderr
-            .contains("its meta file was missing (an interrupted pin) and is written now"),
+            .contains("its meta file was missing and is written now"),
         "{}",
         run.stderr
     );
@@ -2249,4 +2251,32 @@ fn a_campaign_stops_at_its_first_failure_while_a_pinned_fixture_blocks() {
     let campaign = &json(&run)["campaigns"][0];
     assert_eq!(run.code, 1, "{campaign}");
     assert_eq!(campaign["minimal"], "{\"b\":11}", "{campaign}");
+}
+
+/// A patch that makes only the pinned minimal input pass (special-casing it) has not fixed
+/// the bug: the fixture passes, but its origin still fails in the campaign. That origin is
+/// no known failure any more: it is shrunk again, to a new minimal input, and blocks.
+#[test]
+fn the_origin_of_a_fixture_that_now_passes_is_shrunk_again() {
+    let toml = config(
+        "[[property]]\nid = \"p.r\"\noracle = \"python3 r.py\"\ngenerate = \"python3 gen.py\"\nworker = true\ncases = 12\n",
+    );
+    let generator = "import json\nfor d in [{'a': 50}] + [{'c': i} for i in range(11)]:\n    print(json.dumps(d))\n";
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("r.py", &oracle("doc.get('a', 0) > 10")),
+        ("gen.py", generator),
+    ]);
+    let pinned = repo.pin("p.r", r#"{"a": 50}"#);
+    repo.commit("pin the bug");
+    repo.write("r.py", &oracle("doc.get('a', 0) > 10 and doc != {'a': 11}"));
+    repo.commit("special-case the fixture");
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    assert_eq!(status(&report, "p.r", &pinned), "pass");
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "{campaign}");
+    assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
+    assert_eq!(campaign["minimal"], "{\"a\":12}", "{campaign}");
+    assert_eq!(campaign["already_pinned"], false, "{campaign}");
 }

@@ -638,7 +638,7 @@ fn md_text(text: &str) -> String {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '\\' | '`' | '*' | '[' | ']' | '|' => {
+            '\\' | '`' | '*' | '_' | '~' | '[' | ']' | '|' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -1045,7 +1045,7 @@ mod tests {
                     rest.push(c);
                 }
             }
-            prop_assert!(!rest.contains(['`', '|', '*', '[', ']']), "{}", md);
+            prop_assert!(!rest.contains(['`', '|', '*', '_', '~', '[', ']']), "{}", md);
             prop_assert!(rest.split('&').skip(1).all(|s| ["amp;", "lt;", "gt;"].iter().any(|e| s.starts_with(e))), "{}", md);
         }
 

@@ -583,11 +583,26 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
         .filter(|f| f.status.blocks())
         .map(|f| (f.property_id.as_str(), f.fixture_id.as_str()))
         .collect();
+    // The fixtures of each property whose failure still shows in this run (every status but
+    // `pass`): only their origins are known failures. A fixture that passes now while its
+    // origin still fails was fixed for that one input, not for the bug.
+    let live: BTreeMap<&str, BTreeSet<String>> = fixtures
+        .iter()
+        .filter(|f| f.status != FixtureStatus::Pass)
+        .fold(BTreeMap::new(), |mut m, f| {
+            m.entry(f.property_id.as_str())
+                .or_default()
+                .insert(f.fixture_id.clone());
+            m
+        });
     let mut campaigns = Vec::with_capacity(config.properties.len());
     for (i, property) in config.properties.iter().enumerate() {
-        let already = pinned_ids.get(property.id.as_str());
-        let blocked_by = blocking.get(property.id.as_str()).copied();
-        let result = campaign(settings, ctx, property, &oracles[i], already, blocked_by)?;
+        let pinned = PinnedSoFar {
+            ids: pinned_ids.get(property.id.as_str()),
+            live: live.get(property.id.as_str()),
+            blocked_by: blocking.get(property.id.as_str()).copied(),
+        };
+        let result = campaign(settings, ctx, property, &oracles[i], &pinned)?;
         findings.extend(short_campaign(settings, property, &result));
         campaigns.push(result);
     }
@@ -1020,6 +1035,16 @@ impl Examined {
     }
 }
 
+/// What the fixture replays of this run say about a property's pinned fixtures.
+struct PinnedSoFar<'a> {
+    /// Every pinned fixture id.
+    ids: Option<&'a BTreeSet<String>>,
+    /// Those whose failure still shows (every status but `pass`).
+    live: Option<&'a BTreeSet<String>>,
+    /// The first whose replays block this run.
+    blocked_by: Option<&'a str>,
+}
+
 /// The metas of the pinned fixtures `ids` of `property`, by their origin's digest. A fixture
 /// whose meta cannot be read is left out (the integrity check reports it).
 fn pinned_origins(
@@ -1066,9 +1091,9 @@ fn campaign(
     ctx: &Context<'_>,
     property: &Property,
     oracles: &PropertyOracles,
-    already: Option<&BTreeSet<String>>,
-    blocked_by: Option<&str>,
+    pinned: &PinnedSoFar<'_>,
 ) -> Result<CampaignResult, GateError> {
+    let (already, blocked_by) = (pinned.ids, pinned.blocked_by);
     let started = Instant::now();
     let mut result = CampaignResult {
         property_id: property.id.to_string(),
@@ -1173,7 +1198,7 @@ fn campaign(
     let mut examined: Vec<Examined> = Vec::new();
     // The origins of the fixtures pinned for this property: a failing case that is one of
     // them is that fixture's failure, whatever a flaky oracle would shrink it to this time.
-    let origins = pinned_origins(&ctx.root, &property.id, already);
+    let origins = pinned_origins(&ctx.root, &property.id, pinned.live);
     let examine = |index: usize,
                    first: freezegate_replay::RunOutcome,
                    seen: &mut BTreeSet<Arc<Vec<u8>>>,
@@ -1245,8 +1270,13 @@ fn campaign(
             else {
                 break;
             };
-            if examined.iter().filter(|e| e.shrunk).count() >= MAX_CAMPAIGN_SHRINKS {
-                unshrunk = pending.len();
+            let is_origin =
+                |i: usize| origins.contains_key(&freezegate_canon::Digest::of(&cases[i]));
+            if examined.iter().filter(|e| e.shrunk).count() >= MAX_CAMPAIGN_SHRINKS
+                && !is_origin(pending[pos].0)
+            {
+                // Origins of pinned fixtures cost no shrink: only the others are left out.
+                unshrunk = pending.iter().filter(|(i, _)| !is_origin(*i)).count();
                 break;
             }
             let (index, first) = pending.remove(pos);

@@ -108,6 +108,9 @@ impl Git {
             cmd.arg("-c").arg(format!("{key}={value}"));
         }
         cmd.args(args);
+        // Untranslated messages: a warning read here (an ambiguous name) must not depend on
+        // the runner's language.
+        cmd.env("LC_ALL", "C");
         cmd.env("GIT_OPTIONAL_LOCKS", "0");
         cmd.env("GIT_NO_REPLACE_OBJECTS", "1");
         cmd.env("GIT_TERMINAL_PROMPT", "0");
