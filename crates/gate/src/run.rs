@@ -177,20 +177,23 @@ pub fn load_ledger(
     let ledger_path = root.join(LEDGER_FILE);
     let bytes = match std::fs::read(&ledger_path) {
         Ok(bytes) => bytes,
-        // A link to nothing is not a missing ledger: it would pass as an empty one.
+        // A link to nothing (the ledger or its folder) is not a missing ledger: it would
+        // pass as an empty one.
         Err(e)
             if e.kind() == std::io::ErrorKind::NotFound
-                && std::fs::symlink_metadata(&ledger_path)
-                    .is_ok_and(|m| m.file_type().is_symlink()) =>
+                && let Some((link, missing)) = freezegate_ledger::dangling_link(&ledger_path) =>
         {
-            let target = std::fs::read_link(&ledger_path).unwrap_or_default();
             return Err(GateError::Io {
-                path: LEDGER_FILE.into(),
+                path: link
+                    .strip_prefix(root)
+                    .unwrap_or(&link)
+                    .display()
+                    .to_string(),
                 source: std::io::Error::new(
                     e.kind(),
                     format!(
                         "it is a symbolic link to {}, which does not exist",
-                        target.display()
+                        missing.display()
                     ),
                 ),
             });

@@ -27,12 +27,13 @@ pub const LOCK_FILE_NAME: &str = ".ledger.lock";
 pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Error> {
     match fs::read(path) {
         Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            if is_symlink(path) {
-                return Err(broken_link(path));
-            }
-            Ok(None)
-        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match dangling_link(path) {
+            Some((link, missing)) => Err(Error::BrokenLink {
+                path: link,
+                target: missing,
+            }),
+            None => Ok(None),
+        },
         Err(e) => Err(Error::io(path, e)),
     }
 }
@@ -42,10 +43,45 @@ fn is_symlink(path: &Path) -> bool {
 }
 
 fn broken_link(path: &Path) -> Error {
+    let (link, missing) = dangling_link(path).unwrap_or_else(|| (path.to_owned(), chain_end(path)));
     Error::BrokenLink {
-        path: path.to_owned(),
-        target: fs::read_link(path).unwrap_or_default(),
+        path: link,
+        target: missing,
     }
+}
+
+/// Where `path`, which does not exist, is a symbolic link to nothing or lies in a folder that
+/// is one (`freeze -> /gone`): that link, and the path missing at the end of its chain of
+/// links. `None` when no link is broken: the path is just absent, and a missing ledger reads
+/// as an empty one, which a link to nothing must not.
+pub fn dangling_link(path: &Path) -> Option<(PathBuf, PathBuf)> {
+    path.ancestors()
+        .take_while(|at| !at.as_os_str().is_empty())
+        .find(|at| is_symlink(at) && fs::metadata(at).is_err())
+        .map(|link| (link.to_owned(), chain_end(link)))
+}
+
+/// The path a chain of symbolic links from `link` ends at (at most 40 links followed): as
+/// the link says it when there is one link, else resolved from `link`'s folder.
+fn chain_end(link: &Path) -> PathBuf {
+    let mut at = link.to_owned();
+    let mut said = PathBuf::new();
+    let mut hops = 0;
+    while hops < 40 {
+        match fs::read_link(&at) {
+            Ok(target) => {
+                at = if target.is_absolute() {
+                    target.clone()
+                } else {
+                    parent_dir(&at).join(&target)
+                };
+                said = target;
+                hops += 1;
+            }
+            Err(_) => break,
+        }
+    }
+    if hops == 1 { said } else { at }
 }
 
 /// The file that writes of the ledger at `path` replace: `path` itself, or, when `path` is a
@@ -53,6 +89,12 @@ fn broken_link(path: &Path) -> Error {
 /// not exist is an error naming `path`.
 pub fn write_target(path: &Path) -> Result<PathBuf, Error> {
     if !is_symlink(path) {
+        if let Some((link, missing)) = dangling_link(path) {
+            return Err(Error::BrokenLink {
+                path: link,
+                target: missing,
+            });
+        }
         return Ok(path.to_owned());
     }
     fs::canonicalize(path).map_err(|e| {
@@ -73,17 +115,21 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
     let dir = parent_dir(&target);
     fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
     open_lock(path, &target)?;
-    let probe = dir.join(format!(
-        "{}probe-{}.tmp",
-        temporary_prefix(&target),
-        std::process::id()
-    ));
+    // Not named like a writer's temporary: a writer holding the lock removes those.
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let probe = dir.join(format!(".{name}-probe-{}", std::process::id()));
     OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&probe)
         .map_err(|e| Error::io(path, e))?;
-    fs::remove_file(&probe).map_err(|e| Error::io(path, e))
+    match fs::remove_file(&probe) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(Error::io(path, e)),
+        _ => Ok(()),
+    }
 }
 
 /// Opens (creating it) the writers' lock beside `target`, the file behind the ledger `path`.

@@ -158,3 +158,61 @@ fn schema_problems_are_shown_without_a_severity_of_their_own() {
         assert!(shown.contains(&part), "{part} in {shown}");
     }
 }
+
+/// A ledger under a folder link to nothing (`freeze -> /gone`) is no empty ledger, and a
+/// chain of links names the file missing at its end.
+#[test]
+fn a_folder_link_to_nothing_and_a_chain_of_links_name_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/nonexistent/freezegate", dir.path().join("freeze")).unwrap();
+    let ledger = dir.path().join("freeze/ledger.json");
+    let err = freezegate_ledger::read_bytes(&ledger).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} is a symbolic link to /nonexistent/freezegate, which does not exist",
+            dir.path().join("freeze").display()
+        )
+    );
+    assert!(freezegate_ledger::check_writable(&ledger).is_err());
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("freeze")).unwrap();
+    let a = dir.path().join("freeze/ledger.json");
+    std::os::unix::fs::symlink("b.json", &a).unwrap();
+    std::os::unix::fs::symlink("c.json", dir.path().join("freeze/b.json")).unwrap();
+    let err = freezegate_ledger::read_bytes(&a).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{} is a symbolic link to {}, which does not exist",
+            a.display(),
+            dir.path().join("freeze/c.json").display()
+        )
+    );
+}
+
+/// The writability probe is not named like a writer's temporary, which a writer holding the
+/// lock removes: probing while another process updates the ledger does not fail.
+#[test]
+fn probing_while_a_writer_sweeps_its_temporaries_does_not_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("freeze/ledger.json");
+    std::fs::create_dir_all(ledger.parent().unwrap()).unwrap();
+    std::fs::write(
+        &ledger,
+        "{\"schema\":\"freezegate-ledger-v1\",\"rows\":[]}\n",
+    )
+    .unwrap();
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            for _ in 0..200 {
+                freezegate_ledger::update(&ledger, |_| ()).expect("update");
+            }
+        });
+        for _ in 0..500 {
+            freezegate_ledger::check_writable(&ledger).expect("writable");
+        }
+        writer.join().unwrap();
+    });
+}

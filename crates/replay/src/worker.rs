@@ -37,8 +37,8 @@ const LIVENESS_TICK: Duration = Duration::from_millis(50);
 ///
 /// Each candidate has its own deadline. A worker that dies before answering is labelled
 /// `harness_error` for the candidate in flight, one still silent at the deadline `timeout`
-/// (its process group is then killed: SIGTERM, grace, SIGKILL; when that worker had answered
-/// no candidate yet, the message asks whether it flushes its stdout after each answer, since
+/// (its process group is then killed: SIGTERM, grace, SIGKILL; when no worker of this oracle
+/// has answered a candidate yet, the message asks whether it flushes its stdout after each answer, since
 /// an answer left in a block buffer looks like silence), and one that answers
 /// something outside the protocol `harness_error`; in each case the worker is discarded and
 /// the next candidate starts a fresh one.
@@ -63,6 +63,9 @@ pub struct WorkerOracle {
     stderr_cap: usize,
     idle: Mutex<Vec<Worker>>,
     starts: AtomicU64,
+    /// Whether any worker of this oracle has answered a candidate within the protocol: the
+    /// command does flush its answers.
+    any_answered: std::sync::atomic::AtomicBool,
 }
 
 impl WorkerOracle {
@@ -82,6 +85,7 @@ impl WorkerOracle {
             stderr_cap: DEFAULT_OUTPUT_CAP,
             idle: Mutex::new(Vec::new()),
             starts: AtomicU64::new(0),
+            any_answered: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -246,6 +250,7 @@ impl Oracle for WorkerOracle {
                 let (outcome, healthy) = parse_answer(&text, duration);
                 if healthy {
                     worker.answered = true;
+                    self.any_answered.store(true, Ordering::Relaxed);
                     self.give_back(worker);
                     outcome
                 } else {
@@ -262,7 +267,7 @@ impl Oracle for WorkerOracle {
                 RunOutcome { stderr, ..outcome }
             }
             Asked::Silent => {
-                let answered = worker.answered;
+                let answered = worker.answered || self.any_answered.load(Ordering::Relaxed);
                 let stderr = worker.stop();
                 let outcome = RunOutcome::new(Label::Timeout, duration, Exit::Deadline)
                     .with_message(silent_message(ctx.timeout, answered));

@@ -398,6 +398,14 @@ fn a_worker_that_hangs_is_killed_and_restarted() -> TestResult {
         out.message.as_deref(),
         Some("the worker gave no answer within 1500 ms")
     );
+    // Nor does the fresh worker started after it, which hangs on its first candidate: the
+    // command has shown it flushes.
+    let out = oracle.run(b"13", &ctx);
+    assert_eq!(out.label, Label::Timeout);
+    assert_eq!(
+        out.message.as_deref(),
+        Some("the worker gave no answer within 1500 ms")
+    );
     Ok(())
 }
 
