@@ -22,7 +22,10 @@
 //! - Enums are externally tagged: a string is a unit variant, an object with exactly one
 //!   member is the variant it names with its content.
 //! - Map keys are strings; a type whose keys are integers, `bool`s or floats reads them from
-//!   the key's text (`"1"` → `1u32`, `"true"` → `true`), as serde_json does.
+//!   the key's text (`"1"` → `1u32`, `"true"` → `true`), as serde_json does: only JSON
+//!   number text, so `"+1"`, `"01"`, `".5"` or `"5."` is an error, not a second spelling of
+//!   a key. An integer key of `"-0"` is an error for every integer type (serde_json takes it
+//!   for `i128` alone), so no two keys read as the same integer.
 //! - Nesting deeper than [`MAX_DEPTH`] is [`ValueError::TooDeep`], as for
 //!   [`crate::parse`], so a hand-built value cannot exhaust the stack.
 //!
@@ -564,17 +567,73 @@ struct KeyDeserializer<'a> {
 }
 
 impl KeyDeserializer<'_> {
-    fn parsed<T: std::str::FromStr>(&self, ty: &str) -> Result<T, DeError> {
-        self.key
-            .parse()
-            .map_err(|_| de::Error::custom(format_args!("expected {ty} key, found {:?}", self.key)))
+    /// The key's text parsed as a `T`, when `well_formed` accepts the text; otherwise, or
+    /// when it does not parse (an integer out of range), an error naming the type.
+    fn parsed<T: std::str::FromStr>(
+        &self,
+        well_formed: fn(&str) -> bool,
+        ty: &str,
+    ) -> Result<T, DeError> {
+        let parsed = if well_formed(self.key) {
+            self.key.parse().ok()
+        } else {
+            None
+        };
+        parsed.ok_or_else(|| self.not_a(ty))
+    }
+
+    fn not_a(&self, ty: &str) -> DeError {
+        de::Error::custom(format_args!("expected {ty} key, found {:?}", self.key))
     }
 }
 
+/// Whether `text` is a JSON integer other than `-0`: an optional `-`, then `0` or a nonzero
+/// digit followed by digits. `str::parse` also takes `+1`, `01` and `-0`, which would read
+/// as the same integer as `1` or `0` and silently replace it in a map.
+fn is_json_integer(text: &str) -> bool {
+    match text.strip_prefix('-').unwrap_or(text).as_bytes() {
+        [b'0'] => text == "0",
+        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
+/// Whether `text` is a JSON number: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+/// `str::parse` also takes `.5`, `5.`, `+1.5`, `inf` and `NaN`.
+fn is_json_number(text: &str) -> bool {
+    /// The bytes after the leading ASCII digits, when there is at least one.
+    fn digits(bytes: &[u8]) -> Option<&[u8]> {
+        let count = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+        (count > 0).then(|| bytes.split_at(count).1)
+    }
+    let bytes = text.strip_prefix('-').unwrap_or(text).as_bytes();
+    let rest = match bytes {
+        [b'0', rest @ ..] => Some(rest),
+        [b'1'..=b'9', ..] => digits(bytes),
+        _ => None,
+    };
+    let rest = match rest {
+        Some([b'.', fraction @ ..]) => digits(fraction),
+        other => other,
+    };
+    let rest = match rest {
+        Some([b'e' | b'E', b'+' | b'-', exponent @ ..] | [b'e' | b'E', exponent @ ..]) => {
+            digits(exponent)
+        }
+        other => other,
+    };
+    rest.is_some_and(<[u8]>::is_empty)
+}
+
+/// Whether `text` is `true` or `false`.
+fn is_bool(text: &str) -> bool {
+    text == "true" || text == "false"
+}
+
 macro_rules! deserialize_key {
-    ($($method:ident $visit:ident $ty:ty;)*) => {$(
+    ($($method:ident $visit:ident $well_formed:ident $ty:ty;)*) => {$(
         fn $method<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
-            visitor.$visit(self.parsed::<$ty>(stringify!($ty))?)
+            visitor.$visit(self.parsed::<$ty>($well_formed, stringify!($ty))?)
         }
     )*};
 }
@@ -587,40 +646,30 @@ impl<'a> de::Deserializer<'a> for KeyDeserializer<'a> {
     }
 
     deserialize_key! {
-        deserialize_bool visit_bool bool;
-        deserialize_i8 visit_i8 i8;
-        deserialize_i16 visit_i16 i16;
-        deserialize_i32 visit_i32 i32;
-        deserialize_i64 visit_i64 i64;
-        deserialize_i128 visit_i128 i128;
-        deserialize_u8 visit_u8 u8;
-        deserialize_u16 visit_u16 u16;
-        deserialize_u32 visit_u32 u32;
-        deserialize_u64 visit_u64 u64;
-        deserialize_u128 visit_u128 u128;
+        deserialize_bool visit_bool is_bool bool;
+        deserialize_i8 visit_i8 is_json_integer i8;
+        deserialize_i16 visit_i16 is_json_integer i16;
+        deserialize_i32 visit_i32 is_json_integer i32;
+        deserialize_i64 visit_i64 is_json_integer i64;
+        deserialize_i128 visit_i128 is_json_integer i128;
+        deserialize_u8 visit_u8 is_json_integer u8;
+        deserialize_u16 visit_u16 is_json_integer u16;
+        deserialize_u32 visit_u32 is_json_integer u32;
+        deserialize_u64 visit_u64 is_json_integer u64;
+        deserialize_u128 visit_u128 is_json_integer u128;
     }
 
     fn deserialize_f32<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let x = self.parsed::<f32>("f32")?;
-        if x.is_finite() {
-            visitor.visit_f32(x)
-        } else {
-            Err(de::Error::custom(format_args!(
-                "expected f32 key, found {:?}",
-                self.key
-            )))
+        match self.parsed::<f32>(is_json_number, "f32")? {
+            x if x.is_finite() => visitor.visit_f32(x),
+            _ => Err(self.not_a("f32")),
         }
     }
 
     fn deserialize_f64<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
-        let x = self.parsed::<f64>("f64")?;
-        if x.is_finite() {
-            visitor.visit_f64(x)
-        } else {
-            Err(de::Error::custom(format_args!(
-                "expected f64 key, found {:?}",
-                self.key
-            )))
+        match self.parsed::<f64>(is_json_number, "f64")? {
+            x if x.is_finite() => visitor.visit_f64(x),
+            _ => Err(self.not_a("f64")),
         }
     }
 

@@ -128,7 +128,8 @@ pub fn to_value<T: Serialize + ?Sized>(input: &T) -> Result<Value, ValueError> {
 ///   bit, for `f32` too; a float is never read as an integer.
 /// - Strings, `char`s, `bool`s; `null` is `None`, unit and unit structs; arrays are
 ///   sequences, tuples and tuple structs; objects are maps and structs; map keys are read
-///   from their text when the type's keys are integers, `bool`s or floats (`"7"` → `7u32`).
+///   from their text when the type's keys are integers, `bool`s or floats (`"7"` → `7u32`),
+///   which must be JSON number text (`"07"`, `"+7"`, `"-0"` and `".5"` are errors).
 /// - Enums are externally tagged: `"Unit"`, `{"Newtype": x}`, `{"Tuple": [x, y]}`,
 ///   `{"Struct": {"f": x}}`. Internally, adjacently and untagged enums and `flatten` work as
 ///   serde makes them work, by reading the value as "any" into a buffer first.

@@ -533,3 +533,163 @@ fn nesting_is_limited_as_parse_limits_it() {
         Err(ValueError::TooDeep(MAX_DEPTH))
     );
 }
+
+/// A float map key, ordered by `total_cmp` so that it can key a `BTreeMap`.
+#[derive(Deserialize, Debug, Clone, Copy)]
+struct FloatKey<F>(F);
+
+macro_rules! float_key_order {
+    ($($f:ty)*) => {$(
+        impl PartialEq for FloatKey<$f> {
+            fn eq(&self, other: &Self) -> bool {
+                self.0.total_cmp(&other.0).is_eq()
+            }
+        }
+        impl Eq for FloatKey<$f> {}
+        impl PartialOrd for FloatKey<$f> {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+        impl Ord for FloatKey<$f> {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                self.0.total_cmp(&other.0)
+            }
+        }
+    )*};
+}
+float_key_order!(f32 f64);
+
+/// canon and serde_json read the object `{key: 0}` into a map with keys of type `K` alike:
+/// the same map, or both an error (canon's naming the key's pointer).
+fn key_agrees<K>(key: &str) -> Result<(), TestCaseError>
+where
+    K: DeserializeOwned + Ord + std::fmt::Debug,
+{
+    let json = serde_json::to_string(&BTreeMap::from([(key, 0u8)]))
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let by_serde_json = serde_json::from_str::<BTreeMap<K, u8>>(&json);
+    let by_canon = read::<BTreeMap<K, u8>>(&json);
+    match (&by_canon, &by_serde_json) {
+        (Ok(a), Ok(b)) => prop_assert!(same(a, b), "{}: canon {:?}, serde_json {:?}", json, a, b),
+        (Err(e), Err(_)) => {
+            let pointer = format!("at \"/{}\": ", key.replace('~', "~0").replace('/', "~1"));
+            prop_assert!(e.to_string().contains(&pointer), "{}: {}", json, e);
+        }
+        _ => prop_assert!(
+            false,
+            "{}: canon {:?}, serde_json {:?}",
+            json,
+            by_canon,
+            by_serde_json
+        ),
+    }
+    Ok(())
+}
+
+/// `key_agrees` for every integer and float key type.
+fn key_agrees_for_every_type(key: &str) -> Result<(), TestCaseError> {
+    key_agrees::<u8>(key)?;
+    key_agrees::<i8>(key)?;
+    key_agrees::<u32>(key)?;
+    key_agrees::<i32>(key)?;
+    key_agrees::<u64>(key)?;
+    key_agrees::<i64>(key)?;
+    key_agrees::<u128>(key)?;
+    // serde_json's `i128` keys (alone of its integer keys) take `-0`; canon's do not, so
+    // that `"0"` and `"-0"` cannot both stand for the key 0.
+    if key != "-0" {
+        key_agrees::<i128>(key)?;
+    }
+    key_agrees::<FloatKey<f32>>(key)?;
+    key_agrees::<FloatKey<f64>>(key)?;
+    Ok(())
+}
+
+/// Key texts near the JSON number grammar: signs, leading zeros, bare points, exponents,
+/// spaces and the like, around digits.
+fn number_like_key() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "[-+ ]?[0-9]{0,4}(\\.[0-9]{0,3})?([eE][-+]?[0-9]{0,3})? ?",
+        "[-+]?(0|[1-9][0-9]{0,40})",
+        any::<i128>().prop_map(|n| n.to_string()),
+        any::<u128>().prop_map(|n| n.to_string()),
+        any::<f64>().prop_map(|x| x.to_string()),
+        any::<f32>().prop_map(|x| format!("{x:e}")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2048, failure_persistence: None, ..ProptestConfig::default()
+    })]
+
+    /// Numeric keys are read as serde_json reads them: only JSON number text, so no two key
+    /// texts read as the same integer.
+    #[test]
+    fn numeric_keys_read_as_serde_json_reads_them(key in number_like_key()) {
+        key_agrees_for_every_type(&key)?;
+    }
+}
+
+#[test]
+fn numeric_keys_that_are_not_json_numbers_are_errors() {
+    for key in [
+        "1",
+        "01",
+        "+1",
+        "-0",
+        "00",
+        "-01",
+        "0",
+        "-1",
+        "1.0",
+        "1e2",
+        ".5",
+        "5.",
+        "+1.5",
+        "1.5",
+        "-0.0",
+        "1E+2",
+        "1e",
+        "1e+",
+        "1.e2",
+        "-",
+        "",
+        " 1",
+        "1 ",
+        "0x1",
+        "1_0",
+        "NaN",
+        "inf",
+        "infinity",
+        "-inf",
+        "1e400",
+        "1e-400",
+        "1e39",
+        "3.4028235e38",
+        "3.4028236e38",
+        "18446744073709551616",
+        "-9223372036854775809",
+        "340282366920938463463374607431768211456",
+    ] {
+        key_agrees_for_every_type(key).unwrap_or_else(|e| panic!("{key:?}: {e}"));
+    }
+    // Texts that `str::parse` takes and JSON does not are errors, not the same key again.
+    assert_eq!(
+        err::<BTreeMap<u32, u8>>(r#"{"1": 1, "01": 2, "+1": 3}"#),
+        r#"serde conversion failed at "/01": expected u32 key, found "01""#
+    );
+    assert_eq!(
+        err::<BTreeMap<i128, u8>>(r#"{"0": 1, "-0": 2}"#),
+        r#"serde conversion failed at "/-0": expected i128 key, found "-0""#
+    );
+    assert_eq!(
+        err::<BTreeMap<FloatKey<f64>, u8>>(r#"{".5": 1}"#),
+        r#"serde conversion failed at "/.5": expected f64 key, found ".5""#
+    );
+    assert_eq!(
+        read::<BTreeMap<i64, u8>>(r#"{"-9223372036854775808": 1, "0": 2}"#).unwrap(),
+        BTreeMap::from([(i64::MIN, 1), (0, 2)])
+    );
+}
