@@ -10,11 +10,12 @@
 //! - An integer is offered as whatever integer type the type asks for, when it fits; when
 //!   the type asks for no particular type (`deserialize_any`: `serde_json::Value`, untagged
 //!   and internally tagged enums, `flatten`), as the first of `u64`, `i64`, `u128`, `i128`
-//!   that holds it. A type that asks for a float gets the integer's nearest `f64`. An
-//!   integer longer than 128 bits is an error unless a float is asked for.
+//!   that holds it. A type that asks for a float gets the integer's nearest `f64` (an
+//!   `f32` its nearest `f32`, an error beyond the `f32` range). An integer longer than 128
+//!   bits is an error unless a float is asked for.
 //! - A float is offered as `f64` (an `f32` takes the nearest `f32`, which for a value
-//!   [`crate::to_value`] made from an `f32` is that `f32`); it is never offered as an
-//!   integer.
+//!   [`crate::to_value`] made from an `f32` is that `f32`, and is an error when that is
+//!   beyond the `f32` range, never an infinity); it is never offered as an integer.
 //! - Strings as borrowed `&str` (a `char` is a string of one character; bytes are a string's
 //!   UTF-8 or an array of integers), `null` as `None` and as unit, anything else as
 //!   `Some`; arrays as sequences (tuples and tuple structs too), objects as maps and structs
@@ -120,6 +121,15 @@ fn int_to_f64(n: &Int) -> Result<f64, DeError> {
     match n.as_str().parse::<f64>() {
         Ok(x) if x.is_finite() => Ok(x),
         _ => Err(out_of_range(n, "f64")),
+    }
+}
+
+/// The nearest `f32` of an integer (rounded once, from its digits); an error when it is
+/// beyond the `f32` range.
+fn int_to_f32(n: &Int) -> Result<f32, DeError> {
+    match n.as_str().parse::<f32>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(out_of_range(n, "f32")),
     }
 }
 
@@ -254,7 +264,20 @@ impl<'a> de::Deserializer<'a> for ValueDeserializer<'a> {
     }
 
     fn deserialize_f32<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
-        self.deserialize_f64(visitor)
+        match self.value {
+            // Rounding a finite `f64` to `f32` gives an infinity beyond the `f32` range; the
+            // visitor's own `as f32` would hand that infinity over as a number.
+            Value::Float(x) => match x.get() as f32 {
+                y if y.is_finite() => visitor.visit_f32(y),
+                _ => Err(de::Error::custom(format_args!("expected f32, found {x}"))),
+            },
+            Value::Int(n) => match (n.to_u64(), n.to_i64()) {
+                (Some(u), _) => visitor.visit_u64(u),
+                (None, Some(i)) => visitor.visit_i64(i),
+                _ => visitor.visit_f32(int_to_f32(n)?),
+            },
+            other => Err(wrong_kind(other, &visitor)),
+        }
     }
 
     fn deserialize_f64<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {

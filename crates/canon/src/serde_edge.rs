@@ -125,7 +125,8 @@ pub fn to_value<T: Serialize + ?Sized>(input: &T) -> Result<Value, ValueError> {
 ///   the first of `u64`, `i64`, `u128`, `i128` that holds the integer. A float type takes an
 ///   integer's nearest float; an integer longer than 128 bits is an error for any other type.
 /// - Floats are `f64` as the value holds them, so `from_value(&to_value(&x)?)` is `x` bit for
-///   bit, for `f32` too; a float is never read as an integer.
+///   bit, for `f32` too; a float beyond the `f32` range read as an `f32` is an error, not an
+///   infinity; a float is never read as an integer.
 /// - Strings, `char`s, `bool`s; `null` is `None`, unit and unit structs; arrays are
 ///   sequences, tuples and tuple structs; objects are maps and structs; map keys are read
 ///   from their text when the type's keys are integers, `bool`s or floats (`"7"` → `7u32`),

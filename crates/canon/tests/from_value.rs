@@ -630,6 +630,21 @@ proptest! {
     fn numeric_keys_read_as_serde_json_reads_them(key in number_like_key()) {
         key_agrees_for_every_type(&key)?;
     }
+
+    /// An `f32` is the nearest `f32` of the value's float, or an error naming the pointer
+    /// when that is beyond the `f32` range; never an infinity.
+    #[test]
+    fn f32_is_the_nearest_or_out_of_range(x in finite_f64()) {
+        let value = Value::Array(vec![to_value(&x).unwrap()]);
+        let near = x as f32;
+        match from_value::<Vec<f32>>(&value) {
+            Ok(got) => prop_assert!(near.is_finite() && same(&got, &vec![near]), "{} read as {:?}", x, got),
+            Err(e) => prop_assert!(
+                near.is_infinite() && e.to_string().starts_with("serde conversion failed at \"/0\": expected f32"),
+                "{}: {}", x, e
+            ),
+        }
+    }
 }
 
 #[test]
@@ -691,5 +706,47 @@ fn numeric_keys_that_are_not_json_numbers_are_errors() {
     assert_eq!(
         read::<BTreeMap<i64, u8>>(r#"{"-9223372036854775808": 1, "0": 2}"#).unwrap(),
         BTreeMap::from([(i64::MIN, 1), (0, 2)])
+    );
+}
+
+#[test]
+fn f32_beyond_its_range_is_an_error_not_infinity() {
+    let u128_max = u128::MAX.to_string();
+    let ten_to_51 = format!("1{}", "0".repeat(51));
+    for (json, found) in [
+        ("1e300", "1e+300"),
+        ("-1e51", "-1e+51"),
+        (u128_max.as_str(), u128_max.as_str()),
+        (ten_to_51.as_str(), ten_to_51.as_str()),
+    ] {
+        assert_eq!(
+            err::<Vec<f32>>(&format!("[{json}]")),
+            format!(r#"serde conversion failed at "/0": expected f32, found {found}"#),
+        );
+        assert!(serde_json::from_str::<f32>(json).is_err(), "{json}");
+    }
+    // The float halfway between f32::MAX and 2^128 rounds to infinity. (serde_json, reading
+    // the text straight to f32, takes its decimal for a hair below and gives f32::MAX; canon
+    // holds the f64, which is exactly halfway.)
+    assert_eq!(
+        err::<Vec<f32>>("[3.4028235677973366e38]"),
+        r#"serde conversion failed at "/0": expected f32, found 3.4028235677973366e+38"#
+    );
+    // Just below the rounding threshold an f32 is f32::MAX, as serde_json reads it too.
+    for json in [
+        "3.4028235e38",
+        "3.40282356e38",
+        "340282356779733661637539395458142568447",
+    ] {
+        assert_eq!(read::<f32>(json).unwrap(), f32::MAX, "{json}");
+        assert_eq!(
+            serde_json::from_str::<f32>(json).unwrap(),
+            f32::MAX,
+            "{json}"
+        );
+    }
+    assert_eq!(
+        read::<f32>("-1e-50").unwrap().to_bits(),
+        (-0.0f32).to_bits()
     );
 }
