@@ -73,6 +73,7 @@ mod read;
 mod serde_edge;
 mod serializer;
 mod value;
+pub mod walk;
 mod write;
 
 pub use digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};

@@ -9,69 +9,11 @@
 
 use std::ops::Range;
 
+use freezegate_canon::walk::string_end;
+pub(crate) use freezegate_canon::walk::{skip_ws, value_end};
 use freezegate_canon::{Position, Value, parse};
 
 use crate::check::Problem;
-
-fn is_ws(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
-}
-
-/// The first byte at or after `pos` that is not JSON whitespace.
-pub(crate) fn skip_ws(text: &[u8], mut pos: usize) -> usize {
-    while text.get(pos).copied().is_some_and(is_ws) {
-        pos += 1;
-    }
-    pos
-}
-
-/// The end (one past the closing quote) of the string starting at `pos`.
-fn string_end(text: &[u8], pos: usize) -> Option<usize> {
-    let mut i = pos + 1;
-    loop {
-        match *text.get(i)? {
-            b'"' => return Some(i + 1),
-            b'\\' => i += 2,
-            _ => i += 1,
-        }
-    }
-}
-
-/// The end of the value starting at `pos`: for an array or object, where its brackets
-/// balance, strings skipped; nothing inside is checked.
-pub(crate) fn value_end(text: &[u8], pos: usize) -> Option<usize> {
-    match *text.get(pos)? {
-        b'"' => string_end(text, pos),
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut i = pos;
-            loop {
-                match *text.get(i)? {
-                    b'"' => {
-                        i = string_end(text, i)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth = depth.checked_sub(1)?;
-                        if depth == 0 {
-                            return Some(i + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                i += 1;
-            }
-        }
-        _ => {
-            let len = text[pos..]
-                .iter()
-                .position(|&b| is_ws(b) || matches!(b, b',' | b']' | b'}'))
-                .unwrap_or(text.len() - pos);
-            Some(pos + len)
-        }
-    }
-}
 
 /// Walks the members of the object starting at `pos`, calling `visit` with each key's
 /// token (quotes included) and where its value starts, until `visit` returns `Some`: that
