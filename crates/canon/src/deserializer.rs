@@ -9,10 +9,11 @@
 //!
 //! - An integer is offered as whatever integer type the type asks for, when it fits; when
 //!   the type asks for no particular type (`deserialize_any`: `serde_json::Value`, untagged
-//!   and internally tagged enums, `flatten`), as the first of `u64`, `i64`, `u128`, `i128`
-//!   that holds it. A type that asks for a float gets the integer's nearest `f64` (an
-//!   `f32` its nearest `f32`, an error beyond the `f32` range). An integer longer than 128
-//!   bits is an error unless a float is asked for.
+//!   and internally tagged enums, `flatten`), as `u64` or `i64` when it fits, else as its
+//!   nearest `f64`, as serde_json does (neither `serde_json::Value` nor serde's buffer
+//!   holds a wider integer). A type that asks for a float gets the integer's nearest `f64`
+//!   (an `f32` its nearest `f32`, an error beyond the `f32` range). An integer longer than
+//!   128 bits is an error when an integer type is asked for.
 //! - A float is offered as `f64` (an `f32` takes the nearest `f32`, which for a value
 //!   [`crate::to_value`] made from an `f32` is that `f32`, and is an error when that is
 //!   beyond the `f32` range, never an infinity); it is never offered as an integer.
@@ -161,19 +162,15 @@ impl<'a> ValueDeserializer<'a> {
     fn int<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
         match self.value {
             Value::Int(n) => {
+                // Beyond 64 bits, the nearest `f64`, as serde_json reads such a number when no
+                // type is asked for: neither `serde_json::Value` nor serde's buffer for
+                // untagged and internally tagged enums and `flatten` holds a wider integer.
                 if let Some(u) = n.to_u64() {
                     visitor.visit_u64(u)
                 } else if let Some(i) = n.to_i64() {
                     visitor.visit_i64(i)
-                } else if let Some(u) = n.to_u128() {
-                    visitor.visit_u128(u)
-                } else if let Some(i) = n.to_i128() {
-                    visitor.visit_i128(i)
                 } else {
-                    Err(de::Error::custom(format_args!(
-                        "an integer of {} digits does not fit serde's 128-bit integers",
-                        n.magnitude_digits().len()
-                    )))
+                    visitor.visit_f64(int_to_f64(n)?)
                 }
             }
             other => Err(wrong_kind(other, &visitor)),

@@ -134,6 +134,8 @@ pub fn to_value<T: Serialize + ?Sized>(input: &T) -> Result<Value, ValueError> {
 /// - Enums are externally tagged: `"Unit"`, `{"Newtype": x}`, `{"Tuple": [x, y]}`,
 ///   `{"Struct": {"f": x}}`. Internally, adjacently and untagged enums and `flatten` work as
 ///   serde makes them work, by reading the value as "any" into a buffer first.
+/// - Read as "any" (`serde_json::Value`, those buffers), an integer wider than 64 bits is its
+///   nearest `f64`, as serde_json reads it: neither holds a wider integer.
 ///
 /// Fails when the value does not have the type's shape, e.g. a candidate the shrinker
 /// produced that the property's input type cannot hold: [`ValueError::Deserialize`], with
