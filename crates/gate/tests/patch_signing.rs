@@ -849,3 +849,26 @@ fn a_project_in_a_folder_of_its_repository_is_protected() {
         ]
     );
 }
+
+/// A listed key used outside its `valid-before` window is refused as `expired` (git says
+/// only "no principal matched", as for a key the file does not list), and a key the file
+/// does not list stays `unknown_key`.
+#[test]
+fn a_listed_key_outside_its_validity_window_is_expired_not_unknown() {
+    let repo = Repo::new();
+    let line = keys().alice.allowed_line().replace(
+        "namespaces=\"git\"",
+        "namespaces=\"git\" valid-before=\"20200101\"",
+    );
+    repo.write("freeze/allowed_signers", &line);
+    repo.write("freeze/ledger.json", LEDGER);
+    let base = repo.commit("base");
+    repo.commit_and_write("freeze/ledger.json", LEDGER_WITH_ROW, Some(&keys().alice));
+    repo.commit_and_write("freeze/ledger.json", LEDGER, Some(&keys().mallory));
+    let report = repo.check(&base);
+    let statuses: Vec<SignatureStatus> = report.violations.iter().map(|v| v.signature).collect();
+    assert_eq!(
+        statuses,
+        [SignatureStatus::Expired, SignatureStatus::UnknownKey]
+    );
+}

@@ -160,10 +160,22 @@ pub fn check_patch(
     }
 
     let mut empty_tree: Option<String> = None;
+    let mut listed: Option<BTreeSet<String>> = None;
     for (((sha, parents), raw), subject) in commits.iter().zip(&raw_signatures).zip(subjects) {
         let mut status = SignatureStatus::from_git(raw.code);
         if allowed.is_none() && status == SignatureStatus::Allowed {
             status = SignatureStatus::UnknownKey;
+        }
+        // Git says `U` ("no principal matched") both for a key the file does not list and
+        // for a listed key outside its `valid-after`/`valid-before` window at commit time.
+        if status == SignatureStatus::UnknownKey
+            && !raw.key.is_empty()
+            && let Some(text) = &allowed
+            && listed
+                .get_or_insert_with(|| listed_fingerprints(text))
+                .contains(&raw.key)
+        {
+            status = SignatureStatus::Expired;
         }
         if status == SignatureStatus::Allowed && !is_ssh_signed(&git.commit_object(sha)?) {
             status = SignatureStatus::NotSsh;
@@ -246,6 +258,50 @@ pub fn check_patch(
         });
     }
     Ok(report)
+}
+
+/// The SHA-256 fingerprints (`SHA256:…`, as git's `%GF` prints them) of the keys an
+/// allowed-signers text lists, by `ssh-keygen -l`; empty when it cannot say (the set only
+/// names why a signature is refused, never lets one pass).
+fn listed_fingerprints(allowed: &[u8]) -> BTreeSet<String> {
+    let text = String::from_utf8_lossy(allowed);
+    let keys: String = text
+        .lines()
+        .filter_map(|line| {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            let at = tokens.iter().position(|t| {
+                ["ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"]
+                    .iter()
+                    .any(|p| t.starts_with(p))
+            })?;
+            Some(format!("{} {}\n", tokens[at], tokens.get(at + 1)?))
+        })
+        .collect();
+    let Ok(mut file) = tempfile::NamedTempFile::new() else {
+        return BTreeSet::new();
+    };
+    if file
+        .write_all(keys.as_bytes())
+        .and_then(|()| file.flush())
+        .is_err()
+    {
+        return BTreeSet::new();
+    }
+    let Ok(out) = std::process::Command::new("ssh-keygen")
+        .args(["-l", "-E", "sha256", "-f"])
+        .arg(file.path())
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+    else {
+        return BTreeSet::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .filter(|f| f.starts_with("SHA256:"))
+        .map(str::to_string)
+        .collect()
 }
 
 /// The bytes of the files `paths` at revision `rev` of the repository at `repo_dir`, read
