@@ -2,14 +2,13 @@
 //! are not oracle runs: a campaign's generator (SPEC §4).
 
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use crate::escape::{MARK_VAR, RunMark, spawn_run};
 use crate::oracle::{Excerpt, TailBuffer};
-use crate::process::{ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, Run};
+use crate::process::{ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, Run, nonempty, shell};
 
 /// How many bytes of stdout a [`ShellCommand`] keeps by default: 256 MiB.
 pub const DEFAULT_STDOUT_CAP: usize = 256 * 1024 * 1024;
@@ -92,12 +91,8 @@ impl ShellCommand {
         command: impl Into<String>,
         dir: impl Into<PathBuf>,
     ) -> Result<ShellCommand, ConfigError> {
-        let command = command.into();
-        if command.trim().is_empty() {
-            return Err(ConfigError::EmptyCommand);
-        }
         Ok(ShellCommand {
-            command,
+            command: nonempty(command.into())?,
             dir: dir.into(),
             env: Vec::new(),
             input: Vec::new(),
@@ -153,18 +148,11 @@ impl ShellCommand {
         let start = Instant::now();
         // Active from before the process exists until its leftovers are gone.
         let mark = RunMark::new();
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(&self.command)
-            .current_dir(&self.dir)
-            .env_remove("FREEZEGATE_REPLAY")
+        let mut cmd = shell(&self.command, &self.dir);
+        cmd.env_remove("FREEZEGATE_REPLAY")
             .env_remove("FREEZEGATE_WORKER")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .env(MARK_VAR, mark.env_value())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .env(MARK_VAR, mark.env_value());
         let mut child = match spawn_run(&mut cmd, &mark) {
             Ok(child) => child,
             Err(e) => {

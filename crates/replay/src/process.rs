@@ -39,6 +39,29 @@ pub enum ConfigError {
     EmptyCommand,
 }
 
+/// `command` when it has something to run, else [`ConfigError::EmptyCommand`]: what every
+/// runner's constructor checks.
+pub(crate) fn nonempty(command: String) -> Result<String, ConfigError> {
+    if command.trim().is_empty() {
+        return Err(ConfigError::EmptyCommand);
+    }
+    Ok(command)
+}
+
+/// `sh -c command` in `dir`, in a process group of its own, its three streams piped: what
+/// every runner starts. The caller adds the environment (the run's mark included).
+pub(crate) fn shell(command: &str, dir: &Path) -> Command {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    cmd
+}
+
 /// Runs an oracle command as a fresh process per run (SPEC §4).
 ///
 /// Each run is `sh -c CMD` in the configured directory, in a new process group, with the
@@ -101,12 +124,8 @@ impl ProcessOracle {
         command: impl Into<String>,
         dir: impl Into<PathBuf>,
     ) -> Result<ProcessOracle, ConfigError> {
-        let command = command.into();
-        if command.trim().is_empty() {
-            return Err(ConfigError::EmptyCommand);
-        }
         Ok(ProcessOracle {
-            command,
+            command: nonempty(command.into())?,
             dir: dir.into(),
             grace: DEFAULT_GRACE,
             output_cap: DEFAULT_OUTPUT_CAP,
@@ -144,19 +163,12 @@ impl Oracle for ProcessOracle {
         }
         // Active from before the process exists until its leftovers are gone.
         let mark = RunMark::new();
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(&self.command)
-            .current_dir(&self.dir)
-            .env("PROP_SEED", ctx.seed.to_string())
+        let mut cmd = shell(&self.command, &self.dir);
+        cmd.env("PROP_SEED", ctx.seed.to_string())
             .env("PROPERTY_ID", &ctx.property_id)
             .env("FREEZEGATE_REPLAY", ctx.replay.to_string())
             .env(MARK_VAR, mark.env_value())
-            .env_remove("FREEZEGATE_WORKER")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .env_remove("FREEZEGATE_WORKER");
         let mut child = match spawn_run(&mut cmd, &mark) {
             Ok(child) => child,
             Err(e) => {

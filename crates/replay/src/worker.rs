@@ -3,9 +3,8 @@
 
 use std::io::{self, BufWriter, Read, Write};
 use std::os::fd::AsFd;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,7 +14,7 @@ use crate::Label;
 use crate::escape::{MARK_VAR, PipeEnd, RunMark, spawn_run};
 use crate::oracle::{Excerpt, Exit, Oracle, RunContext, RunOutcome, TailBuffer};
 use crate::process::{
-    ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, SETTLE_LIMIT, terminate_group,
+    ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, SETTLE_LIMIT, nonempty, shell, terminate_group,
 };
 
 /// How long one answer line may be; the rest of a longer line is discarded.
@@ -74,12 +73,8 @@ impl WorkerOracle {
         command: impl Into<String>,
         dir: impl Into<PathBuf>,
     ) -> Result<WorkerOracle, ConfigError> {
-        let command = command.into();
-        if command.trim().is_empty() {
-            return Err(ConfigError::EmptyCommand);
-        }
         Ok(WorkerOracle {
-            command,
+            command: nonempty(command.into())?,
             dir: dir.into(),
             grace: DEFAULT_GRACE,
             stderr_cap: DEFAULT_OUTPUT_CAP,
@@ -129,19 +124,12 @@ impl WorkerOracle {
         self.starts.fetch_add(1, Ordering::Relaxed);
         // Active from before the process exists until its leftovers are gone.
         let mark = RunMark::new();
-        let mut cmd = Command::new("sh");
-        cmd.arg("-c")
-            .arg(&self.command)
-            .current_dir(&self.dir)
-            .env("FREEZEGATE_WORKER", "1")
+        let mut cmd = shell(&self.command, &self.dir);
+        cmd.env("FREEZEGATE_WORKER", "1")
             .env("PROP_SEED", ctx.seed.to_string())
             .env("PROPERTY_ID", &ctx.property_id)
             .env_remove("FREEZEGATE_REPLAY")
-            .env(MARK_VAR, mark.env_value())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .env(MARK_VAR, mark.env_value());
         let mut child = spawn_run(&mut cmd, &mark)?;
         let (stdin, stdout, stderr) =
             match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
