@@ -367,9 +367,10 @@ pub(crate) fn all_lines(text: &str) -> Vec<Line> {
 /// its own text: a Myers diff of the lines (`similar`), in-process rather than one `git diff`
 /// per file. Lines end at `\n` only, as for git (a `\r` stays part of its line), and a last
 /// line without its newline differs from the same line with one. A test holds it to
-/// `git diff -U0 --diff-algorithm=myers`: the same edit, as many lines added and removed;
-/// where several shortest edits exist (a blank line added beside another), the two may number
-/// different ones of the identical lines.
+/// `git diff -U0 --diff-algorithm=myers`: an edit that makes the same text, with no more
+/// lines added and removed (a shortest edit; git's is one too, except where it sets aside
+/// lines that occur many times); where several shortest edits exist (a blank line added
+/// beside another), the two may number different ones of the identical lines.
 pub(crate) fn text_changes(old: &str, new: &str) -> LineChanges {
     let (old_lines, new_lines): (Vec<&str>, Vec<&str>) = (
         old.split_inclusive('\n').collect(),
@@ -793,15 +794,18 @@ mod reconstruction {
         }
 
         /// The in-process diff the patch check uses turns the old text into the new, and
-        /// lists what git's own Myers diff lists.
+        /// lists no more than git's own Myers diff lists. Ours is a shortest edit; git's
+        /// usually is too, but not always (it sets aside lines that occur many times:
+        /// `"-- dashes"` once in the old text and four times in the new is four lines added
+        /// for git, three for us, `--minimal` or not), so git's counts bound ours.
         #[test]
         fn the_in_process_diff_agrees_with_git(old in text(), new in text()) {
             let ours = text_changes(&old, &new);
             prop_assert_eq!(apply(&old, &ours), git_lines(&new));
             let out = SCRATCH.git.blob_diff(&blob(&old), &blob(&new)).unwrap();
             let git = parse_hunks(&out).unwrap();
-            prop_assert_eq!(ours.added.len(), git.added.len());
-            prop_assert_eq!(ours.removed.len(), git.removed.len());
+            prop_assert!(ours.added.len() <= git.added.len());
+            prop_assert!(ours.removed.len() <= git.removed.len());
         }
     }
 }
