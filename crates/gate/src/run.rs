@@ -175,30 +175,11 @@ pub fn load_ledger(
     };
     let policy = ledger_policy(settings);
     let ledger_path = root.join(LEDGER_FILE);
-    let bytes = match std::fs::read(&ledger_path) {
-        Ok(bytes) => bytes,
-        // A link to nothing (the ledger or its folder) is not a missing ledger: it would
-        // pass as an empty one.
-        Err(e)
-            if e.kind() == std::io::ErrorKind::NotFound
-                && let Some((link, missing)) = freezegate_ledger::dangling_link(&ledger_path) =>
-        {
-            return Err(GateError::Io {
-                path: link
-                    .strip_prefix(root)
-                    .unwrap_or(&link)
-                    .display()
-                    .to_string(),
-                source: std::io::Error::new(
-                    e.kind(),
-                    format!(
-                        "it is a symbolic link to {}, which does not exist",
-                        missing.display()
-                    ),
-                ),
-            });
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+    // The ledger crate's reading: a link to nothing (the ledger or its folder) is an error,
+    // not a missing ledger, which would pass as an empty one.
+    let bytes = match freezegate_ledger::read_bytes(&ledger_path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => {
             return Ok(LedgerState {
                 ledger: Ledger::new(),
                 valid: Ledger::new(),
@@ -206,10 +187,32 @@ pub fn load_ledger(
                 broken: BTreeSet::new(),
             });
         }
-        Err(source) => {
+        Err(freezegate_ledger::Error::BrokenLink { path, target }) => {
+            return Err(GateError::Io {
+                path: path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string(),
+                source: std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "it is a symbolic link to {}, which does not exist",
+                        target.display()
+                    ),
+                ),
+            });
+        }
+        Err(freezegate_ledger::Error::Io { source, .. }) => {
             return Err(GateError::Io {
                 path: LEDGER_FILE.into(),
                 source,
+            });
+        }
+        Err(other) => {
+            return Err(GateError::Io {
+                path: LEDGER_FILE.into(),
+                source: std::io::Error::other(other.to_string()),
             });
         }
     };

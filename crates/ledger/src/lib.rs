@@ -90,6 +90,6 @@ pub use schema::{json_schema, json_schema_text};
 pub use signers::AllowedSigners;
 pub use stamp::Timestamp;
 pub use store::{
-    LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, check_writable, dangling_link, lock_path, read,
-    read_bytes, update, write_target,
+    LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, check_writable, lock_path, read, read_bytes, update,
+    write_target,
 };

@@ -54,7 +54,7 @@ fn broken_link(path: &Path) -> Error {
 /// is one (`freeze -> /gone`): that link, and the path missing at the end of its chain of
 /// links. `None` when no link is broken: the path is just absent, and a missing ledger reads
 /// as an empty one, which a link to nothing must not.
-pub fn dangling_link(path: &Path) -> Option<(PathBuf, PathBuf)> {
+fn dangling_link(path: &Path) -> Option<(PathBuf, PathBuf)> {
     path.ancestors()
         .take_while(|at| !at.as_os_str().is_empty())
         .find(|at| is_symlink(at) && fs::metadata(at).is_err())
