@@ -72,6 +72,10 @@ pub enum Rule {
     Duplicate,
     /// The fixture file is missing, unreadable or does not hash to the digest.
     Fixture,
+    /// `seed` is not an integer from 0 to 2^64-1, so no run can have it.
+    Seed,
+    /// `canonicalization` or `origin_digest` is not what the fixture's meta file records.
+    Meta,
 }
 
 impl Rule {
@@ -94,6 +98,8 @@ impl Rule {
             Rule::Expired => "expired",
             Rule::Duplicate => "duplicate",
             Rule::Fixture => "fixture",
+            Rule::Seed => "seed",
+            Rule::Meta => "meta",
         }
     }
 }
@@ -269,12 +275,30 @@ pub enum FixtureFile {
     Unreadable(String),
 }
 
+/// What a fixture's meta file records that a row repeats: the canonical form and the origin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recorded {
+    /// The meta file's `canonicalization`.
+    pub canonicalization: Canonicalization,
+    /// The meta file's `origin_digest`.
+    pub origin_digest: Digest,
+}
+
 /// How validation reaches fixture files: the caller decides where they live, so the crate
 /// holds no file-system policy of its own. Any `Fn(&PropertyId, FixtureId) -> FixtureFile`
-/// is one.
+/// is one (it knows no meta files).
 pub trait FixtureLookup {
     /// The fixture file of `property` named `id`.
     fn fixture(&self, property: &PropertyId, id: FixtureId) -> FixtureFile;
+
+    /// What the meta file of that fixture records, when the caller can read it; a row's
+    /// `canonicalization` and `origin_digest` must then be the same (rule `meta`). `None`
+    /// (the default): no meta file is known, and the row is not compared with one (a
+    /// fixture whose meta file is missing or broken is an integrity error of its folder).
+    fn recorded(&self, property: &PropertyId, id: FixtureId) -> Option<Recorded> {
+        let _ = (property, id);
+        None
+    }
 }
 
 impl<F: Fn(&PropertyId, FixtureId) -> FixtureFile> FixtureLookup for F {
@@ -737,6 +761,16 @@ fn check_row(raw: &RawRow, checks: &Checks<'_>, sink: &mut Sink<'_>) {
             .map_or(policy.replays, |p| policy.replays_for(p));
         check_replays(raw, labels, n, sink);
     }
+    if let Some(seed) = &raw.seed
+        && seed.int().to_u64().is_none()
+    {
+        sink.error(
+            Rule::Seed,
+            raw,
+            "seed",
+            format!("{seed} is not an integer from 0 to 2^64-1: no run has such a seed"),
+        );
+    }
     if let Some(owner) = &raw.owner
         && !checks.signers.allows(owner)
     {
@@ -792,6 +826,42 @@ fn check_row(raw: &RawRow, checks: &Checks<'_>, sink: &mut Sink<'_>) {
         (&raw.property_id, raw.fixture_id, raw.fixture_digest)
     {
         check_fixture(raw, checks.fixtures.fixture(property, id), digest, sink);
+        if let Some(recorded) = checks.fixtures.recorded(property, id) {
+            check_recorded(raw, recorded, sink);
+        }
+    }
+}
+
+/// The row's `canonicalization` and `origin_digest` against the fixture's meta file (SPEC
+/// §3: the choice of form is recorded in both; the origin is the one the fixture was shrunk
+/// from).
+fn check_recorded(raw: &RawRow, recorded: Recorded, sink: &mut Sink<'_>) {
+    if let Some(form) = raw.canonicalization
+        && form != recorded.canonicalization
+    {
+        sink.error(
+            Rule::Meta,
+            raw,
+            "canonicalization",
+            format!(
+                "{} but the fixture's meta file records {}",
+                form.as_str(),
+                recorded.canonicalization.as_str()
+            ),
+        );
+    }
+    if let Some(origin) = raw.origin_digest
+        && origin != recorded.origin_digest
+    {
+        sink.error(
+            Rule::Meta,
+            raw,
+            "origin_digest",
+            format!(
+                "{origin} but the fixture's meta file records {}",
+                recorded.origin_digest
+            ),
+        );
     }
 }
 

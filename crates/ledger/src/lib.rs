@@ -78,7 +78,7 @@ mod stamp;
 mod store;
 
 pub use check::{
-    CHECK_SCHEMA, Checks, FixtureFile, FixtureLookup, Problem, Report, Rule, Severity,
+    CHECK_SCHEMA, Checks, FixtureFile, FixtureLookup, Problem, Recorded, Report, Rule, Severity,
 };
 pub use error::Error;
 pub use freeze::{FreezeOutcome, FreezeRequest, Refusal, freeze_row, precheck};

@@ -349,6 +349,27 @@ fn a_clean_ledger_has_no_problems() {
         &"cart.discount_never_negative".parse().unwrap(),
         digest(1).fixture_id(),
     );
+    // Its ordered row's 30-digit seed is one no run can have (a meta file's seed is a u64).
+    let report = ledger.check(&checks);
+    let rules: Vec<(Rule, Option<&str>)> = report
+        .problems
+        .iter()
+        .map(|p| (p.rule, p.field.as_deref()))
+        .collect();
+    assert_eq!(rules, [(Rule::Seed, Some("seed"))], "{report:?}");
+    let ledger = Ledger::from_rows(
+        ledger
+            .rows()
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                if r.seed.int().to_u64().is_none() {
+                    r.seed = Seed::from(u64::MAX);
+                }
+                r
+            })
+            .collect(),
+    );
     let report = ledger.check(&checks);
     assert_eq!(report.problems, [], "{report:?}");
     assert!(!report.fails(true));
@@ -538,4 +559,63 @@ fn a_fixture_file_that_is_not_canonical_is_named_so_not_by_its_raw_hash() {
         assert_eq!(report.problems.len(), 1, "{report:?}");
         assert!(report.problems[0].message.contains(message), "{report:?}");
     }
+}
+
+/// A lookup that knows fixtures 0..3 and, for each, what its meta file records.
+struct WithMetas {
+    recorded: freezegate_ledger::Recorded,
+}
+
+impl freezegate_ledger::FixtureLookup for WithMetas {
+    fn fixture(&self, property: &PropertyId, id: FixtureId) -> FixtureFile {
+        fixtures_upto(3)(property, id)
+    }
+
+    fn recorded(&self, _: &PropertyId, _: FixtureId) -> Option<freezegate_ledger::Recorded> {
+        Some(self.recorded)
+    }
+}
+
+/// SPEC §3: the choice of canonicalization is recorded in the meta file and the ledger row;
+/// a row that says otherwise than its fixture's meta file (form or origin) breaks rule `meta`.
+#[test]
+fn a_row_that_disagrees_with_its_fixtures_meta_file_breaks_the_meta_rule() {
+    let signers = signers();
+    let good = row("tax.cached_total_equals_fresh_sum", 0);
+    let check_with = |recorded: freezegate_ledger::Recorded| {
+        let lookup = WithMetas { recorded };
+        let checks = Checks {
+            policy: &Policy::default(),
+            now: now(),
+            signers: &signers,
+            fixtures: &lookup,
+        };
+        Ledger::from_rows(vec![good.clone()])
+            .check(&checks)
+            .problems
+            .iter()
+            .map(|p| (p.rule, p.field.clone().unwrap_or_default()))
+            .collect::<Vec<_>>()
+    };
+    let same = freezegate_ledger::Recorded {
+        canonicalization: good.canonicalization,
+        origin_digest: good.origin_digest,
+    };
+    assert_eq!(check_with(same), []);
+    let other_form = freezegate_ledger::Recorded {
+        canonicalization: Canonicalization::V1Ordered,
+        ..same
+    };
+    assert_eq!(
+        check_with(other_form),
+        [(Rule::Meta, "canonicalization".to_owned())]
+    );
+    let other_origin = freezegate_ledger::Recorded {
+        origin_digest: digest(99),
+        ..same
+    };
+    assert_eq!(
+        check_with(other_origin),
+        [(Rule::Meta, "origin_digest".to_owned())]
+    );
 }
