@@ -10,7 +10,7 @@ use freezegate_gate::run;
 
 use crate::Format;
 use crate::exit::{Failure, Outcome, write_stdout};
-use crate::gate::{RunFlags, now, patch_id, settings};
+use crate::gate::{RunFlags, now, pin_patch_id, settings};
 use crate::properties;
 
 /// Arguments of `xtask classify`.
@@ -47,7 +47,7 @@ pub fn run(args: Args) -> Outcome {
         .context("cannot read the current directory")
         .map_err(Failure::usage)?;
     // Before any oracle runs: a fixture pinned now must name the candidate it failed on.
-    let patch_id = patch_id(args.run.patch_id.clone(), &root)?;
+    let patch_id = pin_patch_id(args.run.patch_id.clone(), &root)?;
     let property = settings.config.property(&args.property).ok_or_else(|| {
         Failure::usage(anyhow::anyhow!(
             "property {:?} is not listed in freezegate.toml",

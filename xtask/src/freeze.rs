@@ -177,6 +177,8 @@ pub fn run(args: Args) -> Outcome {
     }
     let meta = read_meta(root, &property, fixture).map_err(Failure::usage)?;
     let (canonical, _) = read_fixture(root, &property, fixture).map_err(Failure::usage)?;
+    // The meta file must match its fixture, shrink path included (SPEC §3, §5).
+    freezegate_gate::integrity::check_shrink_path(root, &meta).map_err(Failure::usage)?;
     read_ledger()?;
     // A ledger that cannot be written is found now, not after the replays.
     check_writable(Path::new(LEDGER_PATH))

@@ -141,6 +141,20 @@ pub fn patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
     }
 }
 
+/// The patch id that `gate` and `classify` record in the meta files they pin: [`patch_id`],
+/// and an empty or blank `--patch-id` is bad input (exit 3), never an empty `patch_id`
+/// written into a meta file (which the meta file's schema refuses).
+pub fn pin_patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
+    if let Some(p) = &flag
+        && p.trim().is_empty()
+    {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--patch-id {p:?} is empty: name the candidate under test (a commit or pull request id), or leave the flag out to use the commit of HEAD"
+        )));
+    }
+    patch_id(flag, root)
+}
+
 /// Parses `--now` or reads the clock.
 pub fn now(flag: Option<&str>) -> Result<freezegate_ledger::Timestamp, Failure> {
     match flag {
@@ -204,7 +218,7 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     let style = Style { color };
 
     // The settings come first: on stdout for people, on stderr for machine formats.
-    let patch_id = patch_id(args.run.patch_id.clone(), &root)?;
+    let patch_id = pin_patch_id(args.run.patch_id.clone(), &root)?;
     let bar = Bar {
         phase: Mutex::new((String::new(), 0, Instant::now())),
     };

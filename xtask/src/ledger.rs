@@ -4,12 +4,12 @@
 use std::path::Path;
 
 use anyhow::{Context, anyhow};
-use freezegate_canon::fixture::fixture_path;
 use freezegate_canon::{FixtureId, PropertyId, Value, to_pretty_string};
 use freezegate_gate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
+use freezegate_gate::integrity::DiskFixtures;
 use freezegate_gate::run::ledger_policy;
 use freezegate_ledger::{
-    AllowedSigners, Checks, Error as LedgerError, FixtureFile, LEDGER_PATH, Ledger, Policy, SCHEMA,
+    AllowedSigners, Checks, Error as LedgerError, LEDGER_PATH, Ledger, Policy, SCHEMA,
     SIGNERS_PATH, Timestamp, check, list_json, list_text, read_bytes, update,
 };
 
@@ -115,16 +115,6 @@ pub fn signers_file() -> Result<Option<AllowedSigners>, Failure> {
     }
 }
 
-/// Reads fixture files from `fixtures/<property>/<id>.json` under the current directory.
-fn fixture_file(property: &PropertyId, id: FixtureId) -> FixtureFile {
-    let path = fixture_path(Path::new("."), property, id);
-    match std::fs::read(&path) {
-        Ok(bytes) => FixtureFile::Found(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FixtureFile::Missing,
-        Err(e) => FixtureFile::Unreadable(format!("{}: {e}", path.display())),
-    }
-}
-
 fn ledger_bytes() -> Result<Option<Vec<u8>>, Failure> {
     read_bytes(Path::new(LEDGER_PATH)).map_err(Failure::usage)
 }
@@ -144,7 +134,7 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
         policy: &policy,
         now,
         signers: &signers,
-        fixtures: &fixture_file,
+        fixtures: &DiskFixtures::new("."),
     };
     let report = check(text, &checks)
         .with_context(|| format!("{LEDGER_PATH} is not JSON"))

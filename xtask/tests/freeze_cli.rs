@@ -60,7 +60,10 @@ fn repo() -> Result<(tempfile::TempDir, FixtureId), Box<dyn std::error::Error>> 
         pinned_at: "2026-09-14T08:00:00Z".to_owned(),
         patch_id: "feedface".to_owned(),
         oracle_calls: 5,
-        shrink_path: Vec::new(),
+        // The step that turns the origin into the fixture: a freeze checks it.
+        shrink_path: vec![freezegate_canon::parse_str(
+            r#"{"pass": "delete", "pointer": "/items", "start": 2, "count": 2, "reindex": false}"#,
+        )?],
     };
     pin(root, &meta, &fixture, &origin)?;
     std::fs::create_dir_all(root.join("freeze"))?;

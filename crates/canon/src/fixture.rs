@@ -10,8 +10,10 @@
 //!
 //! Integrity rules, checked by [`read_fixture`], [`read_meta`] and [`verify`]: a fixture or
 //! origin holds exactly canonical bytes (in the canonicalization its meta names, else
-//! `freezegate-canon-v1`) and one `\n`, and its name is its id; a meta file parses, is in its
-//! rendered layout, and matches its fixture (property, ids, digests) and an existing origin;
+//! `freezegate-canon-v1`) and one `\n`, and its name is its id; a meta file parses (with a
+//! non-empty `patch_id`), is in its rendered layout, and matches its fixture (property, ids,
+//! digests) and an existing origin (its `shrink_path` is the shrinker's, so the gate checks
+//! that it re-applies to the origin);
 //! a fixture has its meta file ([`verify`]); nothing else lives in a property folder, except
 //! the temporary files of a write in progress or of a writer that was killed
 //! (`.<file name>.<pid>-<n>.tmp`), which the next [`pin`] of the property removes.
@@ -231,9 +233,19 @@ impl Meta {
     }
 
     /// Checks what the types alone do not: `pinned_at` is a UTC time of the form
-    /// `YYYY-MM-DDTHH:MM:SSZ`, and each id is its digest's prefix.
+    /// `YYYY-MM-DDTHH:MM:SSZ`, `patch_id` names a candidate (not empty or blank), and each id
+    /// is its digest's prefix.
     pub fn check(&self) -> Result<(), MetaError> {
         check_utc_timestamp(&self.pinned_at).map_err(|p| invalid("pinned_at", p))?;
+        if self.patch_id.trim().is_empty() {
+            return Err(invalid(
+                "patch_id",
+                format!(
+                    "{:?} is empty: it names the candidate under test (a commit or pull request id)",
+                    self.patch_id
+                ),
+            ));
+        }
         if !self.fixture_id.is_prefix_of(&self.fixture_digest) {
             return Err(invalid(
                 "fixture_id",

@@ -801,3 +801,21 @@ fn symbolic_links_in_the_fixtures_tree_are_integrity_errors() {
         "{errors:#?}"
     );
 }
+
+/// A meta file names the candidate it was pinned under: an empty or blank `patch_id` is an
+/// integrity error at the place of the value, and `pin` refuses such a meta.
+#[test]
+fn a_meta_with_an_empty_patch_id_names_its_place() {
+    for blank in ["", " \t"] {
+        let (root, meta, fixture, origin) = pinned();
+        let path = edit_meta(root.path(), &fixture, "patch_id", Value::from(blank));
+        one_problem(root.path(), &path, "line 11, column 15: field \"patch_id\"");
+        let other = tempfile::tempdir().unwrap();
+        let mut empty = meta.clone();
+        empty.patch_id = blank.to_owned();
+        let err = pin(other.path(), &empty, &fixture, &origin).unwrap_err();
+        assert!(err.to_string().contains("patch_id"), "{err}");
+        assert!(verify(other.path()).is_empty());
+        assert!(!other.path().join("fixtures").exists());
+    }
+}

@@ -87,6 +87,7 @@ pub mod config;
 #[cfg(target_os = "linux")]
 pub mod demo;
 pub mod diffs;
+pub mod integrity;
 #[cfg(target_os = "linux")]
 pub mod oracles;
 pub mod patch;

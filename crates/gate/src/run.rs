@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 
 use freezegate_canon::fixture::{self, FIXTURES_DIR};
 use freezegate_canon::{FixtureId, PropertyId, Value};
-use freezegate_ledger::{
-    AllowedSigners, Checks, EnvClass, FixtureFile, Ledger, Seed, Severity, Timestamp,
-};
+use freezegate_ledger::{AllowedSigners, Checks, EnvClass, Ledger, Seed, Severity, Timestamp};
 use freezegate_replay::{CommandEnd, Label, RunContext, Verdict, verdict};
 
 use crate::classify::{self, Action, Plan};
@@ -216,13 +214,7 @@ pub fn load_ledger(
             });
         }
     };
-    let lookup = |property: &PropertyId, id: FixtureId| match std::fs::read(fixture::fixture_path(
-        root, property, id,
-    )) {
-        Ok(bytes) => FixtureFile::Found(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => FixtureFile::Missing,
-        Err(e) => FixtureFile::Unreadable(e.to_string()),
-    };
+    let lookup = crate::integrity::DiskFixtures::new(root);
     let checks = Checks {
         policy: &policy,
         now,
@@ -376,7 +368,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     // Files with an integrity error: a fixture file among them is never replayed (its bytes
     // are not a canonical input; the blocking finding is all it gets).
     let mut broken: BTreeSet<String> = BTreeSet::new();
-    for error in fixture::verify_declared(root, declared) {
+    for error in crate::integrity::verify(root, declared) {
         // The file relative to the root and, for JSON that does not parse or a meta file
         // that breaks its schema, its line and column (the message names them too, for
         // readers of the message alone).

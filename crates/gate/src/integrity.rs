@@ -1,0 +1,141 @@
+//! The integrity of the fixture folders as the gate and `freeze` judge it (SPEC §3, §5).
+//!
+//! `freezegate-canon` checks every file on its own terms ([`fixture::verify_declared`]); what
+//! it cannot check is a meta file's `shrink_path`, since the steps are the shrinker's and
+//! canon depends on nothing of ours. Here each meta file's path is read
+//! ([`freezegate_shrink::path_from_value`]) and re-applied to its origin
+//! ([`freezegate_shrink::apply_path`]); it must arrive at the fixture byte for byte, in the
+//! meta file's canonicalization. A path that does not parse, does not apply or arrives
+//! elsewhere is an integrity error naming the meta file (and the step, where one is to
+//! blame).
+//!
+//! [`DiskFixtures`] is the ledger's view of the same folders: each row's fixture file, and
+//! what the fixture's meta file records (canonicalization, origin digest) for the ledger's
+//! `meta` rule.
+
+use std::path::{Path, PathBuf};
+
+use freezegate_canon::fixture::{self, FIXTURES_DIR, Meta};
+use freezegate_canon::{Canonicalization, Error, FixtureId, PropertyId, Value};
+use freezegate_ledger::{FixtureFile, FixtureLookup, Recorded};
+
+/// Every integrity error of the fixture folders under `root`: canon's checks of each file
+/// ([`fixture::verify_declared`], with the form each property declares), then, for every meta
+/// file whose own files are sound, that its shrink path turns the origin into the fixture
+/// ([`check_shrink_path`]). Empty: all is well.
+pub fn verify(
+    root: &Path,
+    declared: impl Fn(&PropertyId) -> Option<Canonicalization>,
+) -> Vec<Error> {
+    let mut errors = fixture::verify_declared(root, declared);
+    let Ok(folders) = std::fs::read_dir(root.join(FIXTURES_DIR)) else {
+        return errors;
+    };
+    let mut metas: Vec<(PropertyId, FixtureId)> = Vec::new();
+    for folder in folders.flatten() {
+        let Ok(property) = folder.file_name().to_string_lossy().parse::<PropertyId>() else {
+            continue;
+        };
+        let Ok(files) = std::fs::read_dir(folder.path()) else {
+            continue;
+        };
+        for file in files.flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let regular = std::fs::symlink_metadata(file.path()).is_ok_and(|m| m.is_file());
+            if let Some(id) = name
+                .strip_suffix(".meta.json")
+                .and_then(|stem| stem.parse::<FixtureId>().ok())
+                && regular
+            {
+                metas.push((property.clone(), id));
+            }
+        }
+    }
+    metas.sort();
+    for (property, id) in metas {
+        // A meta file, fixture or origin that does not read is reported above already.
+        let Ok(meta) = fixture::read_meta(root, &property, id) else {
+            continue;
+        };
+        if let Err(e) = check_shrink_path(root, &meta) {
+            errors.push(e);
+        }
+    }
+    errors
+}
+
+/// Checks that the shrink path of `meta` (a meta file under `root`) re-applied to its origin
+/// gives its fixture byte for byte (SPEC §5). The fixture and origin are read and checked as
+/// [`fixture::read_fixture`] and [`fixture::read_origin`] do, and their errors are returned as
+/// they are; a path that breaks the rule is an [`Error::Integrity`] of the meta file.
+pub fn check_shrink_path(root: &Path, meta: &Meta) -> Result<(), Error> {
+    let property = &meta.property_id;
+    let meta_file = fixture::meta_path(root, property, meta.fixture_id);
+    let (fixture, _) = fixture::read_fixture(root, property, meta.fixture_id)?;
+    let (origin, origin_value) =
+        fixture::read_origin(root, property, meta.origin_id, meta.canonicalization)?;
+    let broken = |problem: String| Error::Integrity {
+        path: meta_file.clone(),
+        problem,
+    };
+    let steps = freezegate_shrink::path_from_value(&Value::Array(meta.shrink_path.clone()))
+        .map_err(|e| broken(format!("its shrink_path cannot be read: shrink_path {e}")))?;
+    let arrived = freezegate_shrink::apply_path(&origin_value, &steps).map_err(|e| {
+        broken(format!(
+            "its shrink_path does not apply to origin {}: shrink_path {e}",
+            origin.fixture_id()
+        ))
+    })?;
+    let arrived =
+        freezegate_canon::canonicalize_value(&arrived, meta.canonicalization).map_err(|e| {
+            broken(format!(
+                "its shrink_path turns origin {} into a value with no canonical form: {e}",
+                origin.fixture_id()
+            ))
+        })?;
+    if arrived.bytes() != fixture.bytes() {
+        return Err(broken(format!(
+            "its shrink_path ({} steps) turns origin {} into {}, not into the fixture {} (SPEC §5: the path re-applied to the origin arrives at the fixture byte for byte)",
+            steps.len(),
+            origin.fixture_id(),
+            arrived.fixture_id(),
+            meta.fixture_id
+        )));
+    }
+    Ok(())
+}
+
+/// The fixture files and meta files under a repository root, as the ledger's checks reach
+/// them: [`FixtureLookup::fixture`] reads `fixtures/<property>/<id>.json`;
+/// [`FixtureLookup::recorded`] reads its meta file (`None` when it is missing or broken:
+/// that is an integrity error of the folder, reported by [`verify`]).
+#[derive(Debug, Clone)]
+pub struct DiskFixtures {
+    root: PathBuf,
+}
+
+impl DiskFixtures {
+    /// The fixtures under `root` (`.` for the current directory).
+    pub fn new(root: impl Into<PathBuf>) -> DiskFixtures {
+        DiskFixtures { root: root.into() }
+    }
+}
+
+impl FixtureLookup for DiskFixtures {
+    fn fixture(&self, property: &PropertyId, id: FixtureId) -> FixtureFile {
+        let path = fixture::fixture_path(&self.root, property, id);
+        match std::fs::read(&path) {
+            Ok(bytes) => FixtureFile::Found(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => FixtureFile::Missing,
+            Err(e) => FixtureFile::Unreadable(format!("{}: {e}", path.display())),
+        }
+    }
+
+    fn recorded(&self, property: &PropertyId, id: FixtureId) -> Option<Recorded> {
+        let meta = fixture::read_meta(&self.root, property, id).ok()?;
+        Some(Recorded {
+            canonicalization: meta.canonicalization,
+            origin_digest: meta.origin_digest,
+        })
+    }
+}

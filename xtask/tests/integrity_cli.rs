@@ -1,0 +1,406 @@
+//! What a pinned fixture's meta file and a ledger row must agree on, end to end through the
+//! real binary in temporary git repositories: the meta's shrink path re-applies to its origin
+//! (SPEC §3, §5), a row repeats its meta's canonicalization and origin digest (SPEC §3), a
+//! patch id is never empty, and a row's seed is one a run can have.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+use freezegate_canon::fixture::Meta;
+use freezegate_canon::{Value, parse_str};
+
+const NOW: &str = "2026-01-02T00:00:00Z";
+
+/// Fails on even replays, and always outside a replay (first run, shrinking): a flicker.
+const FLAKY: &str = "cat >/dev/null\n[ $((FREEZEGATE_REPLAY % 2)) = 0 ] && exit 1\nexit 0\n";
+
+const CONFIG: &str = "[policy]\nreplays = 3\ntimeout_ms = 5000\nmin_cases = 1\n\
+freeze_env_classes = [\"remote\", \"local\"]\n\n\
+[[property]]\nid = \"p.flaky\"\noracle = \"sh flaky.sh\"\n";
+
+const SIGNERS: &str = "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPp6jZo0Gkc4e1Qx0Ku6Ho0s8Xfb4tHjAr0Wq9ptQ0V8\n";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// A repository with `p.flaky`, its fixture `{}` pinned from origin `{"x":1}` by classify,
+/// and a local freeze row for it written by `freeze`.
+struct Repo {
+    _tmp: tempfile::TempDir,
+    dir: PathBuf,
+    fixture: String,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir = tmp.path().to_path_buf();
+        let mut repo = Repo {
+            _tmp: tmp,
+            dir,
+            fixture: String::new(),
+        };
+        repo.write("freezegate.toml", CONFIG);
+        repo.write("flaky.sh", FLAKY);
+        repo.write("freeze/allowed_signers", SIGNERS);
+        repo.write(".gitignore", "/freeze/.ledger.lock\n");
+        repo.git(&["init", "-q"]);
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", "suite"]);
+        repo.write("input.json", "{\"x\": 1}");
+        let run = repo.xtask(
+            &[
+                "classify",
+                "--property",
+                "p.flaky",
+                "--input",
+                "input.json",
+                "--now",
+                NOW,
+                "--patch-id",
+                "test-patch",
+            ],
+            &[],
+        );
+        std::fs::remove_file(repo.dir.join("input.json")).expect("rm");
+        let record: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("classify record: {e}\n{}\n{}", run.stdout, run.stderr));
+        assert_eq!(record["action"], "freeze_after_pin", "{}", run.stdout);
+        repo.fixture = record["fixture_id"]
+            .as_str()
+            .expect("fixture id")
+            .to_owned();
+        let fixture = repo.fixture.clone();
+        let run = repo.freeze(&fixture);
+        assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+        repo
+    }
+
+    fn write(&self, name: &str, text: &str) {
+        let path = self.dir.join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.dir.join(name)).expect("read")
+    }
+
+    fn git(&self, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(&self.dir)
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+            .args(["-c", "commit.gpgsign=false"])
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .stdout(Stdio::null())
+            .status()
+            .expect("git runs")
+            .success();
+        assert!(ok, "git {args:?}");
+    }
+
+    fn xtask(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+        cmd.arg("-C").arg(&self.dir).args(args);
+        for var in ["ENV_CLASS", "RUNNER_ID", "PROP_SEED", "REPLAYS"] {
+            cmd.env_remove(var);
+        }
+        cmd.envs(env.iter().copied());
+        let out = cmd.output().expect("xtask runs");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn freeze(&self, fixture: &str) -> Run {
+        self.xtask(
+            &[
+                "freeze",
+                "--property",
+                "p.flaky",
+                "--fixture",
+                fixture,
+                "--owner",
+                "alice@example.com",
+                "--reason",
+                "odd runs fail",
+                "--expires-in",
+                "7",
+                "--now",
+                NOW,
+                "--patch-id",
+                "test-patch",
+            ],
+            &[],
+        )
+    }
+
+    /// `gate --format json`: exit code and report.
+    fn gate(&self) -> (i32, serde_json::Value) {
+        let run = self.xtask(
+            &[
+                "gate",
+                "--now",
+                NOW,
+                "--patch-id",
+                "test-patch",
+                "--format",
+                "json",
+            ],
+            &[],
+        );
+        let report = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("gate report: {e}\n{}\n{}", run.stdout, run.stderr));
+        (run.code, report)
+    }
+
+    fn meta_file(&self) -> String {
+        format!("fixtures/p.flaky/{}.meta.json", self.fixture)
+    }
+
+    /// Rewrites the meta file through `edit`, in its rendered layout (so that only the edited
+    /// field is wrong).
+    fn edit_meta(&self, edit: impl FnOnce(&mut Meta)) {
+        let file = self.meta_file();
+        let mut meta = Meta::parse(self.read(&file).as_bytes()).expect("meta parses");
+        edit(&mut meta);
+        self.write(&file, &meta.render());
+    }
+
+    /// Replaces `from` by `to` in the ledger's text, once.
+    fn edit_ledger(&self, from: &str, to: &str) {
+        let text = self.read("freeze/ledger.json");
+        assert!(text.contains(from), "{from} not in {text}");
+        self.write("freeze/ledger.json", &text.replacen(from, to, 1));
+    }
+}
+
+/// The status of the one pinned fixture in a gate report.
+fn status(report: &serde_json::Value) -> String {
+    report["fixtures"][0]["status"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The findings of `rule` about `file` in a gate report.
+fn findings<'r>(
+    report: &'r serde_json::Value,
+    rule: &str,
+    file: &str,
+) -> Vec<&'r serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == rule && f["file"] == file)
+        .collect()
+}
+
+#[test]
+fn a_meta_whose_shrink_path_does_not_lead_from_origin_to_fixture_is_an_integrity_error() {
+    let repo = Repo::new();
+    let (code, report) = repo.gate();
+    assert_eq!((code, status(&report).as_str()), (0, "frozen"), "{report}");
+    let recorded = Meta::parse(repo.read(&repo.meta_file()).as_bytes())
+        .expect("meta")
+        .shrink_path;
+    assert!(!recorded.is_empty(), "classify shrank {{\"x\":1}}");
+
+    let step = |text: &str| parse_str(text).expect("step");
+    let cases: Vec<(Vec<Value>, &str)> = vec![
+        // A step of no pass.
+        (vec![step(r#"{"pass": "bogus"}"#)], "step 0"),
+        // No step at all: the origin is not the fixture.
+        (Vec::new(), "not into the fixture"),
+        // A step that names no node of the origin.
+        (
+            vec![step(
+                r#"{"pass": "delete", "pointer": "", "keys": ["nope"]}"#,
+            )],
+            "step 0",
+        ),
+        // The recorded steps and one more that turns the fixture into something else.
+        (
+            recorded
+                .iter()
+                .cloned()
+                .chain([step(r#"{"pass": "replace", "pointer": "", "by": "/a"}"#)])
+                .collect(),
+            "step 1",
+        ),
+    ];
+    for (path, needle) in cases {
+        repo.edit_meta(|m| m.shrink_path = path.clone());
+        let (code, report) = repo.gate();
+        assert_eq!(code, 1, "{path:?}: {report}");
+        let found = findings(&report, "integrity.fixture", &repo.meta_file());
+        assert_eq!(found.len(), 1, "{path:?}: {report}");
+        let message = found[0]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("shrink_path") && message.contains(needle),
+            "{path:?}: {message}"
+        );
+        // `freeze` reads the same meta file: bad input.
+        let run = repo.freeze(&repo.fixture);
+        assert_eq!(run.code, 3, "{path:?}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains("shrink_path"), "{}", run.stderr);
+    }
+
+    // The recorded path again: all is well.
+    repo.edit_meta(|m| m.shrink_path = recorded.clone());
+    let (code, report) = repo.gate();
+    assert_eq!((code, status(&report).as_str()), (0, "frozen"), "{report}");
+}
+
+#[test]
+fn a_row_that_disagrees_with_its_meta_file_breaks_a_rule_and_freezes_nothing() {
+    let repo = Repo::new();
+    let meta = Meta::parse(repo.read(&repo.meta_file()).as_bytes()).expect("meta");
+    let origin = meta.origin_digest.to_string();
+    let zeros = "0".repeat(64);
+    for (from, to, field) in [
+        (
+            "\"canonicalization\": \"freezegate-canon-v1\"",
+            "\"canonicalization\": \"freezegate-canon-v1-ordered\"",
+            "canonicalization",
+        ),
+        (origin.as_str(), zeros.as_str(), "origin_digest"),
+    ] {
+        let before = repo.read("freeze/ledger.json");
+        repo.edit_ledger(from, to);
+        let run = repo.xtask(&["ledger", "check", "--now", NOW, "--format", "json"], &[]);
+        assert_eq!(run.code, 1, "{field}: {}{}", run.stdout, run.stderr);
+        let check: serde_json::Value = serde_json::from_str(&run.stdout).expect("check report");
+        let problems: Vec<&serde_json::Value> = check["problems"]
+            .as_array()
+            .expect("problems")
+            .iter()
+            .filter(|p| p["severity"] == "error")
+            .collect();
+        assert_eq!(problems.len(), 1, "{field}: {check}");
+        assert_eq!(problems[0]["rule"], "meta", "{check}");
+        assert_eq!(problems[0]["field"], field, "{check}");
+        assert!(problems[0]["line"].is_u64(), "{check}");
+
+        // The gate reports the row and does not let it freeze the flicker.
+        let (code, report) = repo.gate();
+        assert_eq!(code, 1, "{field}: {report}");
+        assert_eq!(status(&report), "flicker", "{field}: {report}");
+        assert_eq!(
+            findings(&report, "ledger.meta", "freeze/ledger.json").len(),
+            1,
+            "{report}"
+        );
+        repo.write("freeze/ledger.json", &before);
+    }
+    let (code, report) = repo.gate();
+    assert_eq!((code, status(&report).as_str()), (0, "frozen"), "{report}");
+}
+
+#[test]
+fn an_empty_patch_id_is_refused_and_never_recorded() {
+    let repo = Repo::new();
+    repo.write("input.json", "{\"y\": 2}");
+    for args in [
+        vec![
+            "classify",
+            "--property",
+            "p.flaky",
+            "--input",
+            "input.json",
+            "--patch-id",
+            "",
+        ],
+        vec![
+            "classify",
+            "--property",
+            "p.flaky",
+            "--input",
+            "input.json",
+            "--patch-id",
+            " \t",
+        ],
+        vec!["gate", "--patch-id", ""],
+    ] {
+        let mut with_now = args.clone();
+        with_now.extend(["--now", NOW]);
+        let run = repo.xtask(&with_now, &[]);
+        assert_eq!(run.code, 3, "{args:?}: {}{}", run.stdout, run.stderr);
+        assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+        assert!(run.stderr.contains("--patch-id"), "{}", run.stderr);
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+    }
+    // Nothing was pinned: the one fixture of the set-up is all there is.
+    let fixtures: Vec<_> = std::fs::read_dir(repo.dir.join("fixtures/p.flaky"))
+        .expect("folder")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_file())
+        .collect();
+    assert_eq!(fixtures.len(), 2, "a fixture and its meta file");
+
+    // A meta file with an empty patch id is an integrity error at its place.
+    repo.edit_meta(|m| m.patch_id = String::new());
+    let (code, report) = repo.gate();
+    assert_eq!(code, 1, "{report}");
+    let found = findings(&report, "integrity.fixture", &repo.meta_file());
+    assert_eq!(found.len(), 1, "{report}");
+    assert_eq!(
+        (&found[0]["line"], &found[0]["column"]),
+        (&11.into(), &15.into()),
+        "{report}"
+    );
+    assert!(
+        found[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("\"patch_id\"") && m.contains("empty")),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_row_seed_no_run_can_have_breaks_the_seed_rule() {
+    let repo = Repo::new();
+    let check = |repo: &Repo| -> (i32, serde_json::Value) {
+        let run = repo.xtask(&["ledger", "check", "--now", NOW, "--format", "json"], &[]);
+        let report = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
+        (run.code, report)
+    };
+    let before = repo.read("freeze/ledger.json");
+    for seed in [
+        "-1",
+        "18446744073709551616",
+        "123456789012345678901234567890",
+    ] {
+        repo.edit_ledger("\"seed\": 20260917", &format!("\"seed\": {seed}"));
+        let (code, report) = check(&repo);
+        assert_eq!(code, 1, "{seed}: {report}");
+        let problems = report["problems"].as_array().expect("problems");
+        assert_eq!(problems.len(), 1, "{seed}: {report}");
+        assert_eq!(problems[0]["rule"], "seed", "{report}");
+        assert_eq!(problems[0]["field"], "seed", "{report}");
+        assert!(
+            problems[0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("0 to 2^64-1")),
+            "{report}"
+        );
+        repo.write("freeze/ledger.json", &before);
+    }
+    // The ends of the range are seeds a run can have.
+    for seed in ["0", "18446744073709551615"] {
+        repo.edit_ledger("\"seed\": 20260917", &format!("\"seed\": {seed}"));
+        let (code, report) = check(&repo);
+        assert_eq!(code, 0, "{seed}: {report}");
+        repo.write("freeze/ledger.json", &before);
+    }
+}
