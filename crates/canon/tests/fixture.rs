@@ -802,6 +802,263 @@ fn symbolic_links_in_the_fixtures_tree_are_integrity_errors() {
     );
 }
 
+mod docgen;
+
+mod generated {
+    //! Invariants of property ids and of the fixture folder, checked on generated input.
+
+    use std::fs;
+
+    use proptest::prelude::*;
+
+    use super::docgen::{Style, doc, render};
+    use freezegate_canon::fixture::{self, Meta, meta_path, origin_path, pin, verify};
+    use freezegate_canon::{Canonical, Canonicalization, PropertyId, Value, canonicalize, parse};
+
+    /// SPEC §3's grammar of property ids, anchored.
+    const GRAMMAR: &str = "^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$";
+
+    fn grammar() -> regex::Regex {
+        regex::Regex::new(GRAMMAR).unwrap()
+    }
+
+    /// An id that matches the grammar, drawn from the grammar itself.
+    fn valid_id() -> impl Strategy<Value = String> {
+        "[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
+    }
+
+    /// A character a mutation puts into an id: the grammar's own, and ones it refuses.
+    fn any_char() -> impl Strategy<Value = char> {
+        prop_oneof![
+            prop::sample::select(vec!['a', 'Z', '7', '.', '-', '_']),
+            prop::sample::select(vec![
+                '/',
+                '\\',
+                ' ',
+                '\0',
+                '\n',
+                ':',
+                '*',
+                '+',
+                'é',
+                'ß',
+                '\u{2028}',
+                '\u{ff21}',
+                '\u{1f600}'
+            ]),
+            any::<char>(),
+        ]
+    }
+
+    /// A valid id changed in one way: a character inserted, removed or replaced, a leading
+    /// `.`, `-` or `_`, padded past 100 characters, or emptied.
+    fn mutated_id() -> impl Strategy<Value = String> {
+        (
+            valid_id(),
+            0usize..6,
+            any::<prop::sample::Index>(),
+            any_char(),
+        )
+            .prop_map(|(id, how, at, c)| {
+                let mut chars: Vec<char> = id.chars().collect();
+                match how {
+                    0 => {
+                        let i = at.index(chars.len() + 1);
+                        chars.insert(i, c);
+                    }
+                    1 => {
+                        let i = at.index(chars.len());
+                        chars.remove(i);
+                    }
+                    2 => {
+                        let i = at.index(chars.len());
+                        chars[i] = c;
+                    }
+                    3 => chars[0] = ['.', '-', '_'][at.index(3)],
+                    4 => chars.resize(101 + at.index(20), 'x'),
+                    _ => chars.clear(),
+                }
+                chars.into_iter().collect()
+            })
+    }
+
+    /// A canonical value in `form`, from the canon tests' document generator.
+    fn canonical(d: &super::docgen::Doc, seed: u64, form: Canonicalization) -> Canonical {
+        let text = render(
+            d,
+            Style {
+                seed,
+                shuffle: true,
+                newlines: true,
+            },
+        );
+        canonicalize(text.as_bytes(), form).unwrap()
+    }
+
+    fn form(ordered: bool) -> Canonicalization {
+        if ordered {
+            Canonicalization::V1Ordered
+        } else {
+            Canonicalization::V1
+        }
+    }
+
+    fn meta_of(fixture: &Canonical, origin: &Canonical, form: Canonicalization) -> Meta {
+        Meta {
+            property_id: super::property(),
+            fixture_id: fixture.fixture_id(),
+            fixture_digest: fixture.digest(),
+            origin_id: origin.fixture_id(),
+            origin_digest: origin.digest(),
+            canonicalization: form,
+            seed: 20260917,
+            pinned_at: "2026-09-17T08:30:00Z".to_owned(),
+            patch_id: "4f2a9c1".to_owned(),
+            oracle_calls: 1,
+            shrink_path: Vec::new(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Every id the grammar generates is accepted, and reads back as itself.
+        #[test]
+        fn ids_of_the_grammar_are_accepted(id in valid_id()) {
+            prop_assert!(grammar().is_match(&id));
+            let parsed = id.parse::<PropertyId>();
+            prop_assert!(parsed.is_ok(), "{:?}: {:?}", id, parsed);
+            let parsed = parsed.unwrap();
+            prop_assert_eq!(parsed.as_str(), id.as_str());
+        }
+
+        /// A mutated id is accepted exactly when it still matches the grammar.
+        #[test]
+        fn an_id_is_accepted_exactly_when_it_matches_the_grammar(id in mutated_id()) {
+            let parsed = id.parse::<PropertyId>();
+            prop_assert_eq!(parsed.is_ok(), grammar().is_match(&id), "{:?}: {:?}", id, parsed);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// For any value and origin in either form, the pinned files verify; changing any
+        /// byte of the fixture or the origin, or renaming any of the three files, is an
+        /// integrity error.
+        #[test]
+        fn pinned_files_verify_and_any_damage_is_an_integrity_error(
+            fixture_doc in doc(),
+            origin_doc in doc(),
+            seed in any::<u64>(),
+            ordered in any::<bool>(),
+            which in 0usize..2,
+            at in any::<prop::sample::Index>(),
+            flip in 1u8..=255,
+            rename in 0usize..3,
+            new_name in "[0-9a-f]{16}",
+        ) {
+            let form = form(ordered);
+            let fixture = canonical(&fixture_doc, seed, form);
+            let origin = canonical(&origin_doc, seed.rotate_left(7), form);
+            let meta = meta_of(&fixture, &origin, form);
+            let property = super::property();
+
+            let root = tempfile::tempdir().unwrap();
+            pin(root.path(), &meta, &fixture, &origin).unwrap();
+            let errors = verify(root.path());
+            prop_assert!(errors.is_empty(), "{:#?}", errors);
+
+            // One byte changed.
+            let file = if which == 0 {
+                fixture::fixture_path(root.path(), &property, fixture.fixture_id())
+            } else {
+                origin_path(root.path(), &property, origin.fixture_id())
+            };
+            let mut bytes = fs::read(&file).unwrap();
+            let i = at.index(bytes.len());
+            bytes[i] ^= flip;
+            fs::write(&file, &bytes).unwrap();
+            let errors = verify(root.path());
+            prop_assert!(!errors.is_empty(), "byte {} of {} changed, no error", i, file.display());
+
+            // One file renamed.
+            let root = tempfile::tempdir().unwrap();
+            pin(root.path(), &meta, &fixture, &origin).unwrap();
+            let (from, id) = match rename {
+                0 => (fixture::fixture_path(root.path(), &property, fixture.fixture_id()), fixture.fixture_id()),
+                1 => (origin_path(root.path(), &property, origin.fixture_id()), origin.fixture_id()),
+                _ => (meta_path(root.path(), &property, fixture.fixture_id()), fixture.fixture_id()),
+            };
+            prop_assume!(new_name != id.to_string());
+            let name = from.file_name().unwrap().to_string_lossy().replace(&id.to_string(), &new_name);
+            let to = from.with_file_name(name);
+            fs::rename(&from, &to).unwrap();
+            let errors = verify(root.path());
+            prop_assert!(!errors.is_empty(), "{} renamed to {}, no error", from.display(), to.display());
+        }
+
+        /// Rendering a meta, parsing it and rendering it again gives the same bytes, and the
+        /// parsed meta is the one rendered.
+        #[test]
+        fn a_rendered_meta_parses_back_and_renders_the_same(
+            fixture_doc in doc(),
+            origin_doc in doc(),
+            steps in prop::collection::vec(doc(), 0..4),
+            seed in any::<u64>(),
+            oracle_calls in any::<u64>(),
+            ordered in any::<bool>(),
+            patch_id in "[ -~]{0,8}[!-~][ -~]{0,8}|\\PC{1,12}",
+            pinned_at in 0i64..253_402_300_799,
+        ) {
+            prop_assume!(!patch_id.trim().is_empty());
+            let form = form(ordered);
+            let fixture = canonical(&fixture_doc, seed, form);
+            let origin = canonical(&origin_doc, seed ^ 1, form);
+            let mut meta = meta_of(&fixture, &origin, form);
+            meta.seed = seed;
+            meta.oracle_calls = oracle_calls;
+            meta.patch_id = patch_id;
+            meta.pinned_at = utc(pinned_at);
+            // The steps are objects: each generated document under one member.
+            meta.shrink_path = steps
+                .iter()
+                .enumerate()
+                .map(|(i, d)| {
+                    let value = parse(canonical(d, seed.wrapping_add(i as u64), form).bytes()).unwrap();
+                    Value::Object(vec![("pass".to_owned(), Value::String("delete".to_owned())), ("x".to_owned(), value)])
+                })
+                .collect();
+            let text = meta.render();
+            let parsed = Meta::parse(text.as_bytes());
+            prop_assert!(parsed.is_ok(), "{:?}\n{}", parsed, text);
+            let parsed = parsed.unwrap();
+            prop_assert_eq!(&parsed, &meta);
+            prop_assert_eq!(parsed.render(), text);
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SSZ` of a count of seconds since 1970 (civil-from-days).
+    fn utc(seconds: i64) -> String {
+        let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+            secs / 3600,
+            secs % 3600 / 60,
+            secs % 60
+        )
+    }
+}
+
 /// A meta file names the candidate it was pinned under: an empty or blank `patch_id` is an
 /// integrity error at the place of the value, and `pin` refuses such a meta.
 #[test]
