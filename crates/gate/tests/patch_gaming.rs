@@ -185,6 +185,13 @@ def test_total_is_sum(x, y):
             harmless: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.slow\n@settings").into_boxed_str()),
         },
         Case {
+            rule: "source-encoding",
+            path: "py/test_coding.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(format!("# coding: utf-7\n{PY_PROPERTY}").into_boxed_str()),
+            harmless: &*Box::leak(format!("# -*- coding: utf-8 -*-\n{PY_PROPERTY}").into_boxed_str()),
+        },
+        Case {
             rule: "skip-added",
             path: "py/test_unittest.py",
             before: "import unittest\n\nclass Tax(unittest.TestCase):\n    def test_total(self):\n        self.assertEqual(1 + 1, 2)\n",

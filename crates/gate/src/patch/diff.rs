@@ -470,7 +470,8 @@ pub(crate) fn squash(text: &str) -> String {
     text.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
-/// Added and removed lines of the content change between `old` (pre-images) and `new`.
+/// Added and removed lines of the content change between `old` (pre-images) and `new`; a Python
+/// file's lines end at `\r\n`, `\r` and `\n` alike, as Python reads them.
 ///
 /// With several pre-images (a merge), a line counts as added when it is added against every
 /// pre-image (and a parent without the file counts as an empty pre-image), and as removed when its
@@ -481,8 +482,9 @@ pub(crate) fn line_changes(
     new: Option<&Side>,
     parents_without: usize,
 ) -> Result<LineChanges, PatchError> {
+    // Python source has its line ends made `\n` first (see `source_text`).
     let text_of = |s: &Side| -> Result<String, PatchError> {
-        Ok(String::from_utf8_lossy(&git.blob(&s.oid)?).into_owned())
+        Ok(super::props::source_text(&s.path, &git.blob(&s.oid)?))
     };
     let old: Vec<&Side> = old.iter().filter(|s| s.is_text_file()).collect();
     let new = new.filter(|s| s.is_text_file());

@@ -372,15 +372,15 @@ fn property_file(
     if old_side.is_none() && new_side.is_none() {
         return Ok(None);
     }
-    let text = |oid: &str| -> Result<String, PatchError> {
-        Ok(String::from_utf8_lossy(&git.blob(oid)?).into_owned())
+    let text = |s: &diff::Side| -> Result<String, PatchError> {
+        Ok(props::source_text(&s.path, &git.blob(&s.oid)?))
     };
     let old_text = match old_side {
-        Some(s) if s.is_text_file() => Some(text(&s.oid)?),
+        Some(s) if s.is_text_file() => Some(text(s)?),
         _ => None,
     };
     let new_text = match new_side {
-        Some(s) if s.is_text_file() => Some(text(&s.oid)?),
+        Some(s) if s.is_text_file() => Some(text(s)?),
         _ => None,
     };
     let (added, removed) = match (old_side, new_side) {

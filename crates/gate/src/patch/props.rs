@@ -4,6 +4,7 @@
 //! string- and comment-aware, over the whole file (so a line that starts inside a multi-line
 //! literal is read as such).
 
+use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -46,6 +47,55 @@ pub(crate) fn property_spans(kind: FileKind, text: &str) -> Vec<Span> {
     }
 }
 
+/// The text of a blob as the rules read it: lossy UTF-8, and for Python source (`.py`, `.pyi`)
+/// every `\r\n` and lone `\r` turned into `\n`, since Python ends a line at each of them and a
+/// line must not hide behind a `\r` in a comment.
+pub(crate) fn source_text(path: &str, bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if FileKind::of(path) == FileKind::Python && text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text.into_owned()
+    }
+}
+
+/// Whether pytest collects test functions from a file of this path with its default
+/// `python_files` (`test_*.py` and `*_test.py`).
+pub(crate) fn is_pytest_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".py")
+        .is_some_and(|stem| stem.starts_with("test_") || stem.ends_with("_test"))
+}
+
+/// The Hypothesis properties of a Python text that pytest no longer runs because a later
+/// definition of the same name in the same module or class replaces them: each with the name
+/// and the line of the definition that replaces it.
+pub(crate) fn redefined_properties(kind: FileKind, text: &str) -> Vec<PropertyDef> {
+    match kind {
+        FileKind::Python => python_scan(text).redefined,
+        FileKind::Rust | FileKind::Other => Vec::new(),
+    }
+}
+
+/// For each line of `text` (split at `\n`), whether a logical line starts there. Python: a line
+/// that continues an open bracket, a backslash continuation or a multi-line string does not
+/// (a text that does not lex to its end, or leaves a bracket open, is read line by line); other
+/// kinds: every line.
+pub(crate) fn logical_starts(kind: FileKind, text: &str) -> Vec<bool> {
+    let lines = text.split('\n').count();
+    match kind {
+        FileKind::Python => {
+            let (lexed, starts) = lex_python_lines(text);
+            if lexed.clean {
+                starts
+            } else {
+                vec![true; lines]
+            }
+        }
+        FileKind::Rust | FileKind::Other => vec![true; lines],
+    }
+}
+
 #[allow(clippy::expect_used)] // constant patterns, checked by the unit tests below
 fn re(pattern: &str) -> Regex {
     Regex::new(pattern).expect("constant pattern compiles")
@@ -60,8 +110,16 @@ static PROPTEST_ATTR: LazyLock<Regex> = LazyLock::new(|| {
 static USES_PROPTEST: LazyLock<Regex> = LazyLock::new(|| {
     re(r"\bproptest\b|\bprop_assert|\bprop_assume|\bTestRunner\b|\bprop::|\bany\s*::\s*<")
 });
-static GIVEN: LazyLock<Regex> = LazyLock::new(|| re(r"^@\s*(?:hypothesis\s*\.\s*)?given\b"));
+/// `@given`, `@hypothesis.given`, `@hp.given` (after `import hypothesis as hp`).
+static GIVEN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^@\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*\.\s*)*given\b"));
 static DEF: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:async\s+)?def\s+([A-Za-z_][A-Za-z0-9_]*)"));
+static CLASS: LazyLock<Regex> = LazyLock::new(|| re(r"^class\s+([A-Za-z_][A-Za-z0-9_]*)"));
+/// A statement that opens a block (the block of a `class` or `def` is read apart).
+static COMPOUND: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(?:if|elif|else|for|while|with|try|except|finally|async|match|case)\b"));
+static FROM_HYPOTHESIS: LazyLock<Regex> = LazyLock::new(|| re(r"^from\s+hypothesis\s+import\b"));
+static GIVEN_AS: LazyLock<Regex> = LazyLock::new(|| re(r"\bgiven\s+as\s+([A-Za-z_][A-Za-z0-9_]*)"));
 
 fn line_of(text: &str, offset: usize) -> u32 {
     let n = text.as_bytes()[..offset.min(text.len())]
@@ -436,7 +494,15 @@ fn raw_string_start(bytes: &[u8], i: usize) -> Option<(usize, usize)> {
 const MAX_FSTRING_DEPTH: usize = 32;
 
 fn lex_python(text: &str) -> Lexed {
+    lex_python_lines(text).0
+}
+
+/// Lexes Python source, and says for each line (split at `\n`) whether a logical line starts
+/// there: not inside brackets, a string, or after a backslash continuation.
+fn lex_python_lines(text: &str) -> (Lexed, Vec<bool>) {
     let mut lx = Lexer::new(text);
+    let mut starts = vec![true];
+    let mut depth = 0usize;
     let mut i = 0;
     while i < lx.src.len() {
         match lx.src[i] {
@@ -447,12 +513,39 @@ fn lex_python(text: &str) -> Lexed {
             }
             b'\'' | b'"' => {
                 let f = python_prefix_is_f(lx.src, i);
-                i = python_string(&mut lx, i, f, 0);
+                let end = python_string(&mut lx, i, f, 0);
+                // The lines inside a multi-line string continue the logical line.
+                let inside = lx.src[i..end.min(lx.src.len())]
+                    .iter()
+                    .filter(|b| **b == b'\n')
+                    .count();
+                starts.extend(std::iter::repeat_n(false, inside));
+                i = end;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'\\' if lx.src.get(i + 1) == Some(&b'\n') => {
+                starts.push(false);
+                i += 2;
+            }
+            b'\n' => {
+                starts.push(depth == 0);
+                i += 1;
             }
             _ => i += 1,
         }
     }
-    lx.finish()
+    // Brackets left open (not valid source, which Python would not run): line by line.
+    if depth > 0 {
+        starts = vec![true; starts.len()];
+    }
+    (lx.finish(), starts)
 }
 
 /// Whether the string whose quote is at `quote` has an f (or t) prefix (`f"`, `rf'`, `Fr"` …).
@@ -539,57 +632,241 @@ fn python_fstring_expression(lx: &mut Lexer<'_>, from: usize, depth: usize) -> u
     lx.src.len()
 }
 
-/// The property definitions of a Python text and their spans: from the first decorator to the
-/// end of the indented body.
+/// The property definitions of a Python text that pytest collects, and the spans of every
+/// Hypothesis function.
 fn python_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
-    let bare = views(FileKind::Python, text).bare;
-    let lines: Vec<&str> = bare.split('\n').collect();
-    let indent = |l: &str| l.len() - l.trim_start().len();
-    let mut found = Vec::new();
-    let mut spans = Vec::new();
-    let mut given = false;
-    let mut decorators: Option<u32> = None;
-    for (line, number) in text.lines().zip(1u32..) {
-        let t = line.trim_start();
-        if t.starts_with('@') {
-            given |= GIVEN.is_match(t);
-            decorators.get_or_insert(number);
-        } else if let Some(c) = DEF.captures(t) {
-            if given && let Some(name) = c.get(1) {
-                let at = number as usize - 1;
-                let def_indent = lines.get(at).map_or(0, |l| indent(l));
-                // The signature may span lines: the body starts after the line ending in `:`.
-                let signature_end = (at..lines.len().min(at + 64))
-                    .find(|i| lines[*i].trim_end().ends_with(':'))
-                    .unwrap_or(at);
-                let mut end = signature_end;
-                for (i, l) in lines.iter().enumerate().skip(signature_end + 1) {
-                    if l.trim().is_empty() {
-                        continue;
-                    }
-                    if indent(l) <= def_indent {
-                        break;
-                    }
-                    end = i;
-                }
-                found.push(PropertyDef {
-                    name: name.as_str().to_string(),
-                    line: number,
-                });
-                spans.push(Span {
-                    start: decorators.unwrap_or(number),
-                    end: u32::try_from(end + 1).unwrap_or(u32::MAX),
-                    names: vec![name.as_str().to_string()],
-                });
-            }
-            given = false;
-            decorators = None;
-        } else if t.starts_with("class ") {
-            given = false;
-            decorators = None;
+    let scan = python_scan(text);
+    (scan.collected, scan.spans)
+}
+
+/// What [`python_scan`] finds.
+struct PythonScan {
+    /// The `@given` functions pytest collects: named `test…`, at module level or in classes
+    /// pytest collects, and not replaced by a later definition of the same name.
+    collected: Vec<PropertyDef>,
+    /// Every `@given` function, wherever it is: from its first decorator to the end of its
+    /// indented body, without the functions and classes nested in it.
+    spans: Vec<Span>,
+    /// Collectable `@given` functions replaced by a later definition: the name and the line of
+    /// that later definition.
+    redefined: Vec<PropertyDef>,
+}
+
+/// One logical line: physical lines `first..=last` (0-based).
+struct LogicalLine {
+    first: usize,
+    last: usize,
+    indent: usize,
+    /// The lines joined by blanks, comments and string contents blanked, leading blanks cut.
+    text: String,
+}
+
+/// A block open at some indentation: what pytest collects inside it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// A class pytest collects (`Test…`, or a `unittest.TestCase`), inside collected ones.
+    TestClass,
+    /// Any other block: a function, another class, `if`, `for`, `with`, `try`…
+    Other,
+}
+
+/// Reads a Python text's logical lines (so a continuation line or a multi-line string never
+/// ends a body) with the blocks that hold them, the way pytest collects: a `@given` function
+/// counts at module level or in a collected class, and a later `def` or `class` of the same
+/// name in the same scope replaces it.
+fn python_scan(text: &str) -> PythonScan {
+    let (lexed, starts) = lex_python_lines(text);
+    let (bare, starts) = if lexed.clean {
+        (lexed.bare, starts)
+    } else {
+        (text.to_string(), vec![true; text.split('\n').count()])
+    };
+    let physical: Vec<&str> = bare.split('\n').collect();
+    let mut logical: Vec<LogicalLine> = Vec::new();
+    for (i, line) in physical.iter().enumerate() {
+        if starts.get(i).copied().unwrap_or(true) || logical.is_empty() {
+            logical.push(LogicalLine {
+                first: i,
+                last: i,
+                indent: line.len() - line.trim_start().len(),
+                text: line.trim_start().to_string(),
+            });
+        } else if let Some(l) = logical.last_mut() {
+            l.last = i;
+            l.text.push(' ');
+            l.text.push_str(line);
         }
     }
-    (found, spans)
+    logical.retain(|l| !l.text.trim().is_empty());
+    let ends = block_ends(&logical);
+    let aliases: Vec<String> = logical
+        .iter()
+        .filter(|l| FROM_HYPOTHESIS.is_match(&l.text))
+        .flat_map(|l| GIVEN_AS.captures_iter(&l.text))
+        .filter_map(|c| c.get(1).map(|m| m.as_str().to_string()))
+        .collect();
+    let is_given = |decorator: &str| {
+        GIVEN.is_match(decorator)
+            || aliases.iter().any(|a| {
+                decorator[1..]
+                    .trim_start()
+                    .strip_prefix(a.as_str())
+                    .is_some_and(|rest| {
+                        !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                    })
+            })
+    };
+    let number = |i: usize| u32::try_from(i + 1).unwrap_or(u32::MAX);
+    let mut scan = PythonScan {
+        collected: Vec::new(),
+        spans: Vec::new(),
+        redefined: Vec::new(),
+    };
+    // Definitions by scope (the indentation of the enclosing collected blocks): (name, line,
+    // collectable property).
+    let mut scopes: BTreeMap<Vec<usize>, Vec<(String, u32, bool)>> = BTreeMap::new();
+    let mut stack: Vec<(usize, Block)> = Vec::new();
+    let mut given = false;
+    let mut decorators: Option<usize> = None;
+    for (k, l) in logical.iter().enumerate() {
+        while stack.last().is_some_and(|(indent, _)| *indent >= l.indent) {
+            stack.pop();
+        }
+        let collectable = stack.iter().all(|(_, b)| *b == Block::TestClass);
+        let scope: Vec<usize> = stack.iter().map(|(indent, _)| *indent).collect();
+        if l.text.starts_with('@') {
+            given |= is_given(&l.text);
+            decorators.get_or_insert(l.first);
+            continue;
+        }
+        if let Some(c) = DEF.captures(&l.text) {
+            let name = c.get(1).map_or("", |m| m.as_str()).to_string();
+            let end = ends[k];
+            let counted = given && collectable && name.starts_with("test");
+            if given {
+                push_spans(
+                    &mut scan.spans,
+                    &logical[k + 1..],
+                    decorators.unwrap_or(l.first),
+                    end,
+                    &name,
+                    &ends[k + 1..],
+                );
+            }
+            if collectable {
+                scopes
+                    .entry(scope)
+                    .or_default()
+                    .push((name, number(l.first), counted));
+            }
+            stack.push((l.indent, Block::Other));
+        } else if let Some(c) = CLASS.captures(&l.text) {
+            let name = c.get(1).map_or("", |m| m.as_str()).to_string();
+            let test = name.starts_with("Test") || l.text.contains("TestCase");
+            if collectable {
+                scopes
+                    .entry(scope)
+                    .or_default()
+                    .push((name, number(l.first), false));
+            }
+            let block = if collectable && test {
+                Block::TestClass
+            } else {
+                Block::Other
+            };
+            stack.push((l.indent, block));
+        } else if COMPOUND.is_match(&l.text) && l.text.trim_end().ends_with(':') {
+            stack.push((l.indent, Block::Other));
+        }
+        given = false;
+        decorators = None;
+    }
+    for defs in scopes.values() {
+        // The next definition of the same name, walking backwards.
+        let mut next: BTreeMap<&str, u32> = BTreeMap::new();
+        let mut later_of = vec![None; defs.len()];
+        for (i, (name, line, _)) in defs.iter().enumerate().rev() {
+            later_of[i] = next.insert(name.as_str(), *line);
+        }
+        for ((name, line, counted), later) in defs.iter().zip(later_of) {
+            if !counted {
+                continue;
+            }
+            match later {
+                Some(later) => scan.redefined.push(PropertyDef {
+                    name: name.clone(),
+                    line: later,
+                }),
+                None => scan.collected.push(PropertyDef {
+                    name: name.clone(),
+                    line: *line,
+                }),
+            }
+        }
+    }
+    scan.collected.sort_by_key(|d| d.line);
+    scan.redefined.sort_by_key(|d| d.line);
+    scan
+}
+
+/// For each logical line, the last physical line of the block it opens (its own last line
+/// when nothing more indented follows): one pass, keeping the lines whose block is open.
+fn block_ends(logical: &[LogicalLine]) -> Vec<usize> {
+    let mut ends: Vec<usize> = logical.iter().map(|l| l.last).collect();
+    let mut open: Vec<usize> = Vec::new();
+    for (k, l) in logical.iter().enumerate() {
+        while open.last().is_some_and(|&o| logical[o].indent >= l.indent) {
+            open.pop();
+        }
+        for &o in &open {
+            ends[o] = l.last;
+        }
+        open.push(k);
+    }
+    ends
+}
+
+/// The spans of a property from physical line `start` to `end` (0-based, inclusive), without
+/// the functions and classes nested in its body (`body`, whose blocks end at `ends`): a
+/// `return` in a helper defined inside a property is the helper's.
+fn push_spans(
+    spans: &mut Vec<Span>,
+    body: &[LogicalLine],
+    start: usize,
+    end: usize,
+    name: &str,
+    ends: &[usize],
+) {
+    let number = |i: usize| u32::try_from(i + 1).unwrap_or(u32::MAX);
+    let mut from = start;
+    let mut skip_to = None;
+    for (j, l) in body.iter().enumerate() {
+        if l.first > end {
+            break;
+        }
+        if skip_to.is_some_and(|to| l.first <= to) {
+            continue;
+        }
+        if DEF.is_match(&l.text) || CLASS.is_match(&l.text) {
+            let nested_end = ends.get(j).copied().unwrap_or(l.last);
+            if l.first > from {
+                spans.push(Span {
+                    start: number(from),
+                    end: number(l.first - 1),
+                    names: vec![name.to_string()],
+                });
+            }
+            from = nested_end + 1;
+            skip_to = Some(nested_end);
+        }
+    }
+    if from <= end {
+        spans.push(Span {
+            start: number(from),
+            end: number(end),
+            names: vec![name.to_string()],
+        });
+    }
 }
 
 #[cfg(test)]
@@ -688,7 +965,67 @@ fn attributed(x: u8) {}
         assert!(code.contains("fn f<'a>() {}"));
     }
 
+    #[test]
+    fn python_lines_end_at_carriage_returns_too() {
+        assert_eq!(
+            source_text("tests/test_a.py", b"a\r\n# x\rreturn\n"),
+            "a\n# x\nreturn\n"
+        );
+        assert_eq!(source_text("tests/a.rs", b"a\r\n"), "a\r\n");
+    }
+
+    #[test]
+    fn python_properties_are_those_pytest_collects() {
+        let text = "import hypothesis as hp\nfrom hypothesis import given as G\n\n@hp.given(st.text())\ndef test_alias(s):\n    pass\n\nif False:\n    @G(st.text())\n    def test_dead(s):\n        pass\n\nclass Helpers:\n    @G(st.text())\n    def test_hidden(self, s):\n        pass\n\nclass TestTax:\n    @G(st.text())\n    def test_method(self, s):\n        pass\n\n@G(st.text())\ndef helper_prop(s):\n    pass\n\n@G(st.text())\ndef test_twice(s):\n    pass\n\ndef test_twice():\n    pass\n";
+        assert_eq!(
+            names(FileKind::Python, text),
+            vec![("test_alias".into(), 5), ("test_method".into(), 20)]
+        );
+        assert_eq!(
+            redefined_properties(FileKind::Python, text),
+            vec![PropertyDef {
+                name: "test_twice".into(),
+                line: 31
+            }]
+        );
+        assert!(is_pytest_file("tests/test_tax.py") && is_pytest_file("tax_test.py"));
+        assert!(!is_pytest_file("tests/tax_checks.py") && !is_pytest_file("tests/test_tax.pyi"));
+    }
+
+    #[test]
+    fn python_bodies_run_over_continuations_and_leave_nested_helpers_out() {
+        let py = "@given(st.integers())\ndef test_a(x):\n    def double(v):\n        return 2 * v\n    if (x > 3\n): return\n    s = '''\ntext\n'''\n    assert x\n";
+        assert_eq!(
+            property_spans(FileKind::Python, py),
+            vec![
+                Span {
+                    start: 1,
+                    end: 2,
+                    names: vec!["test_a".into()]
+                },
+                Span {
+                    start: 5,
+                    end: 10,
+                    names: vec!["test_a".into()]
+                }
+            ]
+        );
+        assert_eq!(
+            logical_starts(FileKind::Python, py),
+            vec![
+                true, true, true, true, true, false, true, false, false, true, true
+            ]
+        );
+    }
+
     proptest! {
+        #[test]
+        fn python_logical_starts_have_one_entry_per_line(text in "[a-z()\\[\\]{}\"'#\\\\\n ]{0,60}") {
+            let starts = logical_starts(FileKind::Python, &text);
+            prop_assert_eq!(starts.len(), text.split('\n').count());
+            prop_assert!(starts[0]);
+        }
+
         #[test]
         fn matching_close_finds_the_partner_of_any_balanced_nesting(depth in 1usize..20, filler in "[a-z ;]{0,5}") {
             let mut s = String::new();

@@ -10,13 +10,17 @@
 //! knows — pairs settings and assertions of one property with each other.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::PatchError;
 use super::diff::{Line, squash};
-use super::props::{PropertyDef, Span, Views, properties, property_spans, views};
+use super::props::{
+    PropertyDef, Span, Views, is_pytest_file, logical_starts, properties, property_spans,
+    redefined_properties, views,
+};
 
 /// The language of a file, by extension; rules say which kinds they read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -53,6 +57,7 @@ const ALL: &[FileKind] = &[FileKind::Rust, FileKind::Python, FileKind::Other];
 const CODE: &[FileKind] = &[FileKind::Rust, FileKind::Python];
 const RUST: &[FileKind] = &[FileKind::Rust];
 const PYTHON: &[FileKind] = &[FileKind::Python];
+const OTHER: &[FileKind] = &[FileKind::Other];
 
 /// Whether a rule reads the contents of string literals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +108,14 @@ const fn rust(regex: &'static str) -> Pattern {
 const fn python(regex: &'static str) -> Pattern {
     Pattern {
         kinds: PYTHON,
+        scope: Scope::Anywhere,
+        regex,
+    }
+}
+
+const fn other(regex: &'static str) -> Pattern {
+    Pattern {
+        kinds: OTHER,
         scope: Scope::Anywhere,
         regex,
     }
@@ -178,12 +191,20 @@ pub enum Matcher {
         removed: &'static [&'static str],
         /// What its weaker replacement looks like.
         added: &'static [&'static str],
+        /// Weaker replacements that count only against strong lines removed from the same
+        /// property test (a form too common to weigh against the whole commit).
+        added_in_property: &'static [&'static str],
         /// Lines that are neither.
         unless: &'static [&'static str],
     },
-    /// A new assertion that always holds: it matches a pattern, or it compares an expression
-    /// with itself (`assert x == x`, `assert_eq!(a, a)`).
+    /// A new assertion that always holds: it matches a pattern, it compares an expression
+    /// with itself (`assert x == x`, `assert_eq!(a, a)`), or it asserts a non-empty tuple
+    /// (`assert (x == y, "message")`).
     Tautology(&'static [&'static str]),
+    /// A Python file the commit adds lines to declares a source encoding (PEP 263, on its first
+    /// two lines) other than UTF-8, ASCII or Latin-1: in such an encoding bytes the gate reads
+    /// as a comment can decode to a newline and code (`# coding: utf-7`, `+AAo-`).
+    SourceEncoding,
 }
 
 /// One gaming-move rule.
@@ -264,7 +285,9 @@ pub const RULES: &[Rule] = &[
                 },
                 NumberPattern {
                     setting: "cases",
-                    pattern: r#"\bcases\b["']?\s*[:=]\s*([0-9.][^,;)\]}\n]*)"#,
+                    // A `ProptestConfig { cases: … }` field or a `config.cases = …` assignment;
+                    // not a plain `cases = …` variable.
+                    pattern: r#"(?:\bcases\b["']?\s*:|\.\s*cases\s*=)\s*([0-9.][^,;)\]}\n]*)"#,
                     mention: Some(r"\bProptestConfig\s*\{[^}]*?\bcases\s*:"),
                     weaker: Weaker::Lower,
                     default: None,
@@ -303,7 +326,35 @@ pub const RULES: &[Rule] = &[
             anywhere(r"\bskipTest\s*\("),
             anywhere(r"\bSkipTest\b"),
             anywhere(r"--deselect\b"),
+            // pytest collects nothing of a module or class that says so.
+            python(r"\b__test__\s*(?::[^=]*)?=(?:[^=]|$)"),
+            // conftest.py: files left out, collected items dropped or reports rewritten, the
+            // options that select tests changed.
+            python(r"\bcollect_ignore(?:_glob)?\b"),
+            python(
+                r"\bdef\s+pytest_(?:collection_modifyitems|ignore_collect|collect_file|pycollect_makeitem|deselected|collection|make_collect_report|runtest_protocol|runtest_call|runtest_makereport|report_teststatus)\b",
+            ),
+            python(r"\boption\s*\.\s*(?:markexpr|keyword|deselect|ignore\w*|file_or_dir)\b"),
+            // pytest options and settings (pytest.ini, setup.cfg, tox.ini, pyproject.toml, CI
+            // scripts) that select, leave out or stop collecting tests.
+            other(r#"(?:^|[\s"'\[,=])-k(?:\s|=|["']|$)"#),
+            other(r#"(?:^|[\s"'\[,=])-m(?:\s*=|\s*["']|\s+not\b)"#),
+            other(r#"\baddopts\b.*(?:^|[\s"'\[,=])-m\b"#),
+            other(r"--ignore(?:-glob)?\b"),
+            other(r"(?:^|[\s\x22'\[,=])-p\s*=?\s*no:"),
+            other(r"--co\b|--collect-only\b"),
+            other(r"\bPYTEST_ADDOPTS\b"),
+            other(
+                r"\b(?:python_files|python_classes|python_functions|testpaths|norecursedirs|collect_imported_tests)\b",
+            ),
         ]),
+    },
+    Rule {
+        id: "source-encoding",
+        description: "a Python file declares a source encoding the gate does not read",
+        kinds: PYTHON,
+        strings: Strings::Blanked,
+        matcher: Matcher::SourceEncoding,
     },
     Rule {
         id: "catch-broadened",
@@ -347,6 +398,8 @@ pub const RULES: &[Rule] = &[
                 r"^\s*assert\b.*(?:>=|<=|!=|\s>\s|\s<\s|\bin\b|\bis\s+not\b)",
                 r"\bassert(?:Greater|Less|GreaterEqual|LessEqual|NotEqual|In|IsNotNone|True)\s*\(",
             ],
+            // A Python assertion that compares nothing (`assert isinstance(total, int)`).
+            added_in_property: &[r"^\s*assert\b[^=<>!]*$"],
             // A tolerance is the next rule's.
             unless: TOLERANT,
         },
@@ -358,6 +411,7 @@ pub const RULES: &[Rule] = &[
         strings: Strings::Blanked,
         matcher: Matcher::Tautology(&[
             r"^\s*assert\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*(?:,|$)",
+            r"^\s*assert\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*or\b",
             r"^\s*assert\b.*\bor\s+(?:True|1|not\s+False)\b",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*true\s*[,)]",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(.*\|\|\s*true\b",
@@ -411,6 +465,7 @@ pub const RULES: &[Rule] = &[
         matcher: Matcher::Replaced {
             removed: EXACT,
             added: TOLERANT,
+            added_in_property: &[],
             unless: &[],
         },
     },
@@ -560,9 +615,11 @@ enum Engine {
     Replaced {
         removed: Vec<Regex>,
         added: Vec<Regex>,
+        added_in_property: Vec<Regex>,
         unless: Vec<Regex>,
     },
     Tautology(Vec<Regex>),
+    SourceEncoding,
 }
 
 /// A rule with its patterns compiled.
@@ -581,6 +638,8 @@ struct Helpers {
     rust_assert_eq: Regex,
     rust_assert: Regex,
     python_assert: Regex,
+    /// A PEP 263 coding declaration (group 1 the encoding).
+    coding: Regex,
 }
 
 /// The rule table, compiled once per check.
@@ -648,13 +707,16 @@ impl RuleSet {
                 Matcher::Replaced {
                     removed,
                     added,
+                    added_in_property,
                     unless,
                 } => Engine::Replaced {
                     removed: compile(rule, removed)?,
                     added: compile(rule, added)?,
+                    added_in_property: compile(rule, added_in_property)?,
                     unless: compile(rule, unless)?,
                 },
                 Matcher::Tautology(p) => Engine::Tautology(compile(rule, p)?),
+                Matcher::SourceEncoding => Engine::SourceEncoding,
             };
             rules.push(Compiled { rule, engine });
         }
@@ -670,6 +732,10 @@ impl RuleSet {
             )?,
             rust_assert: compile_one("assertion", r"\b(?:prop_|debug_)?assert\s*!\s*[\(\[\{]")?,
             python_assert: compile_one("assertion", r"^\s*assert\b")?,
+            coding: compile_one(
+                "coding declaration",
+                r"^[ \t\x0c]*#.*?coding[:=][ \t]*([-\w.]+)",
+            )?,
         };
         Ok(RuleSet { rules, helpers })
     }
@@ -685,16 +751,23 @@ impl RuleSet {
             let added: Vec<&LineRef<'_>> = commit.added().filter(of_kind).collect();
             let removed: Vec<&LineRef<'_>> = commit.removed().filter(of_kind).collect();
             match &c.engine {
-                Engine::PropertyRemoved => property_removed(rule, files, &mut findings),
+                Engine::PropertyRemoved => {
+                    property_removed(rule, files, &mut findings);
+                    property_redefined(rule, files, &mut findings);
+                }
                 Engine::Added(patterns) => {
                     let mut pool = pool_of(removed.iter().copied(), s);
+                    let mut statements = BTreeMap::new();
                     for l in &added {
                         let text = self.without_definitions(l.view(s));
-                        let hit = patterns.iter().any(|(p, r)| {
+                        let applies = |p: &Pattern| {
                             p.kinds.contains(&l.kind)
                                 && (p.scope == Scope::Anywhere || l.in_property)
-                                && r.is_match(&text)
-                        });
+                        };
+                        let hit = patterns
+                            .iter()
+                            .any(|(p, r)| applies(p) && r.is_match(&text))
+                            || self.spans_lines_onto(l, s, patterns, &applies, &mut statements);
                         if hit && !take(&mut pool, l, s) {
                             findings.push(finding(rule, l, rule.description.to_string()));
                         }
@@ -765,12 +838,14 @@ impl RuleSet {
                 Engine::Replaced {
                     removed: strong_patterns,
                     added: weak_patterns,
+                    added_in_property: local_patterns,
                     unless,
                 } => {
                     let strong = |l: &LineRef<'_>| {
-                        let v = l.view(s);
+                        let v = l.statement(s);
                         matches_any(strong_patterns, v)
                             && !matches_any(weak_patterns, v)
+                            && !matches_any(local_patterns, v)
                             && !matches_any(unless, v)
                     };
                     let mut balance: BTreeMap<String, isize> = BTreeMap::new();
@@ -785,11 +860,14 @@ impl RuleSet {
                     }
                     let mut pool = pool_of(removed.iter().copied(), s);
                     for l in &added {
-                        let v = l.view(s);
-                        if !matches_any(weak_patterns, v) || matches_any(unless, v) {
+                        let v = l.statement(s);
+                        let weak = matches_any(weak_patterns, v);
+                        let local = !l.names.is_empty() && matches_any(local_patterns, v);
+                        if !(weak || local) || matches_any(unless, v) {
                             continue;
                         }
-                        let weakened = total > 0 || balance.get(&l.group()).is_some_and(|n| *n > 0);
+                        let in_group = balance.get(&l.group()).is_some_and(|n| *n > 0);
+                        let weakened = in_group || (weak && total > 0);
                         if weakened && !take(&mut pool, l, s) {
                             findings.push(finding(rule, l, rule.description.to_string()));
                         }
@@ -798,13 +876,16 @@ impl RuleSet {
                 Engine::Tautology(patterns) => {
                     let mut pool = pool_of(removed.iter().copied(), s);
                     for l in &added {
-                        let hit = matches_any(patterns, l.view(s))
-                            || self.compares_with_itself(l.kind, &l.code, &l.bare);
+                        let (code, bare) = l.statement_views();
+                        let hit = matches_any(patterns, l.statement(s))
+                            || self.compares_with_itself(l.kind, code, bare)
+                            || (l.kind == FileKind::Python && self.asserts_a_tuple(bare));
                         if hit && !take(&mut pool, l, s) {
                             findings.push(finding(rule, l, rule.description.to_string()));
                         }
                     }
                 }
+                Engine::SourceEncoding => self.source_encoding(rule, files, &mut findings),
             }
         }
         findings.sort();
@@ -813,18 +894,116 @@ impl RuleSet {
     }
 
     /// The text with the names that `fn`, `def` and `class` define blanked: a test named
-    /// `prop_retry_delay` is not a retry.
+    /// `prop_retry_delay` is not a retry (a pytest hook, `def pytest_…`, keeps its name).
     fn without_definitions<'t>(&self, text: &'t str) -> std::borrow::Cow<'t, str> {
         if !self.helpers.definition.is_match(text) {
             return std::borrow::Cow::Borrowed(text);
         }
         let mut out = text.to_string();
         for c in self.helpers.definition.captures_iter(text) {
-            if let Some(name) = c.get(1) {
+            // A pytest hook's name is what it does.
+            if let Some(name) = c.get(1).filter(|n| !n.as_str().starts_with("pytest_")) {
                 out.replace_range(name.range(), &" ".repeat(name.len()));
             }
         }
         std::borrow::Cow::Owned(out)
+    }
+
+    /// Whether a pattern matches across lines of the Python statement `l` belongs to, and the
+    /// match covers part of `l` (`except (\n    AssertionError\n):` read as one statement).
+    /// The matches of a statement are found once per rule (`cache`), however many of its
+    /// lines changed.
+    fn spans_lines_onto(
+        &self,
+        l: &LineRef<'_>,
+        s: Strings,
+        patterns: &[(Pattern, Regex)],
+        applies: &dyn Fn(&Pattern) -> bool,
+        cache: &mut BTreeMap<(usize, bool), Vec<std::ops::Range<usize>>>,
+    ) -> bool {
+        let Some(st) = &l.logical else {
+            return false;
+        };
+        let key = (Rc::as_ptr(&st.statement) as usize, l.in_property);
+        let matches = cache.entry(key).or_insert_with(|| {
+            let view = match s {
+                Strings::Blanked => &st.statement.bare,
+                Strings::Kept => &st.statement.code,
+            };
+            let text = self.without_definitions(view);
+            patterns
+                .iter()
+                .filter(|(p, _)| applies(p))
+                .flat_map(|(_, r)| r.find_iter(&text).map(|m| m.range()).collect::<Vec<_>>())
+                .collect()
+        });
+        let (from, to) = (st.range.start, st.range.end);
+        matches.iter().any(|m| {
+            let several_lines = m.start < from || m.end > to;
+            several_lines && m.start < to && m.end > from
+        })
+    }
+
+    /// Whether a Python assertion tests a non-empty tuple, which always holds
+    /// (`assert (total == fresh, "totals differ")`).
+    fn asserts_a_tuple(&self, bare: &str) -> bool {
+        let Some(m) = self.helpers.python_assert.find(bare) else {
+            return false;
+        };
+        let open = m.end() + (bare[m.end()..].len() - bare[m.end()..].trim_start().len());
+        if bare.as_bytes().get(open) != Some(&b'(') {
+            return false;
+        }
+        let Some(close) = super::props::matching_close(bare, open) else {
+            return false;
+        };
+        let after = bare[close + 1..].trim_start();
+        if !(after.is_empty() || after.starts_with(',')) {
+            return false;
+        }
+        let parts = top_level_split(bare, open + 1, b',');
+        parts.len() >= 2
+            && parts
+                .first()
+                .is_some_and(|p| !bare[p.clone()].trim().is_empty())
+    }
+
+    /// A finding for each Python file the commit adds lines to whose coding declaration names
+    /// an encoding other than UTF-8, ASCII or Latin-1: the gate reads the bytes as UTF-8, and in
+    /// another encoding a comment can hold a newline and code.
+    fn source_encoding(&self, rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
+        for f in files {
+            let (Some(path), Some(text)) = (&f.new_path, &f.new_text) else {
+                continue;
+            };
+            if FileKind::of(path) != FileKind::Python || f.added.is_empty() {
+                continue;
+            }
+            // PEP 263: line 1, or line 2 after a comment or blank line 1.
+            for (line, number) in text.split('\n').take(2).zip(1u32..) {
+                if let Some(c) = self.helpers.coding.captures(line)
+                    && let Some(name) = c.get(1)
+                {
+                    if !is_read_encoding(name.as_str()) {
+                        findings.push(RawFinding {
+                            file: path.clone(),
+                            line: number,
+                            rule: rule.id,
+                            explanation: format!(
+                                "{}: `{}` (read only as UTF-8, ASCII or Latin-1)",
+                                rule.description,
+                                name.as_str()
+                            ),
+                        });
+                    }
+                    break;
+                }
+                let t = line.trim_start();
+                if !(t.is_empty() || t.starts_with('#')) {
+                    break;
+                }
+            }
+        }
     }
 
     /// Whether the line is an assertion whose two sides are the same expression
@@ -963,6 +1142,27 @@ struct LineRef<'a> {
     names: Vec<String>,
     /// Whether the line is in a property span.
     in_property: bool,
+    /// Python: the statement (logical line) the line belongs to, when its file is at hand.
+    logical: Option<StatementRef>,
+}
+
+/// A Python statement over several lines, joined by blanks.
+#[derive(Debug)]
+struct Statement {
+    /// Comments blanked.
+    code: String,
+    /// Comments and string contents blanked.
+    bare: String,
+}
+
+/// A line's place in its statement.
+#[derive(Debug)]
+struct StatementRef {
+    statement: Rc<Statement>,
+    /// The line's bytes in the joined text.
+    range: std::ops::Range<usize>,
+    /// The first changed line of its statement (on its side of the change).
+    first: bool,
 }
 
 impl LineRef<'_> {
@@ -970,6 +1170,26 @@ impl LineRef<'_> {
         match strings {
             Strings::Blanked => &self.bare,
             Strings::Kept => &self.code,
+        }
+    }
+
+    /// The line as a statement: for Python, the first changed line of a statement stands for
+    /// the whole of it and the other changed lines of the statement for nothing; otherwise
+    /// the line itself.
+    fn statement(&self, strings: Strings) -> &str {
+        let (code, bare) = self.statement_views();
+        match strings {
+            Strings::Blanked => bare,
+            Strings::Kept => code,
+        }
+    }
+
+    /// [`LineRef::statement`], with and without string contents.
+    fn statement_views(&self) -> (&str, &str) {
+        match &self.logical {
+            Some(st) if st.first => (&st.statement.code, &st.statement.bare),
+            Some(_) => ("", ""),
+            None => (&self.code, &self.bare),
         }
     }
 
@@ -1011,6 +1231,48 @@ impl<'a> Side<'a> {
             .unwrap_or_default();
         let trim_cr = |s: &str| s.strip_suffix('\r').unwrap_or(s).to_string();
         let mut aligned = whole.is_some();
+        let starts = match (kind, text) {
+            (FileKind::Python, Some(t)) => logical_starts(kind, t),
+            _ => Vec::new(),
+        };
+        // Per line: the first line of its statement and its offset in the joined statement;
+        // per statement start: its last line.
+        let usable = !starts.is_empty() && starts.len() == code.len() && code.len() == bare.len();
+        let mut place: Vec<(usize, usize)> = Vec::new();
+        let mut last_of: BTreeMap<usize, usize> = BTreeMap::new();
+        if usable {
+            let mut first_line = 0;
+            let mut offset = 0;
+            for (i, start) in starts.iter().enumerate() {
+                if *start {
+                    first_line = i;
+                    offset = 0;
+                }
+                place.push((first_line, offset));
+                last_of.insert(first_line, i);
+                offset += code[i].len() + 1;
+            }
+        }
+        let mut statements: BTreeMap<usize, Rc<Statement>> = BTreeMap::new();
+        let mut statement_of = |i: usize| -> Option<StatementRef> {
+            let (first_line, offset) = *place.get(i)?;
+            let last_line = last_of.get(&first_line).copied().unwrap_or(i);
+            let first = !statements.contains_key(&first_line);
+            let statement = statements
+                .entry(first_line)
+                .or_insert_with(|| {
+                    Rc::new(Statement {
+                        code: code[first_line..=last_line].join(" "),
+                        bare: bare[first_line..=last_line].join(" "),
+                    })
+                })
+                .clone();
+            Some(StatementRef {
+                statement,
+                range: offset..offset + code[i].len(),
+                first,
+            })
+        };
         let lines = changed
             .iter()
             .map(|l| {
@@ -1021,15 +1283,16 @@ impl<'a> Side<'a> {
                         && bare.get(*i).is_some()
                 });
                 aligned &= here.is_some();
-                let (code, bare, span) = match here {
+                let (code, bare, span, logical) = match here {
                     Some(i) => (
                         code[i].to_string(),
                         bare[i].to_string(),
                         innermost(&spans, l.number),
+                        statement_of(i),
                     ),
                     None => {
                         let v = views(kind, &l.text);
-                        (v.code, v.bare, None)
+                        (v.code, v.bare, None, None)
                     }
                 };
                 LineRef {
@@ -1041,6 +1304,7 @@ impl<'a> Side<'a> {
                     bare,
                     names: span.map(|s| s.names.clone()).unwrap_or_default(),
                     in_property: span.is_some(),
+                    logical,
                 }
             })
             .collect();
@@ -1433,13 +1697,78 @@ fn number_rule(
     }
 }
 
+/// Whether the test runner collects properties from a file of this path: a Python file only
+/// under pytest's default `python_files` (`test_*.py`, `*_test.py`).
+fn collects(kind: FileKind, path: &str) -> bool {
+    kind != FileKind::Python || is_pytest_file(path)
+}
+
+/// Whether an encoding named in a coding declaration is one the gate reads the bytes of
+/// correctly: the UTF-8 and Latin-1 names Python itself normalises, and ASCII.
+fn is_read_encoding(name: &str) -> bool {
+    let n = name.to_ascii_lowercase().replace('_', "-");
+    let family = |base: &str| n == base || n.starts_with(&format!("{base}-"));
+    ["utf-8", "latin-1", "iso-8859-1", "iso-latin-1"]
+        .iter()
+        .any(|b| family(b))
+        || [
+            "utf8",
+            "latin1",
+            "l1",
+            "ascii",
+            "us-ascii",
+            "iso8859-1",
+            "646",
+        ]
+        .contains(&n.as_str())
+}
+
+/// A property test that a later definition of the same name in the same module or class now
+/// replaces (pytest runs only the last one), where the commit's old files had no such
+/// replacement of that name.
+fn property_redefined(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
+    let mut before: BTreeMap<String, usize> = BTreeMap::new();
+    for f in files {
+        if let (Some(path), Some(text)) = (&f.old_path, &f.old_text) {
+            let kind = FileKind::of(path);
+            if rule.kinds.contains(&kind) && collects(kind, path) {
+                for d in redefined_properties(kind, text) {
+                    *before.entry(d.name).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    for f in files {
+        if let (Some(path), Some(text)) = (&f.new_path, &f.new_text) {
+            let kind = FileKind::of(path);
+            if !(rule.kinds.contains(&kind) && collects(kind, path)) {
+                continue;
+            }
+            for d in redefined_properties(kind, text) {
+                match before.get_mut(&d.name) {
+                    Some(n) if *n > 0 => *n -= 1,
+                    _ => findings.push(RawFinding {
+                        file: path.clone(),
+                        line: d.line,
+                        rule: rule.id,
+                        explanation: format!(
+                            "{}: `{}` is defined again here, and only the last definition runs",
+                            rule.description, d.name
+                        ),
+                    }),
+                }
+            }
+        }
+    }
+}
+
 fn property_removed(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
     let mut before: Vec<(String, PropertyDef)> = Vec::new();
     let mut after: BTreeMap<String, usize> = BTreeMap::new();
     for f in files {
         if let (Some(path), Some(text)) = (&f.old_path, &f.old_text) {
             let kind = FileKind::of(path);
-            if rule.kinds.contains(&kind) {
+            if rule.kinds.contains(&kind) && collects(kind, path) {
                 before.extend(
                     properties(kind, text)
                         .into_iter()
@@ -1449,7 +1778,7 @@ fn property_removed(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawF
         }
         if let (Some(path), Some(text)) = (&f.new_path, &f.new_text) {
             let kind = FileKind::of(path);
-            if rule.kinds.contains(&kind) {
+            if rule.kinds.contains(&kind) && collects(kind, path) {
                 for d in properties(kind, text) {
                     *after.entry(d.name).or_insert(0) += 1;
                 }
