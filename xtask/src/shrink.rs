@@ -24,7 +24,9 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use freezegate_canon::{Canonicalization, PropertyId, Value, parse, to_pretty_string, value_bytes};
-use freezegate_replay::{Label, Oracle, ProcessOracle, RunContext, RunOutcome, WorkerOracle};
+use freezegate_replay::{
+    Label, Oracle, ProcessOracle, RunContext, RunOutcome, WorkerOracle, mode_difference_causes,
+};
 use freezegate_shrink::{Options, path_to_value, shrink};
 
 use crate::Format;
@@ -234,32 +236,10 @@ fn disagreement(signature: Option<&str>, fresh: &RunOutcome) -> String {
         Some(sig) => format!("assert_fail with the signature {sig:?}"),
         None => Label::AssertFail.to_string(),
     };
-    let (gives, why) = match (fresh.label, &fresh.signature) {
-        (Label::AssertFail, Some(sig)) => (
-            format!("assert_fail with the signature {sig:?}"),
-            "the two modes name the failure differently, or a flaky oracle",
-        ),
-        (Label::AssertFail, None) => (
-            "assert_fail with no signature".to_owned(),
-            "the two modes name the failure differently, or a flaky oracle",
-        ),
-        (Label::AssertPass, _) => (
-            Label::AssertPass.to_string(),
-            "a worker out of step, a flaky oracle, or a command that does not also run in process mode",
-        ),
-        (label, _) => (
-            format!(
-                "{label} ({})",
-                fresh
-                    .message
-                    .clone()
-                    .unwrap_or_else(|| fresh.exit.to_string())
-            ),
-            "a worker out of step, a flaky oracle, or a command that does not also run in process mode",
-        ),
-    };
     format!(
-        "the worker's answers and a fresh process disagree: on the worker's minimal value the worker gives {worker} and a fresh process {gives} ({why}), so it is not printed"
+        "the worker's answers and a fresh process disagree: on the worker's minimal value the worker gives {worker} and a fresh process {} ({}), so it is not printed",
+        fresh.describe(),
+        mode_difference_causes(Label::AssertFail, fresh.label)
     )
 }
 

@@ -85,7 +85,9 @@ pub use label::{
     Label, LabelList, MAX_REPLAYS, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict,
     detection_power, verdict, verdict_of_names,
 };
-pub use oracle::{DEFAULT_TIMEOUT, Excerpt, Exit, Oracle, RunContext, RunOutcome};
+pub use oracle::{
+    DEFAULT_TIMEOUT, Excerpt, Exit, Oracle, RunContext, RunOutcome, mode_difference_causes,
+};
 #[cfg(target_os = "linux")]
 pub use process::{
     ConfigError, DEFAULT_GRACE, DEFAULT_OUTPUT_CAP, ProcessOracle, become_child_subreaper,

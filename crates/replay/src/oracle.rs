@@ -169,6 +169,38 @@ impl RunOutcome {
         self.label == Label::AssertFail
             && signature.is_none_or(|want| self.signature.as_deref() == Some(want))
     }
+
+    /// The outcome in words, for a sentence that compares two runs: `assert_pass`,
+    /// `assert_fail with the signature "boom"`, `assert_fail with no signature`, or a
+    /// `timeout` or `harness_error` with its message (else how it ended) in parentheses.
+    pub fn describe(&self) -> String {
+        match (self.label, &self.signature) {
+            (Label::AssertFail, Some(sig)) => format!("assert_fail with the signature {sig:?}"),
+            (Label::AssertFail, None) => "assert_fail with no signature".to_owned(),
+            (Label::AssertPass, _) => Label::AssertPass.to_string(),
+            (label, _) => format!(
+                "{label} ({})",
+                self.message
+                    .clone()
+                    .unwrap_or_else(|| self.exit.to_string())
+            ),
+        }
+    }
+}
+
+/// The likely causes, in words, when a worker and a fresh process of one command label a
+/// value `worker` and `fresh` and do not fail it the same way (SPEC §4: a command that
+/// serves both modes gives a value the same label and signature in both).
+pub fn mode_difference_causes(worker: Label, fresh: Label) -> &'static str {
+    match (worker, fresh) {
+        (Label::AssertFail, Label::AssertFail) => {
+            "the two modes name the failure differently, or a flaky oracle"
+        }
+        (Label::AssertFail, _) => {
+            "a worker out of step, a flaky oracle, or a command that does not also run in process mode"
+        }
+        _ => "a flaky oracle, or a command that does not also run in worker mode",
+    }
 }
 
 /// Runs a property on one candidate: the interface the replayer, the shrinker and the gate
@@ -336,6 +368,38 @@ mod tests {
         for label in [Label::AssertPass, Label::Timeout, Label::HarnessError] {
             assert!(!RunOutcome::new(label, d, Exit::Code(0)).fails_like(None));
         }
+    }
+
+    #[test]
+    fn describe_names_label_signature_and_why() {
+        let d = Duration::ZERO;
+        let fail = RunOutcome::new(Label::AssertFail, d, Exit::Code(1));
+        assert_eq!(fail.describe(), "assert_fail with no signature");
+        assert_eq!(
+            fail.with_signature("boom").describe(),
+            "assert_fail with the signature \"boom\""
+        );
+        assert_eq!(
+            RunOutcome::new(Label::AssertPass, d, Exit::Code(0)).describe(),
+            "assert_pass"
+        );
+        let died = RunOutcome::new(Label::HarnessError, d, Exit::Code(125));
+        assert_eq!(
+            died.describe(),
+            format!("harness_error ({})", Exit::Code(125))
+        );
+        assert_eq!(
+            died.with_message("the worker died").describe(),
+            "harness_error (the worker died)"
+        );
+    }
+
+    #[test]
+    fn mode_difference_causes_follow_who_failed() {
+        let (fail, pass) = (Label::AssertFail, Label::AssertPass);
+        assert!(mode_difference_causes(fail, fail).contains("name the failure differently"));
+        assert!(mode_difference_causes(fail, pass).contains("a worker out of step"));
+        assert!(mode_difference_causes(pass, fail).contains("does not also run in worker mode"));
     }
 
     proptest! {
