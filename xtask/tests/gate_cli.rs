@@ -754,6 +754,106 @@ fn classify_takes_every_action() {
     );
 }
 
+/// Runs `classify` on `input` for `property` with `extra` arguments and the text format.
+fn classify_text(repo: &Repo, property: &str, input: &str, extra: &[&str]) -> Run {
+    repo.write("input.json", input);
+    let mut args = vec![
+        "classify",
+        "--property",
+        property,
+        "--input",
+        "input.json",
+        "--now",
+        NOW,
+        "--patch-id",
+        "p",
+        "--format",
+        "text",
+    ];
+    args.extend_from_slice(extra);
+    repo.xtask(&args, &[])
+}
+
+/// A `worker = true` property whose worker cannot shrink the input (it dies in worker mode,
+/// never flushes its answers, names the failure differently from a fresh process, or cannot
+/// judge anything smaller than the input) is an infra item: exit 2, one sentence, and no
+/// un-shrunk input pinned as a fixture.
+#[test]
+fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
+    // Every oracle fails (fresh process: exit 1) on inputs holding a `3`.
+    const BROKEN: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then echo 'worker mode not supported' >&2; exit 125; fi\nl=$(cat); case \"$l\" in *3*) exit 1;; esac; exit 0\n";
+    const SILENT: &str = "import json, os, sys\ndef f(v): return '3' in json.dumps(v)\nif os.environ.get('FREEZEGATE_WORKER') == '1':\n    for l in sys.stdin: print('fail' if f(json.loads(l)) else 'pass')\n    sys.exit(0)\nsys.exit(1 if f(json.load(sys.stdin)) else 0)\n";
+    const NAMES: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then while read l; do case \"$l\" in *3*) echo 'fail Boom';; *) echo pass;; esac; done; exit 0; fi\nl=$(cat); case \"$l\" in *3*) echo 'failure: boom'; exit 1;; esac; exit 0\n";
+    // Answers the input alone; every smaller candidate is "cannot test".
+    const ONLY_INPUT: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then while read l; do case \"$l\" in '[1,2,3,4,5,[6,7,[8,33]]]') echo fail;; *) echo 'error cannot test this';; esac; done; exit 0; fi\nl=$(cat); case \"$l\" in *3*) exit 1;; esac; exit 0\n";
+    let toml = config(
+        "[[property]]\nid = \"broken\"\noracle = \"sh broken.sh\"\nworker = true\n\n\
+         [[property]]\nid = \"silent\"\noracle = \"env -u PYTHONUNBUFFERED python3 silent.py\"\nworker = true\ntimeout_ms = 2000\n\n\
+         [[property]]\nid = \"names\"\noracle = \"sh names.sh\"\nworker = true\n\n\
+         [[property]]\nid = \"only\"\noracle = \"sh only.sh\"\nworker = true\n\n\
+         [[property]]\nid = \"process\"\noracle = \"sh names.sh\"\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("broken.sh", BROKEN),
+        ("silent.py", SILENT),
+        ("names.sh", NAMES),
+        ("only.sh", ONLY_INPUT),
+    ]);
+    let input = "[1,2,3,4,5,[6,7,[8,33]]]";
+    for (property, extra, labels, why) in [
+        (
+            "broken",
+            &[][..],
+            "FE",
+            "the worker could not answer on the input, which a fresh process fails: it was labelled harness_error (the worker died before answering",
+        ),
+        (
+            "silent",
+            &["--max-calls", "40"][..],
+            "FT",
+            "the worker could not answer on the input, which a fresh process fails: it was labelled timeout (the worker gave no answer within 2000 ms and has answered no candidate yet: does it flush its stdout after each answer?)",
+        ),
+        (
+            "names",
+            &[][..],
+            "FF",
+            "the worker and a fresh process disagree on the input: the worker gives assert_fail with the signature \"Boom\" and a fresh process assert_fail with the signature \"boom\" (the two modes name the failure differently, or a flaky oracle)",
+        ),
+        (
+            "only",
+            &[][..],
+            "FF",
+            "shrink candidates timed out or broke, the last labelled harness_error (cannot test this): the oracle could not judge any smaller input",
+        ),
+    ] {
+        let run = classify_text(&repo, property, input, extra);
+        assert_eq!(run.code, 2, "{property}: {}\n{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("action: infra_queue\n")
+                && run.stdout.contains(&format!("labels: {labels}\n"))
+                && !run.stdout.contains("fixture:"),
+            "{property}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout.contains(why) && run.stderr.contains(why),
+            "{property}: {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert_eq!(
+            repo.files_under("fixtures"),
+            Vec::<String>::new(),
+            "{property}"
+        );
+    }
+    // The same oracle as `names` without a worker shrinks and pins as ever.
+    let run = classify_text(&repo, "process", input, &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("minimal: 3\n"), "{}", run.stdout);
+}
+
 /// Redacts what changes from run to run: durations.
 fn redact_json(text: &str) -> String {
     let mut v: serde_json::Value = serde_json::from_str(text).expect("JSON");

@@ -1,6 +1,7 @@
 //! The classify loop on one failing input (SPEC §8 "classify"): first run, shrink,
 //! canonicalise, replay the minimal input, act by status.
 
+use std::cell::{Cell, RefCell};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -79,8 +80,9 @@ pub struct Record {
     pub status: Option<SeedStatus>,
     /// What was done.
     pub action: Action,
-    /// The deciding labels: the first run's for `no_failure`/`infra_queue` before shrinking,
-    /// else the replays of the minimal input (of the origin for `pin_origin`).
+    /// The deciding labels: the first run's for `no_failure`/`infra_queue` before shrinking
+    /// (followed by the worker's on the input when it was asked), else the replays of the
+    /// minimal input (of the origin for `pin_origin`).
     pub labels: Vec<Label>,
     /// The minimal input, canonical, when shrinking ran.
     pub minimal: Option<Canonical>,
@@ -263,8 +265,14 @@ pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError>
 }
 
 /// The classify loop on an input whose first run was already observed (a campaign's failing
-/// case): `first` stands for the first run, so a flaky failure that was seen once is not
-/// lost to a second look. With `None` the first run happens here.
+/// case, run through the property's fast oracle): `first` stands for the first run, so a
+/// flaky failure that was seen once is not lost to a second look. With `None` the first run
+/// happens here, in a fresh process (SPEC §8), and for a property whose fast oracle is a
+/// worker the worker is then asked about the input too: it is what shrinks, so a worker that
+/// cannot answer (it dies, or never flushes its answer) or that does not fail the input the
+/// way the fresh process does would leave the input un-shrunk behind a pin. Such an input
+/// goes to the infra queue instead, and so does one whose every shrink candidate timed out
+/// or broke.
 pub fn classify_observed(
     plan: &Plan<'_>,
     input: &Value,
@@ -277,6 +285,9 @@ pub fn classify_observed(
     let ctx = RunContext::new(plan.seed)
         .with_property(plan.property.as_str())
         .with_timeout(timeout);
+    // The worker's answer on the input is needed when the first run was a fresh process and
+    // the shrinker will ask the worker anything (it gets a call).
+    let check_worker = first.is_none() && plan.oracles.worker && plan.max_calls > 0;
     let first = match first {
         Some(outcome) => outcome,
         None => plan.oracles.fresh.run(origin.bytes(), &ctx),
@@ -305,15 +316,36 @@ pub fn classify_observed(
         }
         Label::AssertFail => {}
     }
+    // The runs on the input so far, all counted in `oracle_calls` and in the budget.
+    let mut first_calls = 1;
+    if check_worker {
+        first_calls += 1;
+        let answer = plan.oracles.fast.run(origin.bytes(), &ctx);
+        record.labels.push(answer.label);
+        if let Some(message) = worker_disagreement(&answer, &first) {
+            record.action = Action::InfraQueue;
+            record.message = Some(message);
+            return Ok(record);
+        }
+    }
     let signature = first.signature.clone();
     let fast = Arc::clone(&plan.oracles.fast);
+    // Candidates asked, and those of them that timed out or broke (the last one's outcome).
+    let asked = Cell::new(0u64);
+    let broken: RefCell<(u64, Option<freezegate_replay::RunOutcome>)> = RefCell::new((0, None));
     let still_fails = |candidate: &Value| -> bool {
         let Ok(bytes) = freezegate_canon::value_bytes(candidate, form) else {
             return false;
         };
         let out = fast.run(&bytes, &ctx);
-        out.label == Label::AssertFail
-            && (signature.is_none() || out.signature.as_deref() == signature.as_deref())
+        asked.set(asked.get() + 1);
+        if out.label.is_infra() {
+            let mut broken = broken.borrow_mut();
+            broken.0 += 1;
+            broken.1 = Some(out);
+            return false;
+        }
+        out.fails_like(signature.as_deref())
     };
     let options = freezegate_shrink::Options {
         max_calls: plan.max_calls,
@@ -321,8 +353,21 @@ pub fn classify_observed(
     };
     let shrunk =
         freezegate_shrink::shrink(input, still_fails, &options).map_err(ClassifyError::Shrink)?;
-    // The first check counts as an oracle call.
-    let oracle_calls = shrunk.oracle_calls + 1;
+    let (broken, last_broken) = broken.into_inner();
+    if shrunk.path.is_empty()
+        && broken > 0
+        && broken == asked.get()
+        && let Some(last) = last_broken
+    {
+        record.action = Action::InfraQueue;
+        record.message = Some(format!(
+            "every one of the {broken} shrink candidates timed out or broke, the last labelled {} ({}): the oracle could not judge any smaller input, so the input is not pinned un-shrunk",
+            last.label,
+            why(&last)
+        ));
+        return Ok(record);
+    }
+    let oracle_calls = shrunk.oracle_calls + first_calls;
     record.budget_exhausted = shrunk.budget_exhausted;
     let minimal = freezegate_canon::canonicalize_value(&shrunk.value, form)
         .map_err(ClassifyError::Canonical)?;
@@ -448,4 +493,39 @@ pub fn classify_observed(
     record.meta = Some(meta);
     record.minimal = Some(minimal);
     Ok(record)
+}
+
+/// Why a run timed out or broke: its message, else how it ended.
+fn why(outcome: &freezegate_replay::RunOutcome) -> String {
+    outcome
+        .message
+        .clone()
+        .unwrap_or_else(|| outcome.exit.to_string())
+}
+
+/// The sentence for a worker whose answer on the input (`answer`) is not the failure a fresh
+/// process showed (`fresh`), or `None` when it fails the input the same way. A worker that
+/// cannot answer or gives another answer cannot shrink the input: what it would keep is the
+/// un-shrunk input.
+fn worker_disagreement(
+    answer: &freezegate_replay::RunOutcome,
+    fresh: &freezegate_replay::RunOutcome,
+) -> Option<String> {
+    if answer.fails_like(fresh.signature.as_deref()) {
+        return None;
+    }
+    Some(if answer.label.is_infra() {
+        format!(
+            "the worker could not answer on the input, which a fresh process fails: it was labelled {} ({}), so nothing can be shrunk or pinned until the worker answers",
+            answer.label,
+            why(answer)
+        )
+    } else {
+        format!(
+            "the worker and a fresh process disagree on the input: the worker gives {} and a fresh process {} ({}), so nothing can be shrunk or pinned until both fail it the same way",
+            answer.describe(),
+            fresh.describe(),
+            freezegate_replay::mode_difference_causes(answer.label, fresh.label)
+        )
+    })
 }

@@ -32,6 +32,8 @@ pub struct PropertyOracles {
     /// Campaign and shrink runs: a worker when the property has `worker = true` (or is a
     /// Rust property), else the same as `fresh`.
     pub fast: Arc<dyn Oracle>,
+    /// Whether `fast` is a worker (else it is `fresh` itself).
+    pub worker: bool,
     /// The shell command behind both.
     pub command: String,
 }
@@ -88,6 +90,7 @@ impl PropertyOracles {
         Ok(PropertyOracles {
             fresh,
             fast,
+            worker,
             command,
         })
     }
