@@ -22,8 +22,11 @@ pub struct Args {
     /// The failing input (JSON); standard input when absent or `-`.
     #[arg(long)]
     input: Option<PathBuf>,
-    /// Shrinker budget in oracle calls.
-    #[arg(long, default_value_t = run::DEFAULT_MAX_SHRINK_CALLS)]
+    /// The most oracle calls, the first run on the input (and, for a `worker = true`
+    /// property, the worker's answer on it) included; the replays of the verdict are not
+    /// counted.
+    #[arg(long, value_name = "N", default_value_t = run::DEFAULT_MAX_SHRINK_CALLS,
+          value_parser = clap::value_parser!(u64).range(1..))]
     max_calls: u64,
     /// Output format: the JSON record (the default) or lines for people.
     #[arg(long, value_enum, default_value_t = Format::Json)]

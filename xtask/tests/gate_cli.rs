@@ -854,6 +854,55 @@ fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
     assert!(run.stdout.contains("minimal: 3\n"), "{}", run.stdout);
 }
 
+/// `classify --max-calls N` counts the first run on the input (and a worker's answer on
+/// it) in its N, as `shrink --max-calls` does: the record's `oracle_calls` never exceeds N.
+#[test]
+fn classify_max_calls_includes_the_first_runs() {
+    const ORACLE: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then while read l; do case \"$l\" in *3*) echo fail;; *) echo pass;; esac; done; exit 0; fi\nl=$(cat); case \"$l\" in *3*) exit 1;; esac; exit 0\n";
+    let toml = config(
+        "[[property]]\nid = \"process\"\noracle = \"sh oracle.sh\"\n\n\
+         [[property]]\nid = \"worker\"\noracle = \"sh oracle.sh\"\nworker = true\n",
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml), ("oracle.sh", ORACLE)]);
+    // Many elements to drop: far more than 12 calls to a minimal input.
+    let input = format!(
+        "[{}]",
+        (10..60)
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    for property in ["process", "worker"] {
+        let run = classify_text(&repo, property, &input, &["--max-calls", "12"]);
+        assert_eq!(run.code, 1, "{property}: {}\n{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("oracle_calls: 12\n")
+                && run.stdout.contains("budget_exhausted: true\n"),
+            "{property}: {}",
+            run.stdout
+        );
+    }
+    // With room to finish, the count is what was spent, still within N.
+    let run = classify_text(&repo, "worker", "[13]", &["--max-calls", "40"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("minimal: 3\n"), "{}", run.stdout);
+    assert!(!run.stdout.contains("budget_exhausted"), "{}", run.stdout);
+    let calls: u64 = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("oracle_calls: "))
+        .and_then(|n| n.parse().ok())
+        .expect("oracle_calls");
+    assert!((3..=40).contains(&calls), "{calls}: {}", run.stdout);
+    // The help says so.
+    let help = repo.xtask(&["classify", "--help"], &[]);
+    assert!(
+        help.stdout.contains("the first run on the input"),
+        "{}",
+        help.stdout
+    );
+}
+
 /// Redacts what changes from run to run: durations.
 fn redact_json(text: &str) -> String {
     let mut v: serde_json::Value = serde_json::from_str(text).expect("JSON");

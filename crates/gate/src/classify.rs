@@ -204,7 +204,8 @@ pub struct Plan<'a> {
     pub timeout_ms: u64,
     /// Parallel replays.
     pub jobs: usize,
-    /// Shrinker budget (oracle calls).
+    /// The most oracle calls before the replays: the first run on the input (and the
+    /// worker's answer on it, see [`classify_observed`]) included, the shrink gets the rest.
     pub max_calls: u64,
     /// `pinned_at` of a pinned fixture (UTC `YYYY-MM-DDTHH:MM:SSZ`).
     pub pinned_at: String,
@@ -272,7 +273,7 @@ pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError>
 /// cannot answer (it dies, or never flushes its answer) or that does not fail the input the
 /// way the fresh process does would leave the input un-shrunk behind a pin. Such an input
 /// goes to the infra queue instead, and so does one whose every shrink candidate timed out
-/// or broke.
+/// or broke. `plan.max_calls` counts these first runs.
 pub fn classify_observed(
     plan: &Plan<'_>,
     input: &Value,
@@ -287,7 +288,7 @@ pub fn classify_observed(
         .with_timeout(timeout);
     // The worker's answer on the input is needed when the first run was a fresh process and
     // the shrinker will ask the worker anything (it gets a call).
-    let check_worker = first.is_none() && plan.oracles.worker && plan.max_calls > 0;
+    let check_worker = first.is_none() && plan.oracles.worker && plan.max_calls >= 2;
     let first = match first {
         Some(outcome) => outcome,
         None => plan.oracles.fresh.run(origin.bytes(), &ctx),
@@ -348,7 +349,7 @@ pub fn classify_observed(
         out.fails_like(signature.as_deref())
     };
     let options = freezegate_shrink::Options {
-        max_calls: plan.max_calls,
+        max_calls: plan.max_calls.saturating_sub(first_calls),
         canonicalization: form,
     };
     let shrunk =

@@ -25,7 +25,8 @@ pub const LEDGER_FILE: &str = "freeze/ledger.json";
 /// The allowed signers' path relative to the root.
 pub const SIGNERS_FILE: &str = "freeze/allowed_signers";
 
-/// Default shrinker budget of the gate and `classify`, in oracle calls.
+/// Default budget of the gate's and `classify`'s classify loop, in oracle calls before the
+/// replays, the first run on the failing input included.
 pub const DEFAULT_MAX_SHRINK_CALLS: u64 = 5_000;
 
 /// What the gate reports while it works (for progress bars and narration).
@@ -57,7 +58,8 @@ pub struct Context<'a> {
     pub exe: Option<PathBuf>,
     /// `patch_id` of fixtures the campaigns pin (default: the full SHA of HEAD).
     pub patch_id: String,
-    /// Shrinker budget.
+    /// The budget of each failing case's classify loop, in oracle calls (its first run
+    /// included, see [`classify::Plan::max_calls`]).
     pub max_shrink_calls: u64,
     /// Progress sink.
     pub progress: &'a dyn Progress,
