@@ -362,6 +362,48 @@ fn main() {
             );
         }
     }
+    // bound5 from small starts (five lists of 0 to 5 int16 values, nearer what Hypothesis
+    // draws than the noisy generator): how often the positive-overflow basin catches it.
+    let small_seeds: u64 = if quick { 20 } else { 1_000 };
+    let bound5 = support::all()
+        .into_iter()
+        .find(|c| c.name == "bound5")
+        .expect("bound5 is a challenge");
+    let mut misses: BTreeMap<usize, u64> = BTreeMap::new();
+    let (mut calls, mut start, mut outside_basin) = (0u64, 0usize, 0u64);
+    for seed in 1..=small_seeds {
+        let input = support::gen_bound5_small(&mut support::Rng::new(seed));
+        start += canonical(&input).len();
+        let options = Options {
+            max_calls: 100_000,
+            ..Options::default()
+        };
+        let shrunk =
+            shrink(&input, bound5.fails, &options).expect("generated inputs are canonical");
+        calls += shrunk.oracle_calls;
+        let size = canonical(&shrunk.value).len();
+        if size != bound5.min_size {
+            *misses.entry(size).or_default() += 1;
+            if !support::bound5_positive_overflow(&shrunk.value) {
+                outside_basin += 1;
+            }
+        }
+    }
+    let missed: u64 = misses.values().sum();
+    println!();
+    println!(
+        "bound5 from small starts (5 lists of 0-5 int16 values, mean {:.0} bytes), seeds 1..={small_seeds}: \
+         known minimum {}/{small_seeds}, missed {missed} (by size: {}), {outside_basin} of them outside the \
+         positive-overflow basin; mean {:.0} calls",
+        start as f64 / small_seeds as f64,
+        small_seeds - missed,
+        misses
+            .iter()
+            .map(|(size, n)| format!("{size}: {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        calls as f64 / small_seeds as f64,
+    );
     // The issue's cost target: one element among a thousand matters.
     let mut rng = support::Rng::new(7);
     let mut items: Vec<Value> = (0..1000).map(|_| Value::int(rng.range(0, 9_999))).collect();

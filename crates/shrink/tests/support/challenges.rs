@@ -306,6 +306,48 @@ fn gen_bound5(rng: &mut Rng) -> Value {
     }
 }
 
+/// A small *bound5* start, closer to what Hypothesis draws than [`gen_bound5`]: five lists
+/// of 0 to 5 values uniform over int16, each list redrawn until its wrapped sum is below
+/// 256, the whole redrawn until it fails.
+pub fn gen_bound5_small(rng: &mut Rng) -> Value {
+    loop {
+        let lists: Vec<Value> = (0..5)
+            .map(|_| {
+                loop {
+                    let m = rng.below(6) as usize;
+                    let list =
+                        Value::Array((0..m).map(|_| int(rng.range(-32768, 32767))).collect());
+                    let sum = small_ints(&list)
+                        .unwrap()
+                        .iter()
+                        .fold(0i16, |acc, &x| acc.wrapping_add(x as i16));
+                    if sum < 256 {
+                        break list;
+                    }
+                }
+            })
+            .collect();
+        let v = Value::Array(lists);
+        if bound5(&v) {
+            return v;
+        }
+    }
+}
+
+/// Whether a *bound5* value holds an inner list that overflows on the positive side: no
+/// negative element, a negative wrapped sum (`[1,32767]`, wrapped `-32768`). Steps toward
+/// zero cannot turn such a list into a shorter one with the same negative sum.
+pub fn bound5_positive_overflow(v: &Value) -> bool {
+    lists_of_ints(v).is_some_and(|lists| {
+        lists.iter().any(|list| {
+            let xs: Vec<i128> = list.iter().filter_map(|n| n.to_i128()).collect();
+            xs.len() == list.len()
+                && xs.iter().all(|&x| x >= 0)
+                && xs.iter().fold(0i16, |acc, &x| acc.wrapping_add(x as i16)) < 0
+        })
+    })
+}
+
 // ---- the difference problems
 
 /// `[first, second]`, both positive integers of any length.
