@@ -104,6 +104,11 @@ fn re(pattern: &str) -> Regex {
 static PROPTEST_MACRO: LazyLock<Regex> = LazyLock::new(|| re(r"\bproptest\s*!\s*[\{\(\[]"));
 static FN_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"\bfn\s+([A-Za-z_][A-Za-z0-9_]*)"));
 static TEST_ATTR: LazyLock<Regex> = LazyLock::new(|| re(r"#\s*\[\s*test\s*\]"));
+/// An attribute that makes a function a test: `#[test]`, or a path ending in `test`
+/// (`#[core::prelude::v1::test]`, `#[tokio::test(…)]`).
+static TEST_LIKE_ATTR: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^#\s*\[\s*(?:::\s*)?(?:[A-Za-z_][A-Za-z0-9_]*\s*::\s*)*test\s*(?:\(|\]$)")
+});
 static PROPTEST_ATTR: LazyLock<Regex> = LazyLock::new(|| {
     re(r"#\s*\[\s*(?:[A-Za-z_][A-Za-z0-9_]*\s*::\s*)*(?:proptest|property_test)\s*[\]\(]")
 });
@@ -150,11 +155,22 @@ fn attribute_start(lines: &[&str], line: u32) -> u32 {
 }
 
 /// The property definitions of a Rust text and their spans.
+///
+/// A function counts as a property only where the compiler sees it as a test: in a `proptest!`
+/// block, a function of the block itself with a test attribute (`#[test]`, or a path ending in
+/// `test` such as `#[tokio::test]`) — without one, `proptest!` makes a plain function that never
+/// runs; outside one, a `#[proptest]`-style function or a `#[test]` function that drives proptest.
+/// Nothing inside the invocation of another macro counts (`off! { proptest! { … } }` may drop its
+/// tokens). Besides each property's span and each block's, the spans include the outer and inner
+/// attributes (and the header line) of every item that encloses a property — a `mod`, an `impl`,
+/// the file itself — since a `cfg` there compiles the property out as surely as one on the test.
 fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
     let code = blank_rust_comments_and_strings(text);
     let lines: Vec<&str> = code.split('\n').collect();
     let mut found: Vec<PropertyDef> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
+    // Where each property's `fn` (or block's `proptest!`) keyword is, for the enclosing items.
+    let mut anchors: Vec<(usize, String)> = Vec::new();
     // The last line of a function whose name ends at `after`: its body's closing brace.
     let fn_end = |after: usize| -> u32 {
         let body = code[after..].find('(').and_then(|p| {
@@ -164,30 +180,46 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
         });
         line_of(&code, body.unwrap_or(code.len()))
     };
-    let mut push = |name: &str, offset: usize, end: u32, found: &mut Vec<PropertyDef>| {
-        let def = PropertyDef {
-            name: name.to_string(),
-            line: line_of(&code, offset),
+    let mut push =
+        |name: &str, keyword: usize, offset: usize, end: u32, found: &mut Vec<PropertyDef>| {
+            let def = PropertyDef {
+                name: name.to_string(),
+                line: line_of(&code, offset),
+            };
+            if !found.contains(&def) {
+                spans.push(Span {
+                    start: attribute_start(&lines, def.line),
+                    end,
+                    names: vec![def.name.clone()],
+                });
+                anchors.push((keyword, def.name.clone()));
+                found.push(def);
+            }
         };
-        if !found.contains(&def) {
-            spans.push(Span {
-                start: attribute_start(&lines, def.line),
-                end,
-                names: vec![def.name.clone()],
-            });
-            found.push(def);
-        }
-    };
     let mut blocks = Vec::new();
+    let mut block_anchors = Vec::new();
     for m in PROPTEST_MACRO.find_iter(&code) {
         let open = m.end() - 1;
+        if in_other_macro(&code, &enclosing(&code, m.start())) {
+            continue;
+        }
         let close = matching_close(&code, open).unwrap_or(code.len());
         let block = &code[open..close];
         let mut names = Vec::new();
         for c in FN_NAME.captures_iter(block) {
-            if let Some(name) = c.get(1) {
+            let (Some(whole), Some(name)) = (c.get(0), c.get(1)) else {
+                continue;
+            };
+            let keyword = open + whole.start();
+            // A function of the block itself (not one nested in a body) with a test attribute.
+            let of_block = enclosing(&code, keyword).last() == Some(&open);
+            let tested = outer_attributes(&code, keyword)
+                .iter()
+                .any(|a| TEST_LIKE_ATTR.is_match(a));
+            if of_block && tested {
                 push(
                     name.as_str(),
+                    keyword,
                     open + name.start(),
                     fn_end(open + name.end()),
                     &mut found,
@@ -196,6 +228,7 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
             }
         }
         let start_line = line_of(&code, m.start());
+        block_anchors.extend(names.iter().map(|n| (m.start(), n.clone())));
         blocks.push(Span {
             start: attribute_start(&lines, start_line),
             end: line_of(&code, close),
@@ -204,10 +237,17 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
     }
     for m in PROPTEST_ATTR.find_iter(&code) {
         if let Some(c) = FN_NAME.captures(&code[m.end()..])
-            && let Some(name) = c.get(1)
+            && let (Some(whole), Some(name)) = (c.get(0), c.get(1))
+            && !in_other_macro(&code, &enclosing(&code, m.start()))
         {
             let end = fn_end(m.end() + name.end());
-            push(name.as_str(), m.end() + name.start(), end, &mut found);
+            push(
+                name.as_str(),
+                m.end() + whole.start(),
+                m.end() + name.start(),
+                end,
+                &mut found,
+            );
         }
     }
     for m in TEST_ATTR.find_iter(&code) {
@@ -215,7 +255,12 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
         let Some(c) = FN_NAME.captures(rest) else {
             continue;
         };
-        let Some(name) = c.get(1) else { continue };
+        let (Some(whole), Some(name)) = (c.get(0), c.get(1)) else {
+            continue;
+        };
+        if in_other_macro(&code, &enclosing(&code, m.start())) {
+            continue;
+        }
         let after = m.end() + name.end();
         let Some(open_rel) = code[after..].find('{') else {
             continue;
@@ -224,12 +269,192 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
         let close = matching_close(&code, open).unwrap_or(code.len());
         if USES_PROPTEST.is_match(&code[open..close]) {
             let end = line_of(&code, close);
-            push(name.as_str(), m.end() + name.start(), end, &mut found);
+            push(
+                name.as_str(),
+                m.end() + whole.start(),
+                m.end() + name.start(),
+                end,
+                &mut found,
+            );
         }
     }
     found.sort_by_key(|d| d.line);
     spans.extend(blocks);
+    anchors.extend(block_anchors);
+    spans.extend(enclosing_item_spans(&code, &anchors));
     (found, spans)
+}
+
+/// The offsets of the brackets enclosing `offset`, outermost first.
+fn enclosing(code: &str, offset: usize) -> Vec<usize> {
+    let mut stack = Vec::new();
+    for (i, b) in code.bytes().enumerate().take(offset.min(code.len())) {
+        match b {
+            b'(' | b'[' | b'{' => stack.push(i),
+            b')' | b']' | b'}' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    stack
+}
+
+/// The name of the macro whose invocation (`name! {`) or definition (`macro_rules! name {`) the
+/// bracket at `open` opens, if any.
+fn macro_before(code: &str, open: usize) -> Option<&str> {
+    let ident_end = |s: &str| -> usize {
+        s.len()
+            - s.bytes()
+                .rev()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count()
+    };
+    let before = code[..open].trim_end();
+    if let Some(bang) = before.strip_suffix('!') {
+        let bang = bang.trim_end();
+        let name = &bang[ident_end(bang)..];
+        return (!name.is_empty()).then_some(name);
+    }
+    let at = ident_end(before);
+    if at == before.len() {
+        return None;
+    }
+    let rest = before[..at].trim_end().strip_suffix('!')?.trim_end();
+    rest.ends_with("macro_rules").then_some("macro_rules")
+}
+
+/// Whether one of the brackets `chain` is a macro's other than `proptest!`: what it holds may
+/// never be compiled as written.
+fn in_other_macro(code: &str, chain: &[usize]) -> bool {
+    chain
+        .iter()
+        .any(|open| macro_before(code, *open).is_some_and(|name| name != "proptest"))
+}
+
+/// The offset of the bracket opening the one closing at `close`.
+fn matching_open(code: &str, close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for i in (0..=close.min(code.len().checked_sub(1)?)).rev() {
+        match code.as_bytes()[i] {
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The outer attributes (`#[…]`) directly before the item keyword at `at`, nearest first;
+/// qualifiers between them and the keyword (`pub`, `async`, `unsafe`, `const`) are skipped.
+fn outer_attributes(code: &str, at: usize) -> Vec<&str> {
+    let mut end = at;
+    let mut found = Vec::new();
+    loop {
+        let mut t = code[..end].trim_end();
+        for word in ["pub", "async", "unsafe", "const", "extern"] {
+            if let Some(rest) = t.strip_suffix(word)
+                && !rest.ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+            {
+                t = rest.trim_end();
+            }
+        }
+        if !t.ends_with(']') {
+            break;
+        }
+        let Some(open) = matching_open(code, t.len() - 1) else {
+            break;
+        };
+        let Some(hash) = code[..open].trim_end().strip_suffix('#').map(str::len) else {
+            break;
+        };
+        found.push(&code[hash..t.len()]);
+        end = hash;
+    }
+    found
+}
+
+/// For each `{` item (a `mod`, an `impl`, a block) enclosing a property, and for the file
+/// itself: the lines of its outer attributes, its header and its inner attributes (`#![…]`),
+/// with the properties it holds.
+fn enclosing_item_spans(code: &str, anchors: &[(usize, String)]) -> Vec<Span> {
+    let mut items: std::collections::BTreeMap<Option<usize>, Vec<String>> =
+        std::collections::BTreeMap::new();
+    for (at, name) in anchors {
+        items.entry(None).or_default().push(name.clone());
+        for open in enclosing(code, *at) {
+            if code.as_bytes().get(open) == Some(&b'{') {
+                items.entry(Some(open)).or_default().push(name.clone());
+            }
+        }
+    }
+    let bytes = code.as_bytes();
+    // Inner attributes right after `from`: the offset after the last one.
+    let inner_end = |from: usize| -> usize {
+        let mut end = from;
+        loop {
+            let rest = &code[end..];
+            let skip = rest.len() - rest.trim_start().len();
+            let at = end + skip;
+            if !code[at..].starts_with("#!") {
+                return end;
+            }
+            let Some(open) = code[at + 2..].find('[').map(|p| at + 2 + p) else {
+                return end;
+            };
+            if !code[at + 2..open].trim().is_empty() {
+                return end;
+            }
+            match matching_close(code, open) {
+                Some(close) => end = close + 1,
+                None => return end,
+            }
+        }
+    };
+    let mut spans = Vec::new();
+    for (open, mut names) in items {
+        names.sort();
+        names.dedup();
+        let (start, end) = match open {
+            None => (0, inner_end(0)),
+            Some(open) => {
+                // The item starts after the previous `;`, `{` or `}` outside brackets.
+                let mut depth = 0usize;
+                let mut start = 0;
+                for i in (0..open).rev() {
+                    match bytes[i] {
+                        b')' | b']' => depth += 1,
+                        b'(' | b'[' if depth > 0 => depth -= 1,
+                        b'(' | b'[' => {
+                            start = i + 1;
+                            break;
+                        }
+                        b';' | b'{' | b'}' if depth == 0 => {
+                            start = i + 1;
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+                let lead = code[start..open].len() - code[start..open].trim_start().len();
+                (start + lead, inner_end(open + 1).max(open))
+            }
+        };
+        if open.is_none() && end == 0 {
+            continue;
+        }
+        spans.push(Span {
+            start: line_of(code, start),
+            end: line_of(code, end.saturating_sub(1).max(start)),
+            names,
+        });
+    }
+    spans
 }
 
 /// The offset of the bracket closing the one at `open`, counting `()[]{}` alike.
@@ -893,6 +1118,8 @@ proptest! {
         let s = "}";
         prop_assert!(x >= 0);
     }
+    fn untested(v in prop::collection::vec(0u8..3, 0..4)) { let _ = '}'; }
+    #[tokio::test]
     fn second(v in prop::collection::vec(0u8..3, 0..4)) { let _ = '}'; }
 }
 #[test]
@@ -903,14 +1130,24 @@ fn runner_test() {
 }
 #[test_strategy::proptest]
 fn attributed(x: u8) {}
+macro_rules! off { ($($t:tt)*) => {} }
+off! {
+    proptest! {
+        #[test]
+        fn dropped(x in 0u8..3) { prop_assert!(x < 3); }
+    }
+    #[test]
+    fn dropped_too() { proptest::test_runner::TestRunner::default(); }
+}
 "#;
+        // `untested` has no test attribute: `proptest!` makes it a plain function, never run.
         assert_eq!(
             names(FileKind::Rust, text),
             vec![
                 ("total_is_sum".into(), 7),
-                ("second".into(), 11),
-                ("runner_test".into(), 16),
-                ("attributed".into(), 20),
+                ("second".into(), 13),
+                ("runner_test".into(), 18),
+                ("attributed".into(), 22),
             ]
         );
     }
@@ -953,6 +1190,25 @@ fn attributed(x: u8) {}
             names(FileKind::Python, text),
             vec![("test_total".into(), 7), ("test_async".into(), 14)]
         );
+    }
+
+    #[test]
+    fn items_enclosing_a_property_span_their_attributes_and_header() {
+        let rust = "#![cfg(unix)]\nuse proptest::prelude::*;\n\n#[cfg(test)]\n#[cfg(miri)]\nmod tests {\n    #![allow(unused)]\n    use super::*;\n    proptest! {\n        #[test]\n        fn a(x in 0u8..3) { prop_assert!(x < 3); }\n    }\n}\nmod plain {\n    fn helper() {}\n}\n";
+        let spans = property_spans(FileKind::Rust, rust);
+        let names = vec!["a".to_string()];
+        for (start, end) in [(1, 1), (4, 7)] {
+            assert!(
+                spans.contains(&Span {
+                    start,
+                    end,
+                    names: names.clone()
+                }),
+                "{start}-{end}: {spans:?}"
+            );
+        }
+        // An item that holds no property has no span.
+        assert!(spans.iter().all(|s| s.start != 14), "{spans:?}");
     }
 
     #[test]

@@ -307,13 +307,15 @@ pub const RULES: &[Rule] = &[
             anywhere(r"#\s*\[\s*cfg_attr\s*\(.*\bignore\b"),
             // A configuration that is never (or, in tests, not) set compiles the code out.
             anywhere(
-                r"#\s*\[\s*cfg\s*\(\s*(?:any\s*\(\s*\)|not\s*\(\s*(?:test|all\s*\(\s*\))\s*\)|FALSE\b|false\b)",
+                r"#\s*!?\s*\[\s*cfg\s*\(\s*(?:any\s*\(\s*\)|not\s*\(\s*(?:test|all\s*\(\s*\))\s*\)|FALSE\b|false\b)",
             ),
-            // Any other condition than `test` on a property test.
+            // Any other condition than `test` on a property test, or on an item that holds one
+            // (a `mod`, an `impl`, a `proptest!` block, the file's inner attributes).
             in_property(
                 RUST,
-                r"#\s*\[\s*cfg\s*\(\s*(?:[^t\s]|t[^e]|te[^s]|tes[^t]|test\s*[^\s)])",
+                r"#\s*!?\s*\[\s*cfg\s*\(\s*(?:[^t\s]|t[^e]|te[^s]|tes[^t]|test\s*[^\s)])",
             ),
+            in_property(RUST, r"#\s*!?\s*\[\s*cfg_attr\s*\(.*\bcfg\s*\("),
             anywhere(r"\bimportorskip\s*\("),
             anywhere(r"\bpytest\s*\.\s*mark\s*\.\s*skip(?:if)?\b"),
             python(r"\bmark\s*\.\s*skip(?:if)?\b"),
@@ -415,6 +417,7 @@ pub const RULES: &[Rule] = &[
             r"^\s*assert\b.*\bor\s+(?:True|1|not\s+False)\b",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*true\s*[,)]",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(.*\|\|\s*true\b",
+            r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*(?:true|!\s*false)\s*\|\|",
             r"\bassertTrue\s*\(\s*(?:True|1)\s*[,)]",
         ]),
     },

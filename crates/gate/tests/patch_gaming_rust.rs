@@ -1,0 +1,186 @@
+//! Gaming moves on the Rust side and the treatment of new properties: each move is one unsigned
+//! commit in a real git repository (a small cargo crate with Rust and Python properties),
+//! judged by `check_patch`; each has a harmless edit next to it that must stay silent.
+
+mod patch_support;
+
+use std::collections::BTreeSet;
+
+use patch_support::Repo;
+
+const LIB: &str = "pub fn cached_total(v: &[u32]) -> u64 {\n    v.iter().map(|x| u64::from(*x)).sum()\n}\n\n#[cfg(test)]\nmod props;\n";
+
+const PROPS_MOD: &str = "mod checks;\nmod mod_props;\n";
+
+const CHECKS: &str = "use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn total_is_sum(v in prop::collection::vec(0u32..1000, 0..20)) {
+        let total: u64 = v.iter().map(|x| u64::from(*x)).sum();
+        prop_assert_eq!(total, crate::cached_total(&v));
+    }
+
+    #[test]
+    fn control(x in 0u32..10) {
+        prop_assert!(x < 10);
+    }
+}
+";
+
+const MOD_PROPS: &str = "#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn doubles(x in 0u32..100) {
+            prop_assert_eq!(x * 2, x + x);
+        }
+    }
+}
+";
+
+const PY: &str = "from hypothesis import given, settings, strategies as st
+
+
+@settings(max_examples=500)
+@given(st.lists(st.integers()))
+def test_sum(xs):
+    assert sum(xs) == sum(reversed(xs))
+";
+
+/// The base: a crate whose `src/lib.rs` declares `src/props/`, and a Python test.
+fn repo() -> (Repo, String) {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\", \"src/props/**\"]\nmin_cases = 50\n",
+    );
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n",
+    );
+    repo.write("src/lib.rs", LIB);
+    repo.write("src/props/mod.rs", PROPS_MOD);
+    repo.write("src/props/checks.rs", CHECKS);
+    repo.write("src/props/mod_props.rs", MOD_PROPS);
+    repo.write("tests/test_invoice.py", PY);
+    let base = repo.commit("base");
+    (repo, base)
+}
+
+/// The rules that fire (with the line of each finding) when `edits` are committed on a branch
+/// off the base.
+fn judge(edits: &[(&str, Option<&str>)]) -> BTreeSet<(String, String, u32)> {
+    let (repo, base) = repo();
+    for (path, text) in edits {
+        match text {
+            Some(text) => repo.write(path, text),
+            None => repo.remove(path),
+        }
+    }
+    repo.commit("edit");
+    repo.check(&base)
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.file, f.line))
+        .collect()
+}
+
+fn rules(found: &BTreeSet<(String, String, u32)>) -> BTreeSet<&str> {
+    found.iter().map(|(r, _, _)| r.as_str()).collect()
+}
+
+#[test]
+fn dropping_the_test_attribute_in_a_proptest_block_removes_the_property() {
+    let gaming = CHECKS.replacen("    #[test]\n    fn total_is_sum", "    fn total_is_sum", 1);
+    let found = judge(&[("src/props/checks.rs", Some(&gaming))]);
+    assert!(
+        found.contains(&("property-removed".into(), "src/props/checks.rs".into(), 7)),
+        "{found:?}"
+    );
+    // Another attribute next to the test attribute, or another spelling of it, is harmless.
+    for harmless in [
+        CHECKS.replacen(
+            "    #[test]\n    fn total_is_sum",
+            "    #[allow(unused)]\n    #[test]\n    fn total_is_sum",
+            1,
+        ),
+        CHECKS.replacen(
+            "    #[test]\n    fn total_is_sum",
+            "    #[::core::prelude::v1::test]\n    fn total_is_sum",
+            1,
+        ),
+    ] {
+        let found = judge(&[("src/props/checks.rs", Some(&harmless))]);
+        assert!(found.is_empty(), "{harmless}\n{found:?}");
+    }
+}
+
+#[test]
+fn wrapping_properties_in_another_macro_removes_them() {
+    let gaming = MOD_PROPS.replacen(
+        "    proptest! {",
+        "    macro_rules! off { ($($t:tt)*) => {} }\n    off! {",
+        1,
+    );
+    let found = judge(&[("src/props/mod_props.rs", Some(&gaming))]);
+    assert!(rules(&found).contains("property-removed"), "{found:?}");
+}
+
+#[test]
+fn a_cfg_on_a_module_holding_properties_is_a_skip() {
+    for gaming in [
+        MOD_PROPS.replacen("#[cfg(test)]", "#[cfg(all(test, feature = \"props\"))]", 1),
+        MOD_PROPS.replacen("#[cfg(test)]", "#[cfg(tests)]", 1),
+        MOD_PROPS.replacen("#[cfg(test)]", "#[cfg(all(test, windows))]", 1),
+        MOD_PROPS.replacen("#[cfg(test)]\n", "#[cfg(test)]\n#[cfg(miri)]\n", 1),
+        MOD_PROPS.replacen(
+            "#[cfg(test)]\n",
+            "#[cfg(test)]\n#[cfg_attr(not(miri), cfg(any()))]\n",
+            1,
+        ),
+        format!("#![cfg(feature = \"slow\")]\n{MOD_PROPS}"),
+        MOD_PROPS.replacen(
+            "mod tests {\n",
+            "mod tests {\n    #![cfg(target_os = \"none\")]\n",
+            1,
+        ),
+    ] {
+        let found = judge(&[("src/props/mod_props.rs", Some(&gaming))]);
+        assert!(rules(&found).contains("skip-added"), "{gaming}\n{found:?}");
+    }
+    // `#[cfg(test)]` itself, other attributes, and a `cfg` on a module without properties are
+    // harmless.
+    for harmless in [
+        MOD_PROPS.replacen("#[cfg(test)]\n", "#[cfg(test)]\n#[allow(clippy::all)]\n", 1),
+        MOD_PROPS.replacen("#[cfg(test)]\nmod tests", "#[cfg( test )]\nmod tests", 1),
+        format!(
+            "{MOD_PROPS}\n#[cfg(feature = \"slow\")]\nmod helpers {{\n    pub fn slow() {{}}\n}}\n"
+        ),
+    ] {
+        let found = judge(&[("src/props/mod_props.rs", Some(&harmless))]);
+        assert!(found.is_empty(), "{harmless}\n{found:?}");
+    }
+}
+
+#[test]
+fn an_assertion_that_starts_with_true_or_is_vacuous() {
+    let gaming = CHECKS.replacen(
+        "prop_assert_eq!(total, crate::cached_total(&v));",
+        "prop_assert!(true || total == crate::cached_total(&v));",
+        1,
+    );
+    let found = judge(&[("src/props/checks.rs", Some(&gaming))]);
+    assert!(rules(&found).contains("assertion-vacuous"), "{found:?}");
+    let harmless = CHECKS.replacen(
+        "prop_assert_eq!(total, crate::cached_total(&v));",
+        "prop_assert!(v.is_empty() || total == crate::cached_total(&v));",
+        1,
+    );
+    let found = judge(&[("src/props/checks.rs", Some(&harmless))]);
+    assert!(!rules(&found).contains("assertion-vacuous"), "{found:?}");
+}
