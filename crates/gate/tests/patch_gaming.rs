@@ -801,6 +801,11 @@ fn small_repo() -> (Repo, String) {
         "[policy]\nproperty_paths = [\"tests/**\"]\nmin_cases = 50\n",
     );
     repo.write("tests/props.rs", PROPTEST_BLOCK);
+    // A crate: its `tests/*.rs` are compiled, so a property renamed among them still runs.
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"tax\"\nversion = \"0.1.0\"\n",
+    );
     repo.write(
         "src/tax.rs",
         "pub fn total(x: u32, y: u32) -> u32 { x + y }\n",

@@ -184,3 +184,61 @@ fn an_assertion_that_starts_with_true_or_is_vacuous() {
     let found = judge(&[("src/props/checks.rs", Some(&harmless))]);
     assert!(!rules(&found).contains("assertion-vacuous"), "{found:?}");
 }
+
+#[test]
+fn a_property_moved_to_a_file_nothing_compiles_is_removed() {
+    let found = judge(&[
+        ("src/props/checks.rs", None),
+        ("src/props/old/checks.rs", Some(CHECKS)),
+    ]);
+    let removed: Vec<_> = found
+        .iter()
+        .filter(|(r, _, _)| r == "property-removed")
+        .collect();
+    assert_eq!(removed.len(), 2, "{found:?}");
+    // Moved where a `mod` declaration or a crate root reaches it: no finding.
+    for edits in [
+        vec![
+            ("src/props/checks.rs", None),
+            ("src/props/sums.rs", Some(CHECKS)),
+            ("src/props/mod.rs", Some("mod sums;\nmod mod_props;\n")),
+        ],
+        vec![
+            ("src/props/checks.rs", None),
+            ("src/props/old/checks.rs", Some(CHECKS)),
+            ("src/props/old/mod.rs", Some("mod checks;\n")),
+            ("src/props/mod.rs", Some("mod old;\nmod mod_props;\n")),
+        ],
+        vec![
+            ("src/props/checks.rs", None),
+            ("tests/checks.rs", Some(CHECKS)),
+        ],
+    ] {
+        let found = judge(&edits);
+        assert!(found.is_empty(), "{edits:?}\n{found:?}");
+    }
+    // A declaration in a comment, or in a module nothing compiles, does not count; nor does a
+    // `tests/` folder of something that is not a crate.
+    for edits in [
+        vec![
+            ("src/props/checks.rs", None),
+            ("src/props/sums.rs", Some(CHECKS)),
+            ("src/props/mod.rs", Some("// mod sums;\nmod mod_props;\n")),
+        ],
+        vec![
+            ("src/props/checks.rs", None),
+            ("src/props/old/checks.rs", Some(CHECKS)),
+            ("src/props/old/mod.rs", Some("mod checks;\n")),
+        ],
+        vec![
+            ("src/props/checks.rs", None),
+            ("tests/attic/tests/checks.rs", Some(CHECKS)),
+        ],
+    ] {
+        let found = judge(&edits);
+        assert!(
+            rules(&found).contains("property-removed"),
+            "{edits:?}\n{found:?}"
+        );
+    }
+}

@@ -436,6 +436,27 @@ impl Git {
         Ok(None)
     }
 
+    /// The names of the regular files directly in folder `dir` (from the repository root,
+    /// without a trailing `/`) of `commit`.
+    pub(crate) fn files_in(&self, commit: &str, dir: &str) -> Result<Vec<String>, PatchError> {
+        let folder = format!("{dir}/");
+        let args = ["ls-tree", "-z", "--full-tree", commit, "--", &folder];
+        let out = self.run(&[], &args)?;
+        let mut names = Vec::new();
+        for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let record = String::from_utf8_lossy(record);
+            let Some((meta, path)) = record.split_once('\t') else {
+                return Err(Self::output_error(&args, "no tab in an entry"));
+            };
+            if meta.split(' ').nth(1) == Some("blob")
+                && let Some(name) = path.strip_prefix(&folder)
+            {
+                names.push(name.to_string());
+            }
+        }
+        Ok(names)
+    }
+
     /// The bytes of a blob.
     pub(crate) fn blob(&self, oid: &str) -> Result<Vec<u8>, PatchError> {
         let args = ["cat-file", "--batch"];

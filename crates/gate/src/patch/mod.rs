@@ -44,6 +44,7 @@ mod error;
 mod git;
 mod policy;
 mod props;
+mod reach;
 mod report;
 mod rules;
 
@@ -230,7 +231,14 @@ pub fn check_patch(
                 }
             }
         }
-        for f in rules.apply(&property_files, paths.min_cases) {
+        let reach = reach::Reach::new(&git, sha);
+        let found = rules.apply(&property_files, paths.min_cases, &|path| {
+            reach.compiled(path)
+        });
+        if let Some(e) = reach.into_error() {
+            return Err(e);
+        }
+        for f in found {
             report.findings.push(Finding {
                 commit: sha.clone(),
                 file: f.file,

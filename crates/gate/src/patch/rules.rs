@@ -743,8 +743,15 @@ impl RuleSet {
         Ok(RuleSet { rules, helpers })
     }
 
-    /// Every finding of every rule on one commit's property files, sorted.
-    pub(crate) fn apply(&self, files: &[PropertyFile], min_cases: u64) -> Vec<RawFinding> {
+    /// Every finding of every rule on one commit's property files, sorted. `compiled` says
+    /// whether a Rust file of the commit's tree is compiled (a crate root, or declared by a
+    /// module that is): a property moved to a file nothing compiles is removed.
+    pub(crate) fn apply(
+        &self,
+        files: &[PropertyFile],
+        min_cases: u64,
+        compiled: &dyn Fn(&str) -> bool,
+    ) -> Vec<RawFinding> {
         let commit = CommitLines::new(files);
         let mut findings = Vec::new();
         for c in &self.rules {
@@ -755,7 +762,7 @@ impl RuleSet {
             let removed: Vec<&LineRef<'_>> = commit.removed().filter(of_kind).collect();
             match &c.engine {
                 Engine::PropertyRemoved => {
-                    property_removed(rule, files, &mut findings);
+                    property_removed(rule, files, compiled, &mut findings);
                     property_redefined(rule, files, &mut findings);
                 }
                 Engine::Added(patterns) => {
@@ -1765,9 +1772,16 @@ fn property_redefined(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<Ra
     }
 }
 
-fn property_removed(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
-    let mut before: Vec<(String, PropertyDef)> = Vec::new();
-    let mut after: BTreeMap<String, usize> = BTreeMap::new();
+fn property_removed(
+    rule: &Rule,
+    files: &[PropertyFile],
+    compiled: &dyn Fn(&str) -> bool,
+    findings: &mut Vec<RawFinding>,
+) {
+    // Each property before, with its file's path before and after the commit.
+    let mut before: Vec<(&str, Option<&str>, PropertyDef)> = Vec::new();
+    // Where each name is defined after the commit (a path per definition).
+    let mut after: BTreeMap<String, Vec<&str>> = BTreeMap::new();
     for f in files {
         if let (Some(path), Some(text)) = (&f.old_path, &f.old_text) {
             let kind = FileKind::of(path);
@@ -1775,7 +1789,7 @@ fn property_removed(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawF
                 before.extend(
                     properties(kind, text)
                         .into_iter()
-                        .map(|d| (path.clone(), d)),
+                        .map(|d| (path.as_str(), f.new_path.as_deref(), d)),
                 );
             }
         }
@@ -1783,21 +1797,46 @@ fn property_removed(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawF
             let kind = FileKind::of(path);
             if rule.kinds.contains(&kind) && collects(kind, path) {
                 for d in properties(kind, text) {
-                    *after.entry(d.name).or_insert(0) += 1;
+                    after.entry(d.name).or_default().push(path.as_str());
                 }
             }
         }
     }
-    for (path, def) in before {
-        match after.get_mut(&def.name) {
-            Some(n) if *n > 0 => *n -= 1,
-            _ => findings.push(RawFinding {
-                file: path,
-                line: def.line,
-                rule: rule.id,
-                explanation: format!("{}: `{}` is gone", rule.description, def.name),
-            }),
+    // First the properties that stay in their file (renamed or not), then the moved ones.
+    let mut moved = Vec::new();
+    for (path, new_path, def) in before {
+        let places = after.entry(def.name.clone()).or_default();
+        match places.iter().position(|p| Some(*p) == new_path) {
+            Some(at) => {
+                places.remove(at);
+                if new_path != Some(path) {
+                    moved.push((path, new_path.unwrap_or(path), def, true));
+                }
+            }
+            None => moved.push((path, path, def, false)),
         }
+    }
+    for (path, same_file, def, renamed) in moved {
+        let to = if renamed {
+            Some(same_file)
+        } else {
+            let places = after.entry(def.name.clone()).or_default();
+            (!places.is_empty()).then(|| places.remove(0))
+        };
+        let explanation = match to {
+            None => format!("{}: `{}` is gone", rule.description, def.name),
+            Some(to) if FileKind::of(to) == FileKind::Rust && !compiled(to) => format!(
+                "{}: `{}` moved to {to}, which no crate root or `mod` declaration compiles",
+                rule.description, def.name
+            ),
+            Some(_) => continue,
+        };
+        findings.push(RawFinding {
+            file: path.to_string(),
+            line: def.line,
+            rule: rule.id,
+            explanation,
+        });
     }
 }
 
@@ -1909,7 +1948,7 @@ mod tests {
             kind in 0usize..3,
         ) {
             let path = ["tests/a.rs", "py/test_a.py", "ci/cases.sh"][kind];
-            let found = RULE_SET.apply(&[file(path, path, &old, &new)], 50);
+            let found = RULE_SET.apply(&[file(path, path, &old, &new)], 50, &|_| true);
             let mut sorted = found.clone();
             sorted.sort();
             prop_assert_eq!(found, sorted);
@@ -1933,10 +1972,10 @@ mod tests {
             let (old, new) = text(vocabulary, &picks, &indents);
             let rules = &*RULE_SET;
             // Every line removed and re-added with other indentation, in the same file…
-            let same = rules.apply(&[file(old_path, old_path, &old, &new)], 50);
+            let same = rules.apply(&[file(old_path, old_path, &old, &new)], 50, &|_| true);
             prop_assert_eq!(same, Vec::new());
             // …or moved to another file of the commit.
-            let moved = rules.apply(&[file(old_path, new_path, &old, &new)], 50);
+            let moved = rules.apply(&[file(old_path, new_path, &old, &new)], 50, &|_| true);
             prop_assert_eq!(moved, Vec::new());
         }
 
@@ -1953,7 +1992,7 @@ mod tests {
             let mut f = file("tests/a.rs", "tests/a.rs", &old, &new);
             f.removed.clear();
             f.added = vec![Line { number: u32::try_from(at + 1).unwrap(), text: lines[at].to_string() }];
-            let found = RULE_SET.apply(&[f], 50);
+            let found = RULE_SET.apply(&[f], 50, &|_| true);
             prop_assert!(found.iter().any(|x| x.rule == "assume-added" && x.line == u32::try_from(at + 1).unwrap()));
             let mut sorted = found.clone();
             sorted.sort();
@@ -2027,7 +2066,7 @@ mod tests {
             removed: changes.removed,
         };
         RULE_SET
-            .apply(&[f], 50)
+            .apply(&[f], 50, &|_| true)
             .into_iter()
             .map(|f| (f.rule, f.line))
             .collect()
@@ -2106,7 +2145,7 @@ mod tests {
         let old = "#![proptest_config(ProptestConfig::with_cases(1000))]\n";
         let mut f = file("tests/a.rs", "tests/a.rs", old, "");
         f.added.clear();
-        let found = RULE_SET.apply(&[f], 50);
+        let found = RULE_SET.apply(&[f], 50, &|_| true);
         assert_eq!(found.len(), 1);
         assert!(
             found[0].explanation.contains("default 256"),
