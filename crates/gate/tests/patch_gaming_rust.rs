@@ -242,3 +242,84 @@ fn a_property_moved_to_a_file_nothing_compiles_is_removed() {
         );
     }
 }
+
+#[test]
+fn a_new_property_is_not_judged_as_a_weakened_one() {
+    let new_rust = CHECKS.replacen(
+        "    #[test]\n    fn control",
+        "    #[test]\n    fn division(a in 0u32..100, b in 0u32..100) {\n        prop_assume!(b != 0);\n        if a == 0 { return Ok(()); }\n        prop_assert_eq!((a / b) * b + a % b, a);\n    }\n\n    #[test]\n    fn control",
+        1,
+    );
+    let new_py = format!(
+        "{PY}\n\n@given(st.integers(), st.integers())\ndef test_div(a, b):\n    assume(b != 0)\n    assert (a // b) * b + a % b == a\n\n\n@given(st.lists(st.integers(), max_size=50))\ndef test_order_free(xs):\n    if not xs:\n        return\n    assert sum(xs) == sum(list(reversed(xs)))\n"
+    );
+    let new_file = "from hypothesis import given, settings, strategies as st\n\n\n@settings(max_examples=500, deadline=None)\n@given(st.text())\ndef test_encode_roundtrip(s):\n    assert s.encode(\"utf-8\").decode(\"utf-8\") == s\n";
+    let found = judge(&[
+        ("src/props/checks.rs", Some(&new_rust)),
+        ("tests/test_invoice.py", Some(&new_py)),
+        ("tests/test_new.py", Some(new_file)),
+    ]);
+    assert!(found.is_empty(), "{found:?}");
+
+    // The same moves in existing properties still fire.
+    let weakened = CHECKS.replacen(
+        "        let total",
+        "        prop_assume!(!v.is_empty());\n        let total",
+        1,
+    );
+    let found = judge(&[("src/props/checks.rs", Some(&weakened))]);
+    assert!(rules(&found).contains("assume-added"), "{found:?}");
+    let weakened = PY.replacen("max_examples=500", "max_examples=500, deadline=None", 1);
+    let found = judge(&[("tests/test_invoice.py", Some(&weakened))]);
+    assert!(rules(&found).contains("hypothesis-settings"), "{found:?}");
+
+    // Renaming a property while weakening it is a removal.
+    let renamed = CHECKS.replacen(
+        "fn total_is_sum(v in prop::collection::vec(0u32..1000, 0..20)) {\n",
+        "fn total_matches(v in prop::collection::vec(0u32..1000, 0..20)) {\n        prop_assume!(v.is_empty());\n",
+        1,
+    );
+    let found = judge(&[("src/props/checks.rs", Some(&renamed))]);
+    assert!(rules(&found).contains("property-removed"), "{found:?}");
+
+    // Rules that matter for new code judge a new property too.
+    let impure = CHECKS.replacen(
+        "    #[test]\n    fn control",
+        "    #[test]\n    fn timed(x in 0u32..10) {\n        let started = std::time::Instant::now();\n        prop_assert!(started.elapsed().as_secs() < u64::from(x) + 1);\n    }\n\n    #[test]\n    fn control",
+        1,
+    );
+    let found = judge(&[("src/props/checks.rs", Some(&impure))]);
+    assert!(rules(&found).contains("impure-property"), "{found:?}");
+}
+
+#[test]
+fn a_lazily_made_static_of_immutable_data_is_not_a_shared_fixture() {
+    let file = |item: &str| {
+        format!(
+            "use std::sync::LazyLock;\nuse proptest::prelude::*;\nuse regex::Regex;\n\n{item}\n\nproptest! {{\n    #[test]\n    fn digits_match(n in 0u64..u64::MAX) {{\n        prop_assert!(NUM.is_match(&n.to_string()));\n    }}\n}}\n"
+        )
+    };
+    let harmless =
+        file("static NUM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r\"^[0-9]+$\").unwrap());");
+    let found = judge(&[("src/props/parse_props.rs", Some(&harmless))]);
+    assert!(found.is_empty(), "{found:?}");
+    for gaming in [
+        "static NUM: LazyLock<std::sync::Mutex<Vec<u64>>> = LazyLock::new(|| std::sync::Mutex::new(Vec::new()));",
+        "static NUM: LazyLock<Cache> = LazyLock::new(Cache::default);",
+        "type Shared = LazyLock<Vec<u64>>;",
+    ] {
+        let found = judge(&[("src/props/parse_props.rs", Some(&file(gaming)))]);
+        assert!(
+            rules(&found).contains("shared-fixture"),
+            "{gaming}\n{found:?}"
+        );
+    }
+    let aliased = file("static NUM: L<Regex> = L::new(|| Regex::new(r\"^[0-9]+$\").unwrap());")
+        .replacen(
+            "use std::sync::LazyLock;",
+            "use std::sync::LazyLock as L;",
+            1,
+        );
+    let found = judge(&[("src/props/parse_props.rs", Some(&aliased))]);
+    assert!(rules(&found).contains("shared-fixture"), "{found:?}");
+}

@@ -62,7 +62,7 @@ pub use policy::{
 pub use report::{
     CommitReport, Finding, PatchReport, Signature, SignatureStatus, Violation, Warning, WarningKind,
 };
-pub use rules::{FileKind, Matcher, NumberPattern, RULES, Rule, Weaker};
+pub use rules::{FileKind, Matcher, NEW_PROPERTY_EXEMPT, NumberPattern, RULES, Rule, Weaker};
 
 use diff::{FileChange, all_lines, bringing_parents, line_changes, own_change};
 use git::Git;

@@ -87,6 +87,8 @@ pub struct Pattern {
     pub scope: Scope,
     /// The regex.
     pub regex: &'static str,
+    /// A regex for lines the pattern does not fire on although `regex` matches them.
+    pub unless: Option<&'static str>,
 }
 
 const fn anywhere(regex: &'static str) -> Pattern {
@@ -94,6 +96,7 @@ const fn anywhere(regex: &'static str) -> Pattern {
         kinds: ALL,
         scope: Scope::Anywhere,
         regex,
+        unless: None,
     }
 }
 
@@ -102,6 +105,7 @@ const fn rust(regex: &'static str) -> Pattern {
         kinds: RUST,
         scope: Scope::Anywhere,
         regex,
+        unless: None,
     }
 }
 
@@ -110,6 +114,7 @@ const fn python(regex: &'static str) -> Pattern {
         kinds: PYTHON,
         scope: Scope::Anywhere,
         regex,
+        unless: None,
     }
 }
 
@@ -118,6 +123,7 @@ const fn other(regex: &'static str) -> Pattern {
         kinds: OTHER,
         scope: Scope::Anywhere,
         regex,
+        unless: None,
     }
 }
 
@@ -126,8 +132,30 @@ const fn in_property(kinds: &'static [FileKind], regex: &'static str) -> Pattern
         kinds,
         scope: Scope::InProperty,
         regex,
+        unless: None,
     }
 }
+
+/// A Rust pattern with lines it does not fire on.
+const fn rust_unless(regex: &'static str, unless: &'static str) -> Pattern {
+    Pattern {
+        kinds: RUST,
+        scope: Scope::Anywhere,
+        regex,
+        unless: Some(unless),
+    }
+}
+
+/// A line that uses `LazyLock`/`LazyCell` without sharing state between cases: a plain import
+/// of it (no `as`), or a `static` whose type is built only of immutable data (numbers, text,
+/// regular expressions and the standard collections of them) made by `LazyLock::new(|| …)`,
+/// whose closure can capture nothing: the same value for every case.
+const LAZY_IMMUTABLE: &str = concat!(
+    r"^\s*(?:pub(?:\s*\([^)]*\))?\s+)?use\s+[\w:]+(?:::\s*\{\s*[\w:]+(?:\s*,\s*[\w:]+)*\s*,?\s*\})?\s*;\s*$",
+    r"|^\s*(?:pub(?:\s*\([^)]*\))?\s+)?static\s+\w+\s*:\s*(?:(?:std|core)\s*::\s*(?:sync|cell)\s*::\s*)?Lazy(?:Lock|Cell)\s*<",
+    r"(?:\s|[<>,&\[\];()0-9]|'static\b|\b(?:(?:std|core|alloc|regex|bytes|collections|string|vec|boxed)\s*::\s*)*(?:Regex|RegexSet|String|str|Vec|Box|Option|HashMap|BTreeMap|HashSet|BTreeSet|VecDeque|u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize|f32|f64|bool|char)\b)+",
+    r">\s*=\s*(?:(?:std|core)\s*::\s*(?:sync|cell)\s*::\s*)?Lazy(?:Lock|Cell)\s*::\s*new\s*\(\s*\|\s*\|",
+);
 
 /// Which way a number moves when the check gets weaker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -527,7 +555,9 @@ pub const RULES: &[Rule] = &[
         strings: Strings::Kept,
         matcher: Matcher::Added(&[
             anywhere(r#"\bscope\s*=\s*["'](?:module|session|package|class)["']"#),
-            anywhere(r"\b(?:LazyLock|LazyCell|OnceLock|OnceCell|lazy_static\s*!|thread_local\s*!)"),
+            anywhere(r"\b(?:OnceLock|OnceCell|lazy_static\s*!|thread_local\s*!)"),
+            // A lazily made `static` of immutable data (a `Regex`) carries nothing between cases.
+            rust_unless(r"\b(?:LazyLock|LazyCell)\b", LAZY_IMMUTABLE),
             anywhere(r"\bstatic\s+mut\b"),
         ]),
     },
@@ -580,6 +610,35 @@ pub const RULES: &[Rule] = &[
     },
 ];
 
+/// The rules that do not read the lines of a property test the commit adds (one whose name no
+/// property file of the commit had before). These moves weaken an existing property — "can make
+/// a property vacuous" — and a property that did not exist at the base cannot have been
+/// weakened: a guard `return`, an `assume`, `deadline=None` or an ignore mark on a new test is
+/// an ordinary edit. A property deleted under one name and added under another is still a
+/// `property-removed` finding. The other rules judge new properties too: reading the clock, the
+/// network or the environment, retries and sleeps, shared fixtures, and the `min_cases` floor
+/// matter as much for new code (`cases-lowered` compares a new property's count with
+/// `min_cases` only).
+pub const NEW_PROPERTY_EXEMPT: &[&str] = &[
+    "skip-added",
+    "catch-broadened",
+    "assertion-weakened",
+    "assertion-vacuous",
+    "tolerance-added",
+    "assume-added",
+    "early-return",
+    "strategy-narrowed",
+    "hypothesis-settings",
+];
+
+impl Rule {
+    /// Whether the rule reads the lines of a property test the commit adds (see
+    /// [`NEW_PROPERTY_EXEMPT`]).
+    pub fn judges_new_properties(&self) -> bool {
+        !NEW_PROPERTY_EXEMPT.contains(&self.id)
+    }
+}
+
 /// One property file's part of a commit's own change, as the rules read it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PropertyFile {
@@ -609,7 +668,7 @@ pub(crate) struct RawFinding {
 /// A rule's matcher with its patterns compiled.
 enum Engine {
     PropertyRemoved,
-    Added(Vec<(Pattern, Regex)>),
+    Added(Vec<(Pattern, Regex, Option<Regex>)>),
     NetRemoved(Vec<Regex>),
     Number {
         patterns: Vec<(NumberPattern, Regex, Option<Regex>)>,
@@ -693,7 +752,10 @@ impl RuleSet {
                 Matcher::Added(patterns) => Engine::Added(
                     patterns
                         .iter()
-                        .map(|p| Ok((*p, compile_one(rule.id, p.regex)?)))
+                        .map(|p| {
+                            let unless = p.unless.map(|u| compile_one(rule.id, u)).transpose()?;
+                            Ok((*p, compile_one(rule.id, p.regex)?, unless))
+                        })
                         .collect::<Result<_, PatchError>>()?,
                 ),
                 Matcher::NetRemoved(p) => Engine::NetRemoved(compile(rule, p)?),
@@ -758,7 +820,10 @@ impl RuleSet {
             let rule = c.rule;
             let s = rule.strings;
             let of_kind = |l: &&LineRef<'_>| rule.kinds.contains(&l.kind);
+            let judged = |l: &&LineRef<'_>| rule.judges_new_properties() || !commit.is_new(l);
             let added: Vec<&LineRef<'_>> = commit.added().filter(of_kind).collect();
+            let added_judged: Vec<&LineRef<'_>> =
+                added.iter().copied().filter(|l| judged(l)).collect();
             let removed: Vec<&LineRef<'_>> = commit.removed().filter(of_kind).collect();
             match &c.engine {
                 Engine::PropertyRemoved => {
@@ -768,16 +833,17 @@ impl RuleSet {
                 Engine::Added(patterns) => {
                     let mut pool = pool_of(removed.iter().copied(), s);
                     let mut statements = BTreeMap::new();
-                    for l in &added {
+                    for l in &added_judged {
                         let text = self.without_definitions(l.view(s));
                         let applies = |p: &Pattern| {
                             p.kinds.contains(&l.kind)
                                 && (p.scope == Scope::Anywhere || l.in_property)
                         };
-                        let hit = patterns
-                            .iter()
-                            .any(|(p, r)| applies(p) && r.is_match(&text))
-                            || self.spans_lines_onto(l, s, patterns, &applies, &mut statements);
+                        let hit = patterns.iter().any(|(p, r, unless)| {
+                            applies(p)
+                                && r.is_match(&text)
+                                && !unless.as_ref().is_some_and(|u| u.is_match(&text))
+                        }) || self.spans_lines_onto(l, s, patterns, &applies, &mut statements);
                         if hit && !take(&mut pool, l, s) {
                             findings.push(finding(rule, l, rule.description.to_string()));
                         }
@@ -869,7 +935,7 @@ impl RuleSet {
                         total -= 1;
                     }
                     let mut pool = pool_of(removed.iter().copied(), s);
-                    for l in &added {
+                    for l in &added_judged {
                         let v = l.statement(s);
                         let weak = matches_any(weak_patterns, v);
                         let local = !l.names.is_empty() && matches_any(local_patterns, v);
@@ -885,7 +951,7 @@ impl RuleSet {
                 }
                 Engine::Tautology(patterns) => {
                     let mut pool = pool_of(removed.iter().copied(), s);
-                    for l in &added {
+                    for l in &added_judged {
                         let (code, bare) = l.statement_views();
                         let hit = matches_any(patterns, l.statement(s))
                             || self.compares_with_itself(l.kind, code, bare)
@@ -927,7 +993,7 @@ impl RuleSet {
         &self,
         l: &LineRef<'_>,
         s: Strings,
-        patterns: &[(Pattern, Regex)],
+        patterns: &[(Pattern, Regex, Option<Regex>)],
         applies: &dyn Fn(&Pattern) -> bool,
         cache: &mut BTreeMap<(usize, bool), Vec<std::ops::Range<usize>>>,
     ) -> bool {
@@ -943,8 +1009,8 @@ impl RuleSet {
             let text = self.without_definitions(view);
             patterns
                 .iter()
-                .filter(|(p, _)| applies(p))
-                .flat_map(|(_, r)| r.find_iter(&text).map(|m| m.range()).collect::<Vec<_>>())
+                .filter(|(p, _, _)| applies(p))
+                .flat_map(|(_, r, _)| r.find_iter(&text).map(|m| m.range()).collect::<Vec<_>>())
                 .collect()
         });
         let (from, to) = (st.range.start, st.range.end);
@@ -1368,6 +1434,11 @@ impl<'a> CommitLines<'a> {
             before,
             after,
         }
+    }
+
+    /// Whether the line belongs only to property tests the commit adds.
+    fn is_new(&self, l: &LineRef<'_>) -> bool {
+        !l.names.is_empty() && l.names.iter().all(|n| !self.before.contains(n))
     }
 
     fn added(&self) -> impl Iterator<Item = &LineRef<'a>> {
