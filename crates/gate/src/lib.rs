@@ -14,7 +14,8 @@
 //!
 //! A Rust project registers in-process properties in its xtask: an id, a proptest strategy
 //! for a serde-serializable input type, and the check ([`rust_prop::Registry`]). The gate
-//! draws campaign inputs from the strategy, seeded from the policy seed and the property id,
+//! draws campaign inputs from the strategy, its randomness a `rand_pcg` stream seeded from the
+//! policy seed and the property id,
 //! and turns them into canonical JSON. Every run — campaign case, shrink candidate, replay —
 //! re-executes the xtask binary (`std::env::current_exe`, never `cargo`) with the hidden
 //! subcommand [`rust_prop::PROPERTY_SUBCOMMAND`] and the candidate on stdin, so each replay is

@@ -2,8 +2,9 @@
 //!
 //! A Rust project registers its properties in its own xtask: an id, a proptest [`Strategy`]
 //! for inputs whose type is serde-serializable, and the check. The gate generates campaign
-//! inputs with proptest, seeded from the policy seed and the property id (the same seed gives
-//! the same inputs on every machine), turns them into [`Value`]s, and from then on treats the
+//! inputs with proptest, its randomness drawn from `rand_pcg` (SPEC §4) seeded from the policy
+//! seed and the property id (the same seed gives the same inputs on every machine; see
+//! [`Registry::generate`] for the exact scheme), turns them into [`Value`]s, and from then on treats the
 //! property like any external oracle: every run re-executes the xtask's own binary
 //! (`std::env::current_exe`, never `cargo`) with the hidden subcommand
 //! [`PROPERTY_SUBCOMMAND`], the candidate on stdin. So every replay is a fresh process the
@@ -26,11 +27,27 @@ use std::io::{BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use freezegate_canon::{PropertyId, Value};
+use proptest::prelude::Rng as _;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
+use rand_core::{RngCore, SeedableRng};
+use rand_pcg::Pcg64;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest as _, Sha256};
+
+/// How many bytes of a case's `Pcg64` stream proptest may draw from: the first size, else
+/// the next when the strategy used them all.
+const CASE_BYTES: [usize; 3] = [1 << 16, 1 << 20, 1 << 24];
+
+/// The campaign generator of property `id` under `seed` (see [`Registry::generate`]).
+fn campaign_rng(seed: u64, id: &str) -> Pcg64 {
+    let mut hasher = Sha256::new();
+    hasher.update(b"freezegate-rust-property-v2\0");
+    hasher.update(seed.to_le_bytes());
+    hasher.update(id.as_bytes());
+    Pcg64::from_seed(hasher.finalize().into())
+}
 
 /// The hidden xtask subcommand that runs one registered Rust property on stdin.
 pub const PROPERTY_SUBCOMMAND: &str = "__freezegate-property";
@@ -49,7 +66,7 @@ pub enum Check {
     CannotTest(String),
 }
 
-type GenerateFn = dyn Fn(&mut TestRunner, u32) -> Result<Vec<Value>, String>;
+type GenerateFn = dyn Fn(&mut TestRunner) -> Result<Value, String>;
 type CheckFn = dyn Fn(&Value) -> Check;
 
 struct Registered {
@@ -151,13 +168,9 @@ impl Registry {
         if self.properties.contains_key(id.as_str()) {
             return Err(RegistryError::Duplicate(id.to_string()));
         }
-        let generate = move |runner: &mut TestRunner, cases: u32| {
-            let mut out = Vec::with_capacity(cases as usize);
-            for _ in 0..cases {
-                let tree = strategy.new_tree(runner).map_err(|e| e.to_string())?;
-                out.push(freezegate_canon::to_value(&tree.current()).map_err(|e| e.to_string())?);
-            }
-            Ok(out)
+        let generate = move |runner: &mut TestRunner| {
+            let tree = strategy.new_tree(runner).map_err(|e| e.to_string())?;
+            freezegate_canon::to_value(&tree.current()).map_err(|e| e.to_string())
         };
         let check = move |value: &Value| match freezegate_canon::from_value::<T>(value) {
             Err(e) => Check::CannotTest(e.to_string()),
@@ -188,26 +201,63 @@ impl Registry {
     }
 
     /// `cases` inputs of property `id`, drawn deterministically from `seed` and the id.
+    ///
+    /// The randomness is `rand_pcg`'s `Pcg64` (SPEC §4), whose stream is specified and does not
+    /// change between versions or machines:
+    ///
+    /// 1. a campaign generator `Pcg64::from_seed(SHA-256("freezegate-rust-property-v2\0" ‖
+    ///    seed as 8 little-endian bytes ‖ id))`;
+    /// 2. for case `i` (in order), the next 32 bytes of the campaign generator are the case's
+    ///    seed, and `Pcg64::from_seed(case seed)` its byte stream;
+    /// 3. proptest draws from the first 64 KiB of that stream (`RngAlgorithm::PassThrough`,
+    ///    which hands the bytes over as they are). If the strategy used them all (the next 16
+    ///    bytes proptest would draw are all zero, as a depleted pass-through source gives), the
+    ///    case is drawn again from the first 1 MiB, then 16 MiB; past that, generation fails.
+    ///
+    /// How proptest turns bytes into values is proptest's: a proptest release that changes a
+    /// strategy's implementation changes the inputs drawn from the same bytes (a golden test
+    /// pins the first inputs for a fixed seed).
     pub fn generate(&self, id: &str, seed: u64, cases: u32) -> Result<Vec<Value>, RegistryError> {
         let registered = self
             .properties
             .get(id)
             .ok_or_else(|| RegistryError::Unknown(id.to_owned()))?;
-        let mut hasher = Sha256::new();
-        hasher.update(b"freezegate-rust-property-v1\0");
-        hasher.update(seed.to_le_bytes());
-        hasher.update(id.as_bytes());
-        let rng_seed: [u8; 32] = hasher.finalize().into();
-        let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &rng_seed);
+        let fail = |message: String| RegistryError::Generate {
+            id: id.to_owned(),
+            message,
+        };
+        let mut campaign = campaign_rng(seed, id);
         let config = ProptestConfig {
             failure_persistence: None,
             ..ProptestConfig::default()
         };
-        let mut runner = TestRunner::new_with_rng(config, rng);
-        (registered.generate)(&mut runner, cases).map_err(|message| RegistryError::Generate {
-            id: id.to_owned(),
-            message,
-        })
+        let mut out = Vec::with_capacity(cases as usize);
+        for _ in 0..cases {
+            let mut case_seed = [0u8; 32];
+            campaign.fill_bytes(&mut case_seed);
+            let mut drawn = None;
+            for &size in &CASE_BYTES {
+                let mut bytes = vec![0u8; size];
+                Pcg64::from_seed(case_seed).fill_bytes(&mut bytes);
+                let rng = TestRng::from_seed(RngAlgorithm::PassThrough, &bytes);
+                let mut runner = TestRunner::new_with_rng(config.clone(), rng);
+                let value = (registered.generate)(&mut runner).map_err(fail)?;
+                let mut probe = [0u8; 16];
+                runner.rng().fill_bytes(&mut probe);
+                if probe != [0u8; 16] {
+                    drawn = Some(value);
+                    break;
+                }
+            }
+            let value = drawn.ok_or_else(|| {
+                fail(format!(
+                    "the strategy used more than {} MiB of random bytes for one input",
+                    CASE_BYTES[CASE_BYTES.len() - 1] >> 20
+                ))
+            })?;
+            out.push(value);
+        }
+        Ok(out)
     }
 
     /// Checks property `id` on one input in this process (`None` for an unknown id).
@@ -438,5 +488,72 @@ mod tests {
         assert_eq!(shell_quote("a.b-c_d"), "a.b-c_d");
         assert_eq!(shell_quote("it's"), "'it'\\''s'");
         assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn campaign_randomness_is_rand_pcg_and_pinned() {
+        // The campaign generator is Pcg64 (SPEC §4): its first draws for a fixed seed and id
+        // are pinned, so a change of algorithm, seeding or rand_pcg version fails here.
+        let mut campaign = campaign_rng(20_260_917, "golden.u64");
+        let mut case_seed = [0u8; 32];
+        rand_core::RngCore::fill_bytes(&mut campaign, &mut case_seed);
+        assert_eq!(
+            u64::from_le_bytes(case_seed[..8].try_into().unwrap()),
+            3_569_899_267_939_669_562
+        );
+        let mut stream = Pcg64::from_seed(case_seed);
+        let first = rand_core::RngCore::next_u64(&mut stream);
+        assert_eq!(first, 4_482_024_423_404_218_781);
+
+        // Proptest draws the case's stream as it is: `any::<u64>()` is its first 8 bytes.
+        let mut r = Registry::new();
+        r.property("golden.u64", any::<u64>(), |_: &u64| Ok(()))
+            .unwrap();
+        r.property(
+            "golden.vec",
+            prop::collection::vec(0u32..1000, 0..6),
+            |_: &Vec<u32>| Ok(()),
+        )
+        .unwrap();
+        let u64s = r.generate("golden.u64", 20_260_917, 3).unwrap();
+        assert_eq!(u64s[0], Value::from(freezegate_canon::Int::from(first)));
+        let shown = |values: Vec<Value>| values.iter().map(ToString::to_string).collect::<Vec<_>>();
+        // Pinned: an upgrade of proptest, rand_pcg or the scheme that changes these fails.
+        // The three u64s are also what an independent implementation of PCG XSL RR 128/64
+        // gives for the scheme of `Registry::generate` (each is the first output of its case).
+        assert_eq!(
+            shown(u64s),
+            [
+                "4482024423404218781",
+                "1537610703784210353",
+                "5283824511479339296"
+            ]
+        );
+        assert_eq!(
+            shown(r.generate("golden.vec", 20_260_917, 4).unwrap()),
+            ["[661,926]", "[923,723,542,664]", "[]", "[481,510]"]
+        );
+    }
+
+    #[test]
+    fn a_strategy_that_needs_more_bytes_gets_them() {
+        // 10 000 u64s need 80 000 bytes, more than the first 64 KiB: the case is drawn again
+        // from a longer stream rather than padded with the zeros of a depleted source.
+        let mut r = Registry::new();
+        r.property(
+            "big.vec",
+            prop::collection::vec(any::<u64>(), 10_000),
+            |_: &Vec<u64>| Ok(()),
+        )
+        .unwrap();
+        let inputs = r.generate("big.vec", 1, 2).unwrap();
+        for input in &inputs {
+            let Value::Array(items) = input else {
+                panic!("{input}")
+            };
+            let zeros = items.iter().filter(|v| v.to_string() == "0").count();
+            assert!(zeros < 5, "{zeros} zeros: the bytes ran out");
+        }
+        assert_ne!(inputs[0], inputs[1]);
     }
 }
