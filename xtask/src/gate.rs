@@ -124,7 +124,7 @@ pub fn settings(flags: &RunFlags) -> Result<Settings, Failure> {
     overrides.flag_timeout_ms = flags.timeout_ms;
     overrides.flag_jobs = flags.jobs;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    Settings::resolve(config, &overrides, cores).map_err(|e| Failure::usage(anyhow::anyhow!(e)))
+    Settings::resolve(config, &overrides, cores).map_err(Failure::usage)
 }
 
 /// The candidate under test: `--patch-id`, else the full SHA of HEAD. Without one (git is

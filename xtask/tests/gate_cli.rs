@@ -2429,3 +2429,42 @@ fn the_origin_of_a_fixture_that_now_passes_is_shrunk_again() {
     assert_eq!(campaign["minimal"], "{\"a\":12}", "{campaign}");
     assert_eq!(campaign["already_pinned"], false, "{campaign}");
 }
+
+#[test]
+fn a_replay_count_over_the_limit_names_the_variable_or_the_flag_it_came_from() {
+    let repo = Repo::new(&[
+        (
+            "freezegate.toml",
+            &config("[[property]]\nid = \"p\"\noracle = \"true\"\n"),
+        ),
+        ("input.json", "[1]\n"),
+    ]);
+    let classify = ["classify", "--property", "p", "--input", "input.json"];
+    for run in [
+        repo.gate(&[], &[("REPLAYS", "99999")]),
+        repo.xtask(&classify, &[("REPLAYS", "99999")]),
+    ] {
+        assert_eq!(run.code, 3, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("error: REPLAYS 99999 is over the most a replay plan allows"),
+            "{}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("--replays"), "{}", run.stderr);
+    }
+    let mut with_flag = classify.to_vec();
+    with_flag.extend(["--replays", "99999"]);
+    for run in [
+        repo.gate(&["--replays", "99999"], &[("REPLAYS", "3")]),
+        repo.xtask(&with_flag, &[("REPLAYS", "3")]),
+    ] {
+        assert_eq!(run.code, 3, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("error: --replays 99999 is over the most a replay plan allows"),
+            "{}",
+            run.stderr
+        );
+    }
+}

@@ -574,6 +574,64 @@ impl fmt::Display for Override {
     }
 }
 
+impl Source {
+    /// The name of a setting as this source spells it: `env` for the environment, `flag`
+    /// for the command line (`name(Source::Env, "REPLAYS", "--replays")`).
+    fn name(self, env: &'static str, flag: &'static str) -> &'static str {
+        match self {
+            Source::Env => env,
+            Source::Flag => flag,
+        }
+    }
+}
+
+/// Why the settings of a run cannot be resolved: a malformed environment value or flag (a
+/// usage error). Each message names the variable or flag the value came from.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// `PROP_SEED` is not a non-negative integer.
+    #[error("PROP_SEED {0:?} is not a non-negative integer")]
+    Seed(String),
+    /// `REPLAYS` is not a positive integer.
+    #[error("REPLAYS {0:?} is not a positive integer")]
+    Replays(String),
+    /// `--replays 0`.
+    #[error("--replays must be at least 1")]
+    ZeroReplays,
+    /// The replay count is over what a replay plan allows.
+    #[error(
+        "{} {replays} is over the most a replay plan allows, {MAX_REPLAYS}",
+        .from.name("REPLAYS", "--replays")
+    )]
+    TooManyReplays {
+        /// The count asked for.
+        replays: usize,
+        /// Where it came from.
+        from: Source,
+    },
+    /// `--timeout-ms 0`.
+    #[error("--timeout-ms must be at least 1")]
+    ZeroTimeout,
+    /// `--jobs 0`.
+    #[error("--jobs must be at least 1")]
+    ZeroJobs,
+    /// The env class is neither `local` nor `remote`.
+    #[error(
+        "{} {value:?} is not an env class: expected \"local\" or \"remote\"",
+        .from.name("ENV_CLASS", "--env-class")
+    )]
+    EnvClass {
+        /// The value given.
+        value: String,
+        /// Where it came from.
+        from: Source,
+    },
+    /// The env class is `remote` and nothing names the runner.
+    #[error("RUNNER_ID is required when ENV_CLASS is remote")]
+    RunnerIdRequired,
+}
+
 /// Values a run may set over the file: from the environment and from flags (flags win).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RunOverrides {
@@ -634,13 +692,13 @@ pub struct Settings {
 impl Settings {
     /// Applies `overrides` to `config`; `cores` is the default for `jobs`.
     ///
-    /// Fails (as a usage error) on a malformed environment value, or on `remote` without a
-    /// runner id.
+    /// Fails (as a usage error) on a malformed environment value or flag, or on `remote`
+    /// without a runner id; the error names the variable or flag the value came from.
     pub fn resolve(
         config: Config,
         overrides: &RunOverrides,
         cores: usize,
-    ) -> Result<Settings, String> {
+    ) -> Result<Settings, SettingsError> {
         let policy = &config.policy;
         let mut list = Vec::new();
         let env_seed = overrides
@@ -649,7 +707,7 @@ impl Settings {
             .map(|s| {
                 s.trim()
                     .parse::<u64>()
-                    .map_err(|_| format!("PROP_SEED {s:?} is not a non-negative integer"))
+                    .map_err(|_| SettingsError::Seed(s.to_owned()))
             })
             .transpose()?;
         let env_replays = overrides
@@ -657,7 +715,7 @@ impl Settings {
             .as_deref()
             .map(|s| match s.trim().parse::<usize>() {
                 Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!("REPLAYS {s:?} is not a positive integer")),
+                _ => Err(SettingsError::Replays(s.to_owned())),
             })
             .transpose()?;
         let (seed, seed_src) = pick(policy.seed, env_seed, overrides.flag_seed);
@@ -672,12 +730,13 @@ impl Settings {
         }
         let (replays, rep_src) = pick(policy.replays, env_replays, overrides.flag_replays);
         if replays == 0 {
-            return Err("--replays must be at least 1".into());
+            return Err(SettingsError::ZeroReplays);
         }
         if replays > MAX_REPLAYS {
-            return Err(format!(
-                "--replays {replays} is over the most a replay plan allows, {MAX_REPLAYS}"
-            ));
+            return Err(SettingsError::TooManyReplays {
+                replays,
+                from: rep_src.unwrap_or(Source::Flag),
+            });
         }
         if let Some(source) = rep_src {
             list.push(Override {
@@ -690,7 +749,7 @@ impl Settings {
         }
         if let Some(t) = overrides.flag_timeout_ms {
             if t == 0 {
-                return Err("--timeout-ms must be at least 1".into());
+                return Err(SettingsError::ZeroTimeout);
             }
             // The flag replaces every property's own deadline too: it weakens the policy when
             // it is longer than the shortest deadline the file gives any property.
@@ -713,7 +772,7 @@ impl Settings {
             });
         }
         let jobs = match overrides.flag_jobs {
-            Some(0) => return Err("--jobs must be at least 1".into()),
+            Some(0) => return Err(SettingsError::ZeroJobs),
             Some(j) => {
                 list.push(Override {
                     key: "jobs".into(),
@@ -730,16 +789,15 @@ impl Settings {
         };
         let env_class = match overrides.env_class.as_deref() {
             None => EnvClass::Local,
-            Some(s) => s.parse().map_err(|_| {
-                format!("ENV_CLASS {s:?} is not an env class: expected \"local\" or \"remote\"")
+            Some(s) => s.parse().map_err(|_| SettingsError::EnvClass {
+                value: s.to_owned(),
+                from: Source::Env,
             })?,
         };
         let runner_id = match (&overrides.env_runner_id, env_class) {
             (Some(id), _) => id.clone(),
             (None, EnvClass::Local) => "local".to_owned(),
-            (None, EnvClass::Remote) => {
-                return Err("RUNNER_ID is required when ENV_CLASS is remote".into());
-            }
+            (None, EnvClass::Remote) => return Err(SettingsError::RunnerIdRequired),
         };
         Ok(Settings {
             seed,
@@ -1056,7 +1114,7 @@ mod tests {
         assert_eq!(locate("not toml [", "policy"), None);
     }
 
-    fn settings(overrides: RunOverrides) -> Result<Settings, String> {
+    fn settings(overrides: RunOverrides) -> Result<Settings, SettingsError> {
         let c = parse("[policy]\nseed = 5\nreplays = 7\ntimeout_ms = 100\n").unwrap();
         Settings::resolve(c, &overrides, 2)
     }
@@ -1123,6 +1181,7 @@ mod tests {
                 ..RunOverrides::default()
             })
             .unwrap_err()
+            .to_string()
             .contains("RUNNER_ID")
         );
         assert!(
@@ -1143,5 +1202,49 @@ mod tests {
             (EnvClass::Remote, "ci-7")
         );
         assert!(s.overrides.is_empty());
+    }
+
+    #[test]
+    fn settings_errors_are_typed_and_name_where_the_value_came_from() {
+        fn is_error<E: std::error::Error + Send + Sync + 'static>(_: &E) {}
+        let over = |env: Option<&str>, flag: Option<usize>| {
+            settings(RunOverrides {
+                env_replays: env.map(str::to_owned),
+                flag_replays: flag,
+                ..RunOverrides::default()
+            })
+            .unwrap_err()
+        };
+        let from_env = over(Some("99999"), None);
+        is_error(&from_env);
+        assert_eq!(
+            from_env,
+            SettingsError::TooManyReplays {
+                replays: 99_999,
+                from: Source::Env
+            }
+        );
+        assert_eq!(
+            from_env.to_string(),
+            "REPLAYS 99999 is over the most a replay plan allows, 10000"
+        );
+        assert_eq!(
+            over(Some("3"), Some(99_999)).to_string(),
+            "--replays 99999 is over the most a replay plan allows, 10000"
+        );
+        assert_eq!(over(None, Some(0)), SettingsError::ZeroReplays);
+        assert_eq!(
+            over(Some("0"), None).to_string(),
+            "REPLAYS \"0\" is not a positive integer"
+        );
+        let bad_class = settings(RunOverrides {
+            env_class: Some("laptop".into()),
+            ..RunOverrides::default()
+        })
+        .unwrap_err();
+        assert_eq!(
+            bad_class.to_string(),
+            "ENV_CLASS \"laptop\" is not an env class: expected \"local\" or \"remote\""
+        );
     }
 }
