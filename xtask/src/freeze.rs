@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, anyhow};
 use freezegate_canon::fixture::{meta_path, read_fixture, read_meta};
 use freezegate_canon::{FixtureId, PropertyId, to_pretty_string};
-use freezegate_gate::config::CONFIG_FILE;
+use freezegate_gate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
 use freezegate_gate::run::ledger_policy;
 use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
@@ -50,6 +50,13 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// This runner's env class, `local` or `remote` (else `ENV_CLASS`, else `local`).
+    #[arg(long, value_name = "CLASS")]
+    env_class: Option<String>,
+    /// This runner's id (else `RUNNER_ID`, else `local` for the local class; required for
+    /// `remote`).
+    #[arg(long, value_name = "ID")]
+    runner_id: Option<String>,
     /// Refused: a freeze replays with freezegate.toml's oracle only.
     #[arg(long, value_name = "CMD", hide = true)]
     oracle: Option<String>,
@@ -70,6 +77,8 @@ struct FreezeSettings {
     policy: Policy,
     seed: u64,
     timeout: Duration,
+    /// `freezegate.toml` as read (the runner's env class and id are resolved over it).
+    config: Config,
 }
 
 fn env_var(name: &str) -> Option<String> {
@@ -128,27 +137,24 @@ fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
         policy: ledger_policy(&settings),
         seed: settings.seed,
         timeout: Duration::from_millis(settings.timeout_ms_for(&property)),
+        config: settings.config,
     })
 }
 
-/// `ENV_CLASS` (default `local`) and `RUNNER_ID` (default `local` for the local class,
-/// required for `remote`).
-fn runner() -> Result<(EnvClass, String), Failure> {
-    let class: EnvClass = env_var("ENV_CLASS")
-        .unwrap_or_else(|| "local".to_owned())
-        .parse()
-        .context("invalid ENV_CLASS")
-        .map_err(Failure::usage)?;
-    let runner_id = match (class, env_var("RUNNER_ID")) {
-        (_, Some(id)) => id,
-        (EnvClass::Local, None) => "local".to_owned(),
-        (EnvClass::Remote, None) => {
-            return Err(Failure::usage(anyhow!(
-                "ENV_CLASS=remote needs RUNNER_ID to name this runner"
-            )));
-        }
+/// `--env-class`, else `ENV_CLASS` (default `local`), and `--runner-id`, else `RUNNER_ID`
+/// (default `local` for the local class, required for `remote`): resolved and checked as
+/// `gate` and `classify` do.
+fn runner(args: &Args, config: &Config) -> Result<(EnvClass, String), Failure> {
+    let env = RunOverrides::from_env(|k| std::env::var(k).ok());
+    let overrides = RunOverrides {
+        env_class: env.env_class,
+        env_runner_id: env.env_runner_id,
+        flag_env_class: args.env_class.clone(),
+        flag_runner_id: args.runner_id.clone(),
+        ..RunOverrides::default()
     };
-    Ok((class, runner_id))
+    let settings = Settings::resolve(config.clone(), &overrides, 1).map_err(Failure::usage)?;
+    Ok((settings.env_class, settings.runner_id))
 }
 
 /// Runs `xtask freeze`.
@@ -184,7 +190,7 @@ pub fn run(args: Args) -> Outcome {
     check_writable(Path::new(LEDGER_PATH))
         .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
     let signers = signers_file()?;
-    let (env_class, runner_id) = runner()?;
+    let (env_class, runner_id) = runner(&args, &settings.config)?;
     let patch_id = crate::gate::patch_id(args.patch_id.clone(), Path::new("."))?;
     let request = FreezeRequest {
         meta,

@@ -28,7 +28,8 @@ pub enum GateFormat {
     Github,
 }
 
-/// Settings a run may override (flags beat `PROP_SEED`, `REPLAYS`; both beat the file).
+/// Settings a run may override (flags beat `PROP_SEED`, `REPLAYS`, `ENV_CLASS`, `RUNNER_ID`;
+/// both beat the file).
 #[derive(Debug, clap::Args)]
 pub struct RunFlags {
     /// Seed of generators and replays (else `PROP_SEED`, else the file's).
@@ -43,6 +44,13 @@ pub struct RunFlags {
     /// Parallel runs (else the file's `jobs`, else the number of cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// This runner's env class, `local` or `remote` (else `ENV_CLASS`, else `local`).
+    #[arg(long, value_name = "CLASS")]
+    pub env_class: Option<String>,
+    /// This runner's id (else `RUNNER_ID`, else `local` for the local class; required for
+    /// `remote`).
+    #[arg(long, value_name = "ID")]
+    pub runner_id: Option<String>,
     /// The time to act at, RFC 3339 (for tests): freeze rows are judged by it and pinned
     /// fixtures' `pinned_at` records it [default: the clock].
     #[arg(long)]
@@ -123,6 +131,8 @@ pub fn settings(flags: &RunFlags) -> Result<Settings, Failure> {
     overrides.flag_replays = flags.replays;
     overrides.flag_timeout_ms = flags.timeout_ms;
     overrides.flag_jobs = flags.jobs;
+    overrides.flag_env_class = flags.env_class.clone();
+    overrides.flag_runner_id = flags.runner_id.clone();
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     Settings::resolve(config, &overrides, cores).map_err(Failure::usage)
 }

@@ -692,3 +692,52 @@ fn a_broken_ledger_link_stops_a_freeze() -> TestResult {
     assert!(!root.join("gone.json").exists());
     Ok(())
 }
+
+#[test]
+fn env_class_and_runner_id_flags_beat_the_environment() -> TestResult {
+    // The defaults of `freeze_env` set ENV_CLASS=remote and RUNNER_ID=ci-runner-7.
+    let (dir, fixture) = repo()?;
+    let before = std::fs::read(dir.path().join("freeze/ledger.json"))?;
+    let prop = Prop::oracle(FLICKER);
+    // --env-class local beats ENV_CLASS=remote: a local runner may not freeze.
+    let out = freeze_env(dir.path(), fixture, prop, &["--env-class", "local"], &[])?;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("env class local may not freeze"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read(dir.path().join("freeze/ledger.json"))?,
+        before
+    );
+    // A bad value is bad input naming the flag.
+    let out = freeze_env(dir.path(), fixture, prop, &["--env-class", "laptop"], &[])?;
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        stderr(&out).contains("--env-class \"laptop\" is not an env class"),
+        "{}",
+        stderr(&out)
+    );
+    let out = freeze_env(dir.path(), fixture, prop, &["--runner-id", ""], &[])?;
+    assert_eq!(out.status.code(), Some(3));
+    assert!(stderr(&out).contains("--runner-id"), "{}", stderr(&out));
+    // --runner-id beats RUNNER_ID in the written row.
+    let out = freeze_env(
+        dir.path(),
+        fixture,
+        prop,
+        &["--env-class", "remote", "--runner-id", "ci-flag-3"],
+        &[("ENV_CLASS", "local")],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ledger = read(&dir.path().join("freeze/ledger.json"))?;
+    let row = ledger
+        .rows()
+        .iter()
+        .find(|r| r.fixture_id == fixture)
+        .ok_or("no row for the fixture")?;
+    assert_eq!(row.env_class, EnvClass::Remote);
+    assert_eq!(row.runner_id, "ci-flag-3");
+    Ok(())
+}

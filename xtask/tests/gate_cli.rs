@@ -2468,3 +2468,129 @@ fn a_replay_count_over_the_limit_names_the_variable_or_the_flag_it_came_from() {
         );
     }
 }
+
+#[test]
+fn env_class_and_runner_id_flags_beat_the_environment() {
+    // Local rows are allowed here, so that which class a run has decides what they excuse.
+    let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n").replace(
+        "min_cases = 10\n",
+        "min_cases = 10\nfreeze_env_classes = [\"local\", \"remote\"]\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10}"#);
+    repo.write("p.py", FLICKER);
+    // A local row: it covers a local run, never a remote one.
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &id, "local", "2026-12-10T00:00:00Z")]),
+    );
+    let local_env = [("ENV_CLASS", "local"), ("RUNNER_ID", "laptop")];
+    let run = repo.gate(&["--format", "json"], &local_env);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = json(&run);
+    assert_eq!(status(&report, "p", &id), "frozen");
+    assert_eq!(
+        report["settings"]["overrides"],
+        serde_json::json!([
+            "env_class = local (file: default local; environment)",
+            "runner_id = laptop (file: default local; environment)"
+        ])
+    );
+
+    // The flags win over the environment: now the run is remote, and the local row excuses
+    // nothing.
+    let flags = [
+        "--format",
+        "json",
+        "--env-class",
+        "remote",
+        "--runner-id",
+        "ci-9",
+    ];
+    let run = repo.gate(&flags, &local_env);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    assert_eq!(status(&report, "p", &id), "flicker");
+    assert_eq!(report["settings"]["env_class"], "remote");
+    assert_eq!(report["settings"]["runner_id"], "ci-9");
+    assert_eq!(
+        report["settings"]["overrides"],
+        serde_json::json!([
+            "env_class = remote (file: default local; flag)",
+            "runner_id = ci-9 (file: default local; flag)"
+        ])
+    );
+    // The text settings block lists them too.
+    let run = repo.gate(
+        &["--env-class", "remote", "--runner-id", "ci-9"],
+        &local_env,
+    );
+    assert!(
+        run.stdout.contains("env remote (runner ci-9)")
+            && run
+                .stdout
+                .contains("    env_class = remote (file: default local; flag)"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Flags, environment and the expected message of one bad runner setting.
+type BadRunner<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
+
+#[test]
+fn bad_env_class_and_runner_id_values_exit_3_naming_their_source() {
+    let repo = Repo::new(&[
+        (
+            "freezegate.toml",
+            &config("[[property]]\nid = \"p\"\noracle = \"true\"\n"),
+        ),
+        ("input.json", "[1]\n"),
+    ]);
+    let classify = ["classify", "--property", "p", "--input", "input.json"];
+    let with = |extra: &[&'static str]| {
+        let mut args = classify.to_vec();
+        args.extend_from_slice(extra);
+        args
+    };
+    let cases: [BadRunner; 5] = [
+        (
+            &["--env-class", "laptop"],
+            &[("ENV_CLASS", "remote")],
+            "error: --env-class \"laptop\" is not an env class",
+        ),
+        (
+            &[],
+            &[("ENV_CLASS", "laptop")],
+            "error: ENV_CLASS \"laptop\" is not an env class",
+        ),
+        (
+            &["--env-class", "remote"],
+            &[],
+            "error: RUNNER_ID or --runner-id is required when the env class is remote",
+        ),
+        (
+            &["--runner-id", " "],
+            &[("RUNNER_ID", "ci-1")],
+            "error: --runner-id \" \" is blank",
+        ),
+        (
+            &["--env-class", "remote", "--runner-id", ""],
+            &[("RUNNER_ID", "ci-1")],
+            "error: --runner-id \"\" is blank",
+        ),
+    ];
+    for (flags, env, message) in cases {
+        for run in [repo.gate(flags, env), repo.xtask(&with(flags), env)] {
+            assert_eq!(run.code, 3, "{flags:?} {env:?}: {}", run.stderr);
+            assert!(run.stderr.contains(message), "{message}: {}", run.stderr);
+        }
+    }
+    // A flag fills in what the environment lacks.
+    let run = repo.gate(&["--runner-id", "ci-1"], &[("ENV_CLASS", "remote")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

@@ -627,8 +627,11 @@ pub enum SettingsError {
         /// Where it came from.
         from: Source,
     },
+    /// `--runner-id` is empty or blank.
+    #[error("--runner-id {0:?} is blank: it must name this runner")]
+    BlankRunnerId(String),
     /// The env class is `remote` and nothing names the runner.
-    #[error("RUNNER_ID is required when ENV_CLASS is remote")]
+    #[error("RUNNER_ID or --runner-id is required when the env class is remote")]
     RunnerIdRequired,
 }
 
@@ -651,6 +654,10 @@ pub struct RunOverrides {
     pub flag_timeout_ms: Option<u64>,
     /// `--jobs`.
     pub flag_jobs: Option<usize>,
+    /// `--env-class`.
+    pub flag_env_class: Option<String>,
+    /// `--runner-id`.
+    pub flag_runner_id: Option<String>,
 }
 
 impl RunOverrides {
@@ -787,18 +794,51 @@ impl Settings {
             }
             None => policy.jobs.unwrap_or(cores.max(1)),
         };
-        let env_class = match overrides.env_class.as_deref() {
-            None => EnvClass::Local,
-            Some(s) => s.parse().map_err(|_| SettingsError::EnvClass {
+        let (class, class_src) = pick(
+            None,
+            overrides.env_class.as_deref().map(Some),
+            overrides.flag_env_class.as_deref().map(Some),
+        );
+        let env_class = match (class, class_src) {
+            (Some(s), Some(from)) => s.parse().map_err(|_| SettingsError::EnvClass {
                 value: s.to_owned(),
-                from: Source::Env,
+                from,
             })?,
+            _ => EnvClass::Local,
         };
-        let runner_id = match (&overrides.env_runner_id, env_class) {
-            (Some(id), _) => id.clone(),
+        if let Some(source) = class_src {
+            list.push(Override {
+                key: "env_class".into(),
+                file: "default local".into(),
+                run: env_class.as_str().to_owned(),
+                source,
+                weakens: false,
+            });
+        }
+        if let Some(id) = &overrides.flag_runner_id
+            && id.trim().is_empty()
+        {
+            return Err(SettingsError::BlankRunnerId(id.clone()));
+        }
+        let (id, id_src) = pick(
+            None,
+            overrides.env_runner_id.as_deref().map(Some),
+            overrides.flag_runner_id.as_deref().map(Some),
+        );
+        let runner_id = match (id, env_class) {
+            (Some(id), _) => id.to_owned(),
             (None, EnvClass::Local) => "local".to_owned(),
             (None, EnvClass::Remote) => return Err(SettingsError::RunnerIdRequired),
         };
+        if let Some(source) = id_src {
+            list.push(Override {
+                key: "runner_id".into(),
+                file: "default local".into(),
+                run: runner_id.clone(),
+                source,
+                weakens: false,
+            });
+        }
         Ok(Settings {
             seed,
             replays,
@@ -1201,7 +1241,16 @@ mod tests {
             (s.env_class, s.runner_id.as_str()),
             (EnvClass::Remote, "ci-7")
         );
-        assert!(s.overrides.is_empty());
+        // Listed like every other override, and none of them weakens the policy.
+        let shown: Vec<String> = s.overrides.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "env_class = remote (file: default local; environment)",
+                "runner_id = ci-7 (file: default local; environment)",
+            ]
+        );
+        assert_eq!(s.weakening_overrides().count(), 0);
     }
 
     #[test]
