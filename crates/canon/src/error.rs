@@ -236,6 +236,20 @@ impl ValueError {
     }
 }
 
+/// A text that is not a UTC time `YYYY-MM-DDTHH:MM:SSZ` on the calendar
+/// ([`check_utc_timestamp`](crate::fixture::check_utc_timestamp)).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TimestampError {
+    /// The text does not have the form `YYYY-MM-DDTHH:MM:SSZ` (ASCII digits, `T`, `Z`).
+    #[error("{0:?} is not a UTC time of the form YYYY-MM-DDTHH:MM:SSZ")]
+    Form(String),
+    /// The form is right but no such time exists (month 13, 31 April, 29 February of a
+    /// common year, hour 24, a leap second).
+    #[error("{0:?} is not a valid date and time")]
+    NotOnCalendar(String),
+}
+
 /// A fixture meta file that does not have the shape of SPEC §3.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -65,7 +65,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use crate::digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
-use crate::error::{Error, MetaError};
+use crate::error::{Error, MetaError, TimestampError};
 use crate::value::{Int, Value};
 use crate::write::to_pretty_string;
 
@@ -236,7 +236,7 @@ impl Meta {
     /// `YYYY-MM-DDTHH:MM:SSZ`, `patch_id` names a candidate (not empty or blank), and each id
     /// is its digest's prefix.
     pub fn check(&self) -> Result<(), MetaError> {
-        check_utc_timestamp(&self.pinned_at).map_err(|p| invalid("pinned_at", p))?;
+        check_utc_timestamp(&self.pinned_at).map_err(|e| invalid("pinned_at", e.to_string()))?;
         if self.patch_id.trim().is_empty() {
             return Err(invalid(
                 "patch_id",
@@ -320,8 +320,8 @@ fn steps(value: &Value) -> Result<Vec<Value>, MetaError> {
 }
 
 /// Checks that `s` is a UTC time `YYYY-MM-DDTHH:MM:SSZ` that exists on the calendar
-/// (no leap seconds). The error says what is wrong.
-pub fn check_utc_timestamp(s: &str) -> Result<(), String> {
+/// (no leap seconds). The error says which of the two it is not.
+pub fn check_utc_timestamp(s: &str) -> Result<(), TimestampError> {
     let b = s.as_bytes();
     let digits = [0..4, 5..7, 8..10, 11..13, 14..16, 17..19];
     let shape = b.len() == 20
@@ -335,9 +335,7 @@ pub fn check_utc_timestamp(s: &str) -> Result<(), String> {
             .iter()
             .all(|r| b[r.clone()].iter().all(u8::is_ascii_digit));
     if !shape {
-        return Err(format!(
-            "{s:?} is not a UTC time of the form YYYY-MM-DDTHH:MM:SSZ"
-        ));
+        return Err(TimestampError::Form(s.to_owned()));
     }
     let num = |i: usize| -> u32 {
         b[digits[i].clone()]
@@ -354,7 +352,7 @@ pub fn check_utc_timestamp(s: &str) -> Result<(), String> {
         _ => 0,
     };
     if day == 0 || day > days || num(3) > 23 || num(4) > 59 || num(5) > 59 {
-        return Err(format!("{s:?} is not a valid date and time"));
+        return Err(TimestampError::NotOnCalendar(s.to_owned()));
     }
     Ok(())
 }
@@ -1449,5 +1447,21 @@ mod tests {
         ] {
             assert!(check_utc_timestamp(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_timestamp_error_is_typed_and_says_which_rule_it_breaks() {
+        fn is_error<E: std::error::Error + Send + Sync + 'static>(_: &E) {}
+        let form = check_utc_timestamp("2026-09-17 00:00:00Z").unwrap_err();
+        is_error(&form);
+        assert_eq!(form, TimestampError::Form("2026-09-17 00:00:00Z".into()));
+        assert_eq!(
+            form.to_string(),
+            "\"2026-09-17 00:00:00Z\" is not a UTC time of the form YYYY-MM-DDTHH:MM:SSZ"
+        );
+        assert_eq!(
+            check_utc_timestamp("2026-04-31T00:00:00Z"),
+            Err(TimestampError::NotOnCalendar("2026-04-31T00:00:00Z".into()))
+        );
     }
 }

@@ -77,7 +77,9 @@ pub mod walk;
 mod write;
 
 pub use digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
-pub use error::{Error, MetaError, ParseError, ParseErrorKind, Position, ValueError};
+pub use error::{
+    Error, MetaError, ParseError, ParseErrorKind, Position, TimestampError, ValueError,
+};
 pub use read::{MAX_DEPTH, parse};
 pub use serde_edge::{from_value, to_value};
 pub use value::{Float, Int, Value, escape_pointer_token};
