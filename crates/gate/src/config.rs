@@ -1296,4 +1296,48 @@ mod tests {
             "ENV_CLASS \"laptop\" is not an env class: expected \"local\" or \"remote\""
         );
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// SPEC §6: a property may raise the replay count for itself, never lower it. A
+        /// property below the policy is refused where it is written. For any policy count,
+        /// property count and run override (flag or `REPLAYS`), a property that raised its
+        /// count gets max(its own, the run's): an override below it is ignored for it. One
+        /// that did not raise follows the run's count, and the run's count is never ignored
+        /// upwards. An override below the policy is listed as weakening it.
+        #[test]
+        fn a_propertys_replays_are_the_larger_of_its_own_and_the_runs(
+            policy in 1usize..40,
+            property in 1usize..80,
+            run in proptest::option::of(1usize..80),
+            from_flag in proptest::prelude::any::<bool>(),
+        ) {
+            let text = format!(
+                "[policy]\nreplays = {policy}\n\n[[property]]\nid = \"p\"\noracle = \"true\"\nreplays = {property}\n"
+            );
+            let parsed = parse(&text);
+            if property < policy {
+                let err = parsed.expect_err("a property below the policy is refused");
+                proptest::prop_assert!(err.to_string().contains("property[0].replays"), "{}", err);
+                return Ok(());
+            }
+            let config = parsed.expect("a property at or above the policy is accepted");
+            let overrides = match (run, from_flag) {
+                (Some(n), true) => RunOverrides { flag_replays: Some(n), ..RunOverrides::default() },
+                (Some(n), false) => RunOverrides { env_replays: Some(n.to_string()), ..RunOverrides::default() },
+                (None, _) => RunOverrides::default(),
+            };
+            let s = Settings::resolve(config, &overrides, 1).expect("valid overrides");
+            let run_n = run.unwrap_or(policy);
+            let effective = s.replays_for(&s.config.properties[0]);
+            let expected = if property > policy { property.max(run_n) } else { run_n };
+            proptest::prop_assert_eq!(effective, expected);
+            proptest::prop_assert!(effective >= run_n, "the run's count is never lowered");
+            if run_n >= policy {
+                proptest::prop_assert_eq!(effective, property.max(run_n));
+            }
+            proptest::prop_assert_eq!(s.weakening_overrides().count(), usize::from(run_n < policy));
+        }
+    }
 }

@@ -520,33 +520,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             .iter()
             .find(|o| o.label.is_infra())
             .map(|o| format!("{}: {}", o.label, infra_reason(o)));
-        let (status, note) = match (v, &freeze) {
-            (Verdict::BlockPatch, None) => (FixtureStatus::Regression, None),
-            (Verdict::BlockPatch, Some(_)) => (
-                FixtureStatus::Regression,
-                Some(
-                    "frozen, but every replay failed: a freeze excuses flicker, not a regression"
-                        .to_owned(),
-                ),
-            ),
-            (Verdict::FreezeEligible, None) => (
-                FixtureStatus::Flicker,
-                invalid_row.then(|| {
-                    format!(
-                        "a row of {LEDGER_FILE} names it but breaks a rule (see the ledger findings): it freezes nothing"
-                    )
-                }),
-            ),
-            (Verdict::FreezeEligible, Some(_)) => (FixtureStatus::Frozen, None),
-            (Verdict::NotReproduced, None) => (FixtureStatus::Pass, None),
-            (Verdict::NotReproduced, Some(_)) => (
-                FixtureStatus::Pass,
-                Some("frozen, but every replay passed: the freeze can be lifted".to_owned()),
-            ),
-            (Verdict::InfraQueue | Verdict::RejectMalformed, _) => {
-                (FixtureStatus::Infra, infra_note)
-            }
-        };
+        let (status, note) = fixture_status(v, freeze.is_some(), invalid_row, infra_note);
         fixtures.push(FixtureResult {
             property_id: property.id.to_string(),
             fixture_id: p.id.to_string(),
@@ -1526,6 +1500,42 @@ pub enum RunError {
     Patch(#[source] crate::patch::PatchError),
 }
 
+/// What a fixture's verdict means for the merge, given whether an active, valid ledger row
+/// freezes it (`frozen`) and whether a row names it but breaks a rule (`invalid_row`): a
+/// freeze excuses flicker, never a regression; an infra verdict is infra, frozen or not.
+fn fixture_status(
+    verdict: Verdict,
+    frozen: bool,
+    invalid_row: bool,
+    infra_note: Option<String>,
+) -> (FixtureStatus, Option<String>) {
+    match (verdict, frozen) {
+        (Verdict::BlockPatch, false) => (FixtureStatus::Regression, None),
+        (Verdict::BlockPatch, true) => (
+            FixtureStatus::Regression,
+            Some(
+                "frozen, but every replay failed: a freeze excuses flicker, not a regression"
+                    .to_owned(),
+            ),
+        ),
+        (Verdict::FreezeEligible, false) => (
+            FixtureStatus::Flicker,
+            invalid_row.then(|| {
+                format!(
+                    "a row of {LEDGER_FILE} names it but breaks a rule (see the ledger findings): it freezes nothing"
+                )
+            }),
+        ),
+        (Verdict::FreezeEligible, true) => (FixtureStatus::Frozen, None),
+        (Verdict::NotReproduced, false) => (FixtureStatus::Pass, None),
+        (Verdict::NotReproduced, true) => (
+            FixtureStatus::Pass,
+            Some("frozen, but every replay passed: the freeze can be lifted".to_owned()),
+        ),
+        (Verdict::InfraQueue | Verdict::RejectMalformed, _) => (FixtureStatus::Infra, infra_note),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1541,5 +1551,179 @@ mod tests {
         let line = stderr_last_line(&long).unwrap_or_default();
         assert_eq!(line.chars().count(), STDERR_LINE_CHARS + 1);
         assert!(line.ends_with('…'));
+    }
+
+    use proptest::prelude::*;
+
+    /// One pinned fixture of a generated run: its labels and whether a valid, active row
+    /// freezes it.
+    type FixtureCase = (Vec<Label>, bool);
+    /// One campaign: found a failure, already pinned, dropped as not reproduced, has an infra
+    /// item.
+    type CampaignCase = (bool, bool, bool, bool);
+
+    fn label() -> impl Strategy<Value = Label> {
+        prop_oneof![
+            4 => Just(Label::AssertPass),
+            4 => Just(Label::AssertFail),
+            1 => Just(Label::Timeout),
+            1 => Just(Label::HarnessError),
+        ]
+    }
+
+    fn fixture_case() -> impl Strategy<Value = FixtureCase> {
+        (1usize..6).prop_flat_map(|n| {
+            (
+                prop_oneof![
+                    prop::collection::vec(label(), n),
+                    // Runs without infra labels are common enough to decide alone.
+                    prop::collection::vec(
+                        prop_oneof![Just(Label::AssertPass), Just(Label::AssertFail)],
+                        n
+                    ),
+                ],
+                any::<bool>(),
+            )
+        })
+    }
+
+    fn report(fixtures: &[FixtureCase], campaigns: &[CampaignCase], findings: &[bool]) -> Report {
+        let fixtures = fixtures
+            .iter()
+            .enumerate()
+            .map(|(i, (labels, frozen))| {
+                let v = verdict(labels, labels.len());
+                let (status, note) = fixture_status(v, *frozen, false, None);
+                FixtureResult {
+                    property_id: "p".into(),
+                    fixture_id: format!("{i:016x}"),
+                    path: String::new(),
+                    labels: labels.clone(),
+                    verdict: v,
+                    status,
+                    freeze: None,
+                    note,
+                    signature: None,
+                    duration_ms: 0,
+                }
+            })
+            .collect();
+        let campaigns = campaigns
+            .iter()
+            .map(|&(failure, pinned, dropped, infra)| CampaignResult {
+                property_id: "p".into(),
+                cases: 10,
+                cases_run: 10,
+                status: match (failure, infra) {
+                    (true, _) => CampaignStatus::Failure,
+                    (false, true) => CampaignStatus::Infra,
+                    (false, false) => CampaignStatus::Pass,
+                },
+                failing_case: None,
+                action: failure.then(|| {
+                    if dropped {
+                        "drop_nonreproducible".to_owned()
+                    } else {
+                        "pin_fixture".to_owned()
+                    }
+                }),
+                fixture_id: None,
+                minimal: None,
+                labels: Vec::new(),
+                already_pinned: pinned,
+                trivial: false,
+                oracle_calls: 0,
+                shrinks: 0,
+                note: None,
+                infra: infra.then(|| "timeout".to_owned()),
+                duration_ms: 0,
+            })
+            .collect();
+        let findings = findings
+            .iter()
+            .map(|&blocking| Finding {
+                kind: FindingKind::Patch,
+                blocking,
+                file: None,
+                line: None,
+                column: None,
+                rule: "r".into(),
+                message: "m".into(),
+            })
+            .collect();
+        let mut report = Report {
+            format: REPORT_FORMAT,
+            settings: SettingsView {
+                seed: 1,
+                replays: 1,
+                jobs: 1,
+                env_class: "local".into(),
+                runner_id: "local".into(),
+                now: String::new(),
+                patch_id: String::new(),
+                properties: Vec::new(),
+                overrides: Vec::new(),
+                ledger_active: 0,
+                ledger_expired: 0,
+            },
+            fixtures,
+            campaigns,
+            findings,
+            expired_rows: Vec::new(),
+            patch: None,
+            decision: Decision {
+                outcome: Outcome::Pass,
+                exit_code: 0,
+            },
+            summary: Summary::default(),
+        };
+        report.decide();
+        report
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// SPEC §9 step 5 and §8's precedence: the gate exits 1 iff a fixture fails every
+        /// replay (frozen or not), a fixture flickers without a freeze, a campaign finds a new
+        /// failure (not already pinned, not dropped) or a finding blocks; else 2 iff anything
+        /// timed out or broke the harness; else 0. Judged from the labels alone.
+        #[test]
+        fn the_gate_exits_1_then_2_then_0_as_the_spec_says(
+            fixtures in prop::collection::vec(fixture_case(), 0..6),
+            campaigns in prop::collection::vec(any::<CampaignCase>(), 0..4),
+            findings in prop::collection::vec(any::<bool>(), 0..3),
+        ) {
+            let report = report(&fixtures, &campaigns, &findings);
+            let infra_label = |l: &Label| matches!(l, Label::Timeout | Label::HarnessError);
+            let all = |labels: &[Label], want: Label| labels.iter().all(|l| *l == want);
+            let regression = fixtures.iter().any(|(l, _)| all(l, Label::AssertFail));
+            let unfrozen_flicker = fixtures.iter().any(|(l, frozen)| {
+                !frozen
+                    && !l.iter().any(infra_label)
+                    && l.contains(&Label::AssertPass)
+                    && l.contains(&Label::AssertFail)
+            });
+            let new_failure = campaigns.iter().any(|&(f, pinned, dropped, _)| f && !pinned && !dropped);
+            let blocking = findings.iter().any(|&b| b);
+            let infra = fixtures.iter().any(|(l, _)| l.iter().any(infra_label))
+                || campaigns.iter().any(|c| c.3);
+            let expected = if regression || unfrozen_flicker || new_failure || blocking {
+                (Outcome::Blocked, 1)
+            } else if infra {
+                (Outcome::Infra, 2)
+            } else {
+                (Outcome::Pass, 0)
+            };
+            prop_assert_eq!((report.decision.outcome, report.decision.exit_code), expected);
+            // A freeze excuses flicker, never a regression: a frozen fixture votes only when
+            // every replay failed.
+            for (f, (labels, frozen)) in report.fixtures.iter().zip(&fixtures) {
+                if *frozen {
+                    prop_assert_eq!(f.status.blocks(), all(labels, Label::AssertFail));
+                }
+                prop_assert_eq!(f.status == FixtureStatus::Frozen, *frozen && f.verdict == Verdict::FreezeEligible);
+            }
+        }
     }
 }
