@@ -839,11 +839,12 @@ impl RuleSet {
                             p.kinds.contains(&l.kind)
                                 && (p.scope == Scope::Anywhere || l.in_property)
                         };
-                        let hit = patterns.iter().any(|(p, r, unless)| {
-                            applies(p)
-                                && r.is_match(&text)
-                                && !unless.as_ref().is_some_and(|u| u.is_match(&text))
-                        }) || self.spans_lines_onto(l, s, patterns, &applies, &mut statements);
+                        let hit =
+                            patterns.iter().any(|(p, r, unless)| {
+                                applies(p)
+                                    && r.is_match(&text)
+                                    && !unless.as_ref().is_some_and(|u| u.is_match(&text))
+                            }) || self.spans_lines_onto(l, s, patterns, &applies, &mut statements);
                         if hit && !take(&mut pool, l, s) {
                             findings.push(finding(rule, l, rule.description.to_string()));
                         }
