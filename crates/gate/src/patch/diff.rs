@@ -687,51 +687,65 @@ mod reconstruction {
     use super::*;
     use proptest::prelude::*;
     use std::process::Command;
-    use std::sync::LazyLock;
 
+    /// A git repository to hash blobs in and diff them.
     struct Scratch {
         dir: tempfile::TempDir,
         git: Git,
     }
 
-    static SCRATCH: LazyLock<Scratch> = LazyLock::new(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = vec![
-            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
-            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
-        ];
-        let status = Command::new("git")
-            .args(["init", "-q"])
-            .arg(dir.path())
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .status()
-            .unwrap();
-        assert!(status.success());
-        let git = Git::new(dir.path(), "git".into(), env);
-        Scratch { dir, git }
-    });
+    thread_local! {
+        /// One repository per test thread: libtest runs each test on a thread of its own,
+        /// so the directory is removed when the test ends (a `static` never drops it and
+        /// would leave it in the temporary directory).
+        static SCRATCH: Scratch = Scratch::new();
+    }
 
-    fn blob(text: &str) -> String {
-        use std::io::Write;
-        // Through stdin: the tests run in parallel, so no shared scratch file.
-        let mut child = Command::new("git")
-            .arg("-C")
-            .arg(SCRATCH.dir.path())
-            .args(["hash-object", "-w", "--stdin"])
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert!(out.status.success());
-        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    impl Scratch {
+        fn new() -> Scratch {
+            let dir = tempfile::tempdir().unwrap();
+            let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = vec![
+                ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+                ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            ];
+            let status = Command::new("git")
+                .args(["init", "-q"])
+                .arg(dir.path())
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .status()
+                .unwrap();
+            assert!(status.success());
+            let git = Git::new(dir.path(), "git".into(), env);
+            Scratch { dir, git }
+        }
+
+        fn blob(&self, text: &str) -> String {
+            use std::io::Write;
+            // Through stdin: no scratch file.
+            let mut child = Command::new("git")
+                .arg("-C")
+                .arg(self.dir.path())
+                .args(["hash-object", "-w", "--stdin"])
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(text.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success());
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        }
+    }
+
+    /// `git diff` of two texts, as the patch check runs it on blobs.
+    fn git_diff(old: &str, new: &str) -> Vec<u8> {
+        SCRATCH.with(|s| s.git.blob_diff(&s.blob(old), &s.blob(new)).unwrap())
     }
 
     /// Lines as git splits them: at `\n` only, a `\r` kept.
@@ -789,7 +803,7 @@ mod reconstruction {
 
         #[test]
         fn parsed_hunks_turn_the_old_text_into_the_new(old in text(), new in text()) {
-            let out = SCRATCH.git.blob_diff(&blob(&old), &blob(&new)).unwrap();
+            let out = git_diff(&old, &new);
             let changes = parse_hunks(&out).unwrap();
             let rebuilt = apply(&old, &changes);
             prop_assert_eq!(rebuilt, git_lines(&new));
@@ -804,7 +818,7 @@ mod reconstruction {
         fn the_in_process_diff_agrees_with_git(old in text(), new in text()) {
             let ours = text_changes(&old, &new);
             prop_assert_eq!(apply(&old, &ours), git_lines(&new));
-            let out = SCRATCH.git.blob_diff(&blob(&old), &blob(&new)).unwrap();
+            let out = git_diff(&old, &new);
             let git = parse_hunks(&out).unwrap();
             prop_assert!(ours.added.len() <= git.added.len());
             prop_assert!(ours.removed.len() <= git.removed.len());

@@ -42,16 +42,17 @@ impl Key {
     }
 }
 
-/// The keys of a test binary: made once, shared by every test.
+/// The keys of the patch tests: made once under the build's temporary directory
+/// (`CARGO_TARGET_TMPDIR`, removed by `cargo clean`), never in the system's, and reused by
+/// every test and every later run.
 pub struct Keys {
-    _dir: tempfile::TempDir,
     /// A human reviewer, listed in the base revision's allowed signers.
     pub alice: Key,
     /// A key the patch author controls, never listed at the base revision.
     pub mallory: Key,
 }
 
-fn make_key(dir: &Path, name: &str) -> Key {
+fn make_key(dir: &Path, name: &str) {
     let private = dir.join(name);
     let status = Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
@@ -59,9 +60,12 @@ fn make_key(dir: &Path, name: &str) -> Key {
         .status()
         .expect("ssh-keygen runs");
     assert!(status.success(), "ssh-keygen failed");
+}
+
+fn read_key(dir: &Path, name: &str) -> Key {
     let public = std::fs::read_to_string(dir.join(format!("{name}.pub"))).expect("public key");
     Key {
-        private,
+        private: dir.join(name),
         public,
         principal: format!("{name}@example.org"),
     }
@@ -71,13 +75,24 @@ fn make_key(dir: &Path, name: &str) -> Key {
 pub fn keys() -> &'static Keys {
     static KEYS: OnceLock<Keys> = OnceLock::new();
     KEYS.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let alice = make_key(dir.path(), "alice");
-        let mallory = make_key(dir.path(), "mallory");
+        let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let dir = tmp.join("patch-keys");
+        if !dir.join("mallory.pub").exists() {
+            // Made aside and renamed into place, so a test binary running at the same time
+            // never sees half a set; the loser of a race drops its own.
+            let fresh = tempfile::Builder::new()
+                .prefix("patch-keys.")
+                .tempdir_in(tmp)
+                .expect("temp dir");
+            make_key(fresh.path(), "alice");
+            make_key(fresh.path(), "mallory");
+            if std::fs::rename(fresh.path(), &dir).is_err() {
+                assert!(dir.join("mallory.pub").exists(), "cannot keep the keys");
+            }
+        }
         Keys {
-            _dir: dir,
-            alice,
-            mallory,
+            alice: read_key(&dir, "alice"),
+            mallory: read_key(&dir, "mallory"),
         }
     })
 }
