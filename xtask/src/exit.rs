@@ -37,7 +37,7 @@ impl Failure {
 pub fn finish(outcome: Outcome) -> ExitCode {
     // A command whose runs were killed by a signal exits from the signal's thread, with
     // 128 + the signal.
-    crate::signals::park_if_stopping();
+    freezegate_gate::process::park_if_stopping();
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {
@@ -75,7 +75,7 @@ pub fn read_input(path: Option<&std::path::Path>) -> Result<(String, Vec<u8>), F
 /// disk) is an error naming standard output (exit 3), never a panic.
 pub fn write_stdout(text: &str) -> Result<(), Failure> {
     use anyhow::Context;
-    crate::signals::park_if_stopping();
+    freezegate_gate::process::park_if_stopping();
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     stdout

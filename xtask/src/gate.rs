@@ -176,7 +176,7 @@ pub fn now(flag: Option<&str>) -> Result<freezegate_ledger::Timestamp, Failure> 
 }
 
 fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
-    crate::signals::park_if_stopping();
+    freezegate_gate::process::park_if_stopping();
     match path {
         Some(path) => std::fs::write(path, text)
             .with_context(|| format!("cannot write {}", path.display()))

@@ -15,7 +15,6 @@ mod properties;
 mod replay;
 mod root;
 mod shrink;
-mod signals;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -137,7 +136,7 @@ fn main() -> ExitCode {
         command,
         Command::Canon(_) | Command::Ledger(_) | Command::Property { .. }
     );
-    if runs_oracles && let Err(e) = freezegate_replay::become_child_subreaper() {
+    if runs_oracles && let Err(e) = freezegate_gate::process::become_child_subreaper() {
         eprintln!("warning: cannot become a child subreaper, orphans go to PID 1: {e}");
     }
     // Oracles run in process groups of their own, out of reach of a terminal's Ctrl-C: on
@@ -145,8 +144,8 @@ fn main() -> ExitCode {
     // finish, and exits with 128 + the signal. The hidden subcommand is itself an oracle and
     // keeps the default (its runner signals its group).
     let handles_signals = !matches!(command, Command::Canon(_) | Command::Property { .. });
-    if handles_signals && let Err(e) = signals::handle_stop_signals() {
-        eprintln!("warning: cannot handle SIGINT, SIGTERM and SIGHUP: {e}");
+    if handles_signals && let Err(e) = freezegate_gate::process::handle_stop_signals() {
+        eprintln!("warning: {:#}", anyhow::Error::from(e));
     }
     let outcome = match command {
         Command::Canon(args) => canon::run(args),

@@ -8,7 +8,106 @@
 //!
 //! It is a library so that a repository can call it from its own xtask; freezegate's own
 //! `xtask` binary is a thin shell over it ([`run::run_with_base`], [`classify::classify`],
-//! [`render`], [`demo`]).
+//! [`render`], [`demo`], [`process::setup`]).
+//!
+//! # Main items
+//!
+//! - [`config::Config`] (`freezegate.toml`, [`config::Config::load`]),
+//!   [`config::RunOverrides`] (the environment and flags, [`config::RunOverrides::from_env`])
+//!   and [`config::Settings`] (the two resolved, [`config::Settings::resolve`]).
+//! - [`run::Context`] (root, `now` as a [`Timestamp`], the Rust properties, `patch_id`) and
+//!   [`run::run`] / [`run::run_with_base`], which give a [`report::Report`]; call
+//!   [`report::Report::decide`] for its [`report::Decision`] and exit code.
+//! - [`render`]: the report as text ([`render::settings_text`], [`render::body_text`]),
+//!   JSON ([`render::json`]), JUnit ([`render::junit`]) or GitHub annotations
+//!   ([`render::github`]); [`schema`] holds the JSON schemas.
+//! - [`rust_prop::Registry`]: Rust properties with a proptest strategy.
+//! - [`process::setup`]: the process-wide set-up of a binary that runs oracles (the child
+//!   subreaper and SIGINT, SIGTERM and SIGHUP), with [`process::park_if_stopping`] and
+//!   [`process::kill_active_runs`].
+//! - [`classify::classify`] (one failing input through shrink, pin, replay and action),
+//!   [`patch::check_patch`] (patch integrity), [`diffs`] (the ledger and settings diffs of a
+//!   patch), [`demo::Demo`].
+//!
+//! The crates below are re-exported ([`freezegate_canon`], [`freezegate_replay`],
+//! [`freezegate_shrink`], [`freezegate_ledger`], and [`proptest`] for the strategies), so a
+//! project needs this one dependency.
+//!
+//! # Your own xtask
+//!
+//! A repository runs the gate from its own binary: the hidden subcommand of its Rust
+//! properties first (each run re-executes the binary), then [`process::setup`], so that a
+//! terminal's Ctrl-C or a CI runner's cancel kills the oracles with the gate (they run in
+//! process groups of their own, which those signals do not reach) and the process exits with
+//! 128 + the signal; then the settings, the context, the gate and a renderer. Exit codes as
+//! in freezegate's own xtask: the decision's `0`, `1` or `2`, and `3` when the gate cannot
+//! run.
+//!
+//! ```no_run
+//! use std::process::ExitCode;
+//!
+//! use freezegate_gate::config::{Config, RunOverrides, Settings};
+//! use freezegate_gate::render::{self, Style};
+//! use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry, RegistryError};
+//! use freezegate_gate::{process, run};
+//!
+//! /// The repository's Rust properties (see "Rust properties" below); none here.
+//! fn registry() -> Result<Registry, RegistryError> {
+//!     Ok(Registry::new())
+//! }
+//!
+//! fn main() -> ExitCode {
+//!     match xtask() {
+//!         Ok(code) => ExitCode::from(code),
+//!         Err(error) => {
+//!             // After a stopping signal the signal's thread exits, with 128 + the signal.
+//!             process::park_if_stopping();
+//!             eprintln!("error: {error}");
+//!             ExitCode::from(3)
+//!         }
+//!     }
+//! }
+//!
+//! fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
+//!     let registry = registry()?;
+//!     let args: Vec<String> = std::env::args().collect();
+//!     // `xtask __freezegate-property ID`: one run of a Rust property, an oracle itself, so
+//!     // it keeps the default signal handling.
+//!     if let [_, subcommand, id] = args.as_slice()
+//!         && subcommand == PROPERTY_SUBCOMMAND
+//!     {
+//!         let worker = std::env::var("FREEZEGATE_WORKER").as_deref() == Ok("1");
+//!         let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+//!         return Ok(registry.serve(id, worker, &mut stdin.lock(), &mut stdout.lock()));
+//!     }
+//!     // Adopt the oracles' orphans; on SIGINT, SIGTERM or SIGHUP kill every run and exit.
+//!     if let Err(error) = process::setup() {
+//!         eprintln!("warning: {error}");
+//!     }
+//!     let root = std::env::current_dir()?;
+//!     let config = Config::load(&root)?;
+//!     let overrides = RunOverrides::from_env(|key| std::env::var(key).ok());
+//!     let cores = std::thread::available_parallelism().map_or(1, usize::from);
+//!     let settings = Settings::resolve(config, &overrides, cores)?;
+//!     let ctx = run::Context {
+//!         patch_id: run::head_commit(&root).ok_or("cannot read the commit of HEAD")?,
+//!         root,
+//!         now: run::clock_now(),
+//!         registry: &registry,
+//!         exe: std::env::current_exe().ok(),
+//!         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
+//!         progress: &run::Quiet,
+//!     };
+//!     // `Some("refs/remotes/origin/main")` also judges the patch's own commits.
+//!     let mut report = run::run_with_base(&settings, &ctx, None)?;
+//!     report.decide();
+//!     // Print nothing made of runs a signal killed.
+//!     process::park_if_stopping();
+//!     print!("{}", render::settings_text(&report.settings));
+//!     print!("{}", render::body_text(&report, Style { color: false }));
+//!     Ok(report.decision.exit_code)
+//! }
+//! ```
 //!
 //! # Rust properties
 //!
@@ -23,8 +122,8 @@
 //! xtask's part is to route that subcommand to [`rust_prop::Registry::serve`]:
 //!
 //! ```
+//! use freezegate_gate::proptest::prelude::*;
 //! use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry};
-//! use proptest::prelude::*;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! /// The repository's properties, registered once, used by `gate` and the hidden subcommand.
@@ -76,9 +175,9 @@
 //! # Platforms
 //!
 //! Running oracles needs the Linux-only process runners of `freezegate-replay`, so
-//! [`classify`], [`demo`], [`oracles`] and [`run`] exist only on `target_os = "linux"`. The
-//! configuration, the report model, its renderers and schema, the Rust property registry and
-//! the patch checks build on every target.
+//! [`classify`], [`demo`], [`oracles`], [`process`] and [`run`] exist only on
+//! `target_os = "linux"`. The configuration, the report model, its renderers and schema, the
+//! Rust property registry and the patch checks build on every target.
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
@@ -92,9 +191,18 @@ pub mod integrity;
 #[cfg(target_os = "linux")]
 pub mod oracles;
 pub mod patch;
+#[cfg(target_os = "linux")]
+pub mod process;
 pub mod render;
 pub mod report;
 #[cfg(target_os = "linux")]
 pub mod run;
 pub mod rust_prop;
 pub mod schema;
+
+pub use freezegate_canon;
+pub use freezegate_ledger;
+pub use freezegate_ledger::Timestamp;
+pub use freezegate_replay;
+pub use freezegate_shrink;
+pub use proptest;

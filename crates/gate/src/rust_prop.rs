@@ -80,7 +80,7 @@ struct Registered {
 ///
 /// ```
 /// use freezegate_gate::rust_prop::{Check, Registry};
-/// use proptest::prelude::*;
+/// use freezegate_gate::proptest::prelude::*;
 ///
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let mut registry = Registry::new();

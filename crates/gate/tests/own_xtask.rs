@@ -1,0 +1,234 @@
+//! A repository's own xtask, built from this crate's API alone (the crate docs' "Your own
+//! xtask"), stopped by SIGTERM while an oracle runs: it exits with 143 and leaves no process
+//! of the run, the one that left its group included (SPEC §4: no process left).
+//!
+//! This file is a program (`harness = false`): run by `cargo test` it builds a repository
+//! whose one property hangs, starts itself there as the xtask (`OWN_XTASK_CHILD=1`), and
+//! sends it SIGTERM once the oracle runs.
+
+use std::path::Path;
+use std::process::{Child, Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+use freezegate_gate::config::{Config, RunOverrides, Settings};
+use freezegate_gate::render::{self, Style};
+use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry};
+use freezegate_gate::{process, run};
+
+/// The test's one name, for `--list` and filters.
+const NAME: &str = "own_xtask_stopped_by_sigterm_exits_143_and_leaves_no_oracle";
+
+/// Set in the environment of the copy of this program that plays the xtask.
+const CHILD: &str = "OWN_XTASK_CHILD";
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        return own_xtask();
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        println!("{NAME}: test");
+        return ExitCode::SUCCESS;
+    }
+    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if !filters.is_empty() && !filters.iter().any(|f| NAME.contains(f.as_str())) {
+        println!("running 0 tests");
+        return ExitCode::SUCCESS;
+    }
+    println!("running 1 test");
+    stopped_by_sigterm_exits_143_and_leaves_no_oracle();
+    println!("test {NAME} ... ok");
+    ExitCode::SUCCESS
+}
+
+/// The crate docs' example `main`, with an empty registry.
+fn own_xtask() -> ExitCode {
+    match xtask() {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            process::park_if_stopping();
+            eprintln!("error: {error}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
+    let registry = Registry::new();
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, subcommand, id] = args.as_slice()
+        && subcommand == PROPERTY_SUBCOMMAND
+    {
+        let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
+        return Ok(registry.serve(id, false, &mut stdin.lock(), &mut stdout.lock()));
+    }
+    process::setup()?;
+    let root = std::env::current_dir()?;
+    let config = Config::load(&root)?;
+    let overrides = RunOverrides::from_env(|key| std::env::var(key).ok());
+    let settings = Settings::resolve(config, &overrides, 2)?;
+    let ctx = run::Context {
+        patch_id: run::head_commit(&root).ok_or("cannot read the commit of HEAD")?,
+        root,
+        now: run::clock_now(),
+        registry: &registry,
+        exe: std::env::current_exe().ok(),
+        max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
+        progress: &run::Quiet,
+    };
+    let mut report = run::run_with_base(&settings, &ctx, None)?;
+    report.decide();
+    process::park_if_stopping();
+    print!("{}", render::settings_text(&report.settings));
+    print!("{}", render::body_text(&report, Style { color: false }));
+    Ok(report.decision.exit_code)
+}
+
+fn stopped_by_sigterm_exits_143_and_leaves_no_oracle() {
+    let tmp = tempfile::Builder::new()
+        .prefix("own-xtask")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("temp dir");
+    let dir = tmp.path();
+    // 300 s and a fraction no other process on the machine passes to sleep.
+    let token = format!("300.{}", std::process::id());
+    // The oracle starts a sleep in its group and one that leaves it, then says so.
+    let oracle = format!(
+        "cat >/dev/null; setsid sleep {token} & sleep {token} & touch started.oracle; wait"
+    );
+    let toml = format!(
+        "[policy]\nreplays = 3\ntimeout_ms = 120000\nmin_cases = 1\n\n\
+         [[property]]\nid = \"slow.oracle\"\noracle = \"{oracle}\"\n\
+         generate = \"echo '{{}}'\"\ncases = 1\n"
+    );
+    std::fs::write(dir.join("freezegate.toml"), toml).expect("write");
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "suite"]);
+
+    let exe = std::env::current_exe().expect("the test's own path");
+    let mut xtask = Command::new(exe)
+        .current_dir(dir)
+        .env(CHILD, "1")
+        .env_remove("REPLAYS")
+        .env_remove("PROP_SEED")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the xtask starts");
+    let guard = Survivors(token);
+    wait_for(&dir.join("started.oracle"), &mut xtask);
+    assert!(
+        guard.running().len() >= 2,
+        "both sleeps run: {:?}",
+        guard.running()
+    );
+
+    let ok = Command::new("kill")
+        .args(["-TERM", &xtask.id().to_string()])
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok, "kill -TERM");
+    let limit = Instant::now() + Duration::from_secs(20);
+    while xtask.try_wait().expect("wait").is_none() {
+        assert!(
+            Instant::now() < limit,
+            "the xtask still runs 20 s after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = xtask.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{stderr}");
+    assert!(out.stdout.is_empty(), "no report after the signal");
+    assert_eq!(
+        stderr.lines().last(),
+        Some("error: stopped by SIGTERM: killed 1 oracle run"),
+        "{stderr}"
+    );
+    // The kill happens before the exit; the kernel may take a moment to finish the dying.
+    let limit = Instant::now() + Duration::from_secs(2);
+    let mut left = guard.running();
+    while !left.is_empty() && Instant::now() < limit {
+        std::thread::sleep(Duration::from_millis(20));
+        left = guard.running();
+    }
+    assert!(left.is_empty(), "SIGTERM left running: {left:?}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdout(Stdio::null())
+        .status()
+        .expect("git runs")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+/// Waits until `file` exists, failing if the xtask ends first.
+fn wait_for(file: &Path, xtask: &mut Child) {
+    let limit = Instant::now() + Duration::from_secs(60);
+    while !file.exists() {
+        if let Ok(Some(status)) = xtask.try_wait() {
+            panic!("the xtask ended before its oracle started: {status}");
+        }
+        assert!(Instant::now() < limit, "the oracle never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The processes whose command line holds a token; kills them when dropped, so that a
+/// failing test leaves no sleep behind.
+struct Survivors(String);
+
+impl Survivors {
+    /// The running processes (zombies aside) whose command line holds the token.
+    fn running(&self) -> Vec<(i32, String)> {
+        let mut found = Vec::new();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return found;
+        };
+        for entry in entries.flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+                continue;
+            };
+            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if !cmdline.contains(&self.0) {
+                continue;
+            }
+            let running = std::fs::read_to_string(entry.path().join("stat"))
+                .ok()
+                .and_then(|stat| {
+                    let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+                    Some(!matches!(state, 'Z' | 'X'))
+                })
+                .is_some_and(|running| running);
+            if running {
+                found.push((pid, cmdline));
+            }
+        }
+        found
+    }
+}
+
+impl Drop for Survivors {
+    fn drop(&mut self) {
+        for (pid, _) in self.running() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
