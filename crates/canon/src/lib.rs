@@ -27,6 +27,21 @@
 //! The ordered variant, `freezegate-canon-v1-ordered` ([`Canonicalization::V1Ordered`]),
 //! is identical except that object members keep their input order.
 //!
+//! # Main items
+//!
+//! - [`Value`], the workspace's lossless JSON value: integers of any size as decimal text
+//!   ([`Int`]), floats as finite `f64` that print as Python's `repr` ([`Float`]), objects in
+//!   input order. Every freezegate crate passes it.
+//! - [`parse`] (bytes) and [`parse_str`] (text) read one strict JSON document into a
+//!   [`Value`]; a [`ParseError`] names line and column.
+//! - [`canonicalize`] (text in) and [`canonicalize_value`] (a [`Value`] in) give a
+//!   [`Canonical`]: the bytes, their [`Digest`] and [`FixtureId`]; [`value_bytes`] and
+//!   [`to_canonical_bytes`] give the bytes alone. [`Canonicalization`] picks the form.
+//! - [`to_value`] and [`from_value`]: the serde edge, where a Rust type meets a [`Value`]
+//!   without going through JSON text.
+//! - [`PropertyId`] (a checked property id) and [`FixtureId`] name a fixture's folder and
+//!   file; the [`fixture`] module reads, writes and verifies them.
+//!
 //! # Example
 //!
 //! ```

@@ -23,11 +23,47 @@
 //!   ledger, applies the change and replaces the file atomically; a ledger that is a symbolic
 //!   link is written through to its target, with the lock beside the target.
 //!
+//! # Main items
+//!
+//! - [`read`] loads `freeze/ledger.json` ([`LEDGER_PATH`]) from disk (a missing file is an
+//!   empty ledger); [`Ledger::from_slice`] reads bytes; [`check`] and [`check_and_load`]
+//!   validate with [`Checks`] ([`Policy`], `now` as a [`Timestamp`], [`AllowedSigners`], a
+//!   [`FixtureLookup`]) into a [`Report`] of [`Problem`]s.
+//! - [`Ledger`] and its [`Row`]s ([`Key`], [`EnvClass`], [`Seed`]): [`Ledger::active_row`],
+//!   [`Ledger::expiring`], [`Ledger::diff`] ([`Diff`]), [`Ledger::render`].
+//! - [`freeze_row`] and [`precheck`] decide a freeze ([`Refusal`] when it is refused);
+//!   [`update`] writes.
+//! - The ids and labels rows hold are re-exported ([`PropertyId`], [`FixtureId`], [`Label`],
+//!   and the crates [`freezegate_canon`] and [`freezegate_replay`]), so this one dependency
+//!   is enough.
+//!
+//! # Snapshot tests
+//!
+//! In a repository that keeps its ledger under review, with `insta` (feature `json`); the
+//! repository's `docs/ledger.md` has the rest of the recipe:
+//!
+//! ```no_run
+//! use std::path::Path;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let head = freezegate_ledger::read(Path::new(freezegate_ledger::LEDGER_PATH))?;
+//! insta::assert_json_snapshot!(head.rows());
+//! // What a patch changed, by key (`base`: the ledger at the base revision):
+//! # let base = freezegate_ledger::Ledger::new();
+//! insta::assert_json_snapshot!(base.diff(&head));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! With insta's `redactions` feature,
+//! `insta::assert_json_snapshot!(ledger, { ".rows[].expires_at" => "[expires_at]" })` hides
+//! what changes on every renewal.
+//!
 //! # Example
 //!
 //! ```
 //! use freezegate_ledger::{check, AllowedSigners, Checks, FixtureFile, Ledger, Policy, Timestamp};
-//! use freezegate_canon::{FixtureId, PropertyId};
+//! use freezegate_ledger::{FixtureId, PropertyId};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let text = br#"{"schema": "freezegate-ledger-v1", "rows": [{"nodeid": "tests/test_tax.py::test_total"}]}"#;
@@ -89,6 +125,14 @@ pub use row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
 pub use schema::{json_schema, json_schema_text};
 pub use signers::AllowedSigners;
 pub use stamp::Timestamp;
+
+/// The canonical form crate whose ids key the rows, re-exported so that a user needs one
+/// dependency and gets the version this crate was built with.
+pub use freezegate_canon;
+pub use freezegate_canon::{Digest, FixtureId, PropertyId, Value};
+/// The replay crate whose [`Label`]s a row records, re-exported likewise.
+pub use freezegate_replay;
+pub use freezegate_replay::Label;
 pub use store::{
     LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, check_writable, lock_path, read, read_bytes, update,
     write_target,

@@ -8,7 +8,8 @@
 //! - [`Oracle`]: the one runner interface the replayer, the shrinker and the gate take.
 //!   Runners: [`ProcessOracle`] (a fresh `sh -c CMD` per run, killed as a process group at
 //!   its deadline), [`WorkerOracle`] (the line protocol of worker mode), [`InProcessOracle`]
-//!   (a closure over the candidate's [`freezegate_canon::Value`]).
+//!   (a closure over the candidate's [`Value`], canon's lossless JSON value; the
+//!   [`freezegate_canon`] crate is re-exported).
 //! - [`replay`]: N runs in parallel up to a job limit, labels in run-index order, the verdict
 //!   and the detection power of N ([`detection_power`]).
 //!
@@ -96,3 +97,9 @@ pub use process::{
 pub use replay::{REPORT_SCHEMA, ReplayOptions, ReplayReport, replay};
 #[cfg(target_os = "linux")]
 pub use worker::WorkerOracle;
+
+/// The canonical form crate whose [`Value`] the in-process oracle's closure takes,
+/// re-exported so that a user needs one dependency and gets the version this crate was
+/// built with.
+pub use freezegate_canon;
+pub use freezegate_canon::Value;

@@ -7,6 +7,15 @@
 //! including a timeout or a harness error). Refusing to shrink a timeout is also the caller's
 //! job: a run that never finished has no output to minimise, so it must not be handed here.
 //!
+//! # Main items
+//!
+//! - [`shrink`] with its [`Options`] gives a [`Shrunk`]: the minimal value, the shrink path
+//!   as [`Step`]s, the call count; [`ShrinkError`] when the input cannot be canonicalised.
+//! - [`apply_path`] re-applies a path to the origin; [`path_to_value`] and
+//!   [`path_from_value`] are its JSON form.
+//! - [`Value`] and [`Canonicalization`] come from `freezegate-canon`, re-exported here with
+//!   the whole crate ([`freezegate_canon`]), so this one dependency is enough.
+//!
 //! # The order "smaller"
 //!
 //! Every accepted step makes the value strictly smaller: shorter canonical bytes (in the
@@ -51,8 +60,8 @@
 //! # Example
 //!
 //! ```
-//! use freezegate_canon::{parse_str, to_canonical_bytes, Value};
-//! use freezegate_shrink::{apply_path, shrink, Options};
+//! use freezegate_shrink::freezegate_canon::{parse_str, to_canonical_bytes};
+//! use freezegate_shrink::{apply_path, shrink, Options, Value};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // Fails when some integer is at least 900.
@@ -82,9 +91,14 @@ mod num;
 mod order;
 mod path;
 
-use freezegate_canon::{Canonicalization, Value, ValueError, value_bytes};
+use freezegate_canon::{ValueError, value_bytes};
 
 pub use path::{Params, Pass, PathError, Step, apply_path, path_from_value, path_to_value};
+
+/// The canonical form crate whose [`Value`] this crate shrinks, re-exported so that a user
+/// needs one dependency and gets the version this crate was built with.
+pub use freezegate_canon;
+pub use freezegate_canon::{Canonicalization, Value};
 
 /// How to shrink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
