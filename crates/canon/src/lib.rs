@@ -22,7 +22,10 @@
 //! NFC uses the Unicode tables of the `unicode-normalization` crate: Unicode 18.0.0 in the
 //! version this workspace locks (0.1.26; [`UNICODE_VERSION`] says it, and a test keeps this
 //! sentence true). Characters assigned after an older Python's tables (3.11: Unicode 14.0)
-//! can normalise differently there; text assigned in both normalises identically.
+//! can normalise differently there; text assigned in both normalises identically. A build
+//! outside this workspace resolves `unicode-normalization` itself, and a later 0.1 release may
+//! carry newer tables: where fixture names must match those of freezegate's own binary,
+//! check that [`UNICODE_VERSION`] is the version named here.
 //!
 //! The ordered variant, `freezegate-canon-v1-ordered` ([`Canonicalization::V1Ordered`]),
 //! is identical except that object members keep their input order.
