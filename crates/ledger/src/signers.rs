@@ -136,6 +136,18 @@ mod tests {
     }
 
     #[test]
+    fn every_pattern_form_is_skipped_not_only_the_star() {
+        // ssh-keygen reads `?` as one character and a leading `!` as a negation: neither
+        // names one human, so neither may own a row, even spelled back literally.
+        let text = "al?ce@example.com ssh-ed25519 AAAAC3Nza\n\
+            !bob@example.com,carol@example.com ssh-ed25519 AAAAC3Nzb\n";
+        let s = AllowedSigners::parse(text).unwrap();
+        assert_eq!(s.principals(), ["carol@example.com"]);
+        assert!(!s.allows("al?ce@example.com"));
+        assert!(!s.allows("!bob@example.com"));
+    }
+
+    #[test]
     fn options_do_not_change_who_is_a_principal() {
         let text = "alice@example.com cert-authority ssh-ed25519 AAAAC3Nza\n\
             bob@example.com valid-before=\"20200101\" ssh-ed25519 AAAAC3Nzb\n";

@@ -7,7 +7,7 @@ use freezegate_canon::{
     Canonicalization, Digest, Float, Int, Position, Value, parse, to_pretty_string, value_bytes,
 };
 use freezegate_ledger::{
-    Checks, EnvClass, Error, Ledger, Policy, Problem, Row, Seed, Timestamp, check,
+    Checks, EnvClass, Error, Ledger, Policy, Problem, Row, Rule, Seed, Timestamp, check,
 };
 use freezegate_replay::Label;
 use proptest::prelude::*;
@@ -418,4 +418,94 @@ proptest! {
 
 fn row_for_probe() -> Row {
     common::row("a", 0)
+}
+
+const DAY: i64 = 86_400;
+
+fn at(secs: i64) -> Timestamp {
+    Timestamp::from_unix_seconds(secs).unwrap()
+}
+
+/// A step in seconds from a boundary: on it, one second either side, or anywhere within
+/// `span` of it.
+fn step(span: i64) -> impl Strategy<Value = i64> {
+    prop_oneof![-1i64..=1, -span..=span]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// SPEC §7: `created_at` is not in the future; `expires_at` is after `created_at` and at
+    /// most `max_freeze_days` later. Each rule holds exactly: on its boundary and one second
+    /// either side, the row is judged as the SPEC says, and no other error appears.
+    #[test]
+    fn created_and_expires_rules_hold_exactly_at_their_boundaries(
+        created in 0i64..4_000_000_000,
+        now_step in step(30 * DAY),
+        max_days in 1u32..=30,
+        from_created in any::<bool>(),
+        expires_step in step(40 * DAY),
+    ) {
+        let limit = i64::from(max_days) * DAY;
+        // Around `created_at` itself, or around the last instant the policy allows.
+        let expires = if from_created { expires_step } else { limit + expires_step };
+        let mut row = common::row("a", 0);
+        row.created_at = at(created);
+        row.expires_at = at(created + expires);
+        let policy = Policy { max_freeze_days: max_days, ..Policy::default() };
+        let (signers, lookup) = (signers(), fixtures_upto(1));
+        let checks = Checks {
+            policy: &policy,
+            now: at(created + now_step),
+            signers: &signers,
+            fixtures: &lookup,
+        };
+        let mut expected = std::collections::BTreeSet::new();
+        if now_step < 0 {
+            expected.insert(Rule::CreatedAt);
+        }
+        if expires <= 0 || expires > limit {
+            expected.insert(Rule::ExpiresAt);
+        }
+        let ledger = Ledger::from_rows(vec![row]);
+        let report = ledger.check(&checks);
+        let errors: std::collections::BTreeSet<Rule> = report.errors().map(|p| p.rule).collect();
+        prop_assert_eq!(&errors, &expected, "{:?}", report);
+        // The text path judges the same.
+        let from_text = check(ledger.render().as_bytes(), &checks).unwrap();
+        let errors: std::collections::BTreeSet<Rule> = from_text.errors().map(|p| p.rule).collect();
+        prop_assert_eq!(&errors, &expected, "{:?}", from_text);
+    }
+
+    /// `ledger list --expiring DAYS` lists exactly the rows that expire at or before `now`
+    /// plus DAYS days: the row that expires at that very second is listed, one a second
+    /// later is not.
+    #[test]
+    fn expiring_lists_the_rows_up_to_and_including_the_limit(
+        now in 0i64..4_000_000_000,
+        days in 0u32..60,
+        steps in prop::collection::vec(step(70 * DAY), 1..8),
+    ) {
+        let limit = now + i64::from(days) * DAY;
+        let rows: Vec<Row> = steps
+            .iter()
+            .zip(0u64..)
+            .map(|(&step, n)| {
+                let mut row = common::row("a", n);
+                row.expires_at = at(limit + step);
+                row.created_at = at(limit + step - DAY);
+                row
+            })
+            .collect();
+        let expected: std::collections::BTreeSet<Digest> = rows
+            .iter()
+            .zip(&steps)
+            .filter(|&(_, &step)| step <= 0)
+            .map(|(row, _)| row.fixture_digest)
+            .collect();
+        let ledger = Ledger::from_rows(rows);
+        let listed: std::collections::BTreeSet<Digest> =
+            ledger.expiring(at(now), days).map(|r| r.fixture_digest).collect();
+        prop_assert_eq!(listed, expected);
+    }
 }
