@@ -28,6 +28,8 @@ const EDGES: &[&str] = &[
     "[123456789012345678901234567890, -98765432109876543210987654321098765432109876543210]",
     r#"{"\u007f": "\u2028\u2029", "\u0000": "\u001f", "\ud83d\ude00": "\ud834\udd1e"}"#,
     r#"{"\ud800\udc00": 1, "\uffff": 2, "\uff21": 3, "\u00e9": 4, "z": 5}"#,
+    r#"{"abcdefghZ": 1, "abcdefghAA": 2, "abc\u0000": 3, "abc": 4, "abcdefgh": 5}"#,
+    r#"{"abcdefghzaaaa": 0, "abcdefghaaaa": 1, "abcdefghzzzaaa": 2, "abcdefghzzaaa": 3, "abcdefghzaaa": 4, "abcdefghaaa": 5, "abcdefghzzzaa": 6, "abcdefghzzaa": 7, "abcdefghzaa": 8, "abcdefghaa": 9, "abcdefghzzza": 10, "abcdefghzza": 11, "abcdefghza": 12, "abcdefgha": 13, "abcdefghzzz": 14, "abcdefghzz": 15, "abcdefghz": 16, "abcdefgh": 17}"#,
     r#"["\u212b", "\u2126", "A\u030a", "\u1e9b\u0323", "\ud834\udd5e", "\uac00\u11a8"]"#,
     "\"\\/\\b\\f\\n\\r\\t\\\"\\\\\"",
     "  [ ]  ",

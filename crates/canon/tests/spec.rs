@@ -357,6 +357,50 @@ fn keys_sort_by_code_point_after_nfc() {
 }
 
 #[test]
+fn keys_that_share_their_first_eight_bytes_sort_by_code_point() {
+    // Past the first eight bytes the order is still code point order, not length: in both
+    // a small object and one of more than sixteen members, on the text and the value path.
+    let small = [
+        "abcdefghZ",
+        "abcdefghAA",
+        "abc\u{0}",
+        "abc",
+        "\u{e9}\u{e9}\u{e9}\u{e9}b",
+        "\u{e9}\u{e9}\u{e9}\u{e9}aa",
+    ];
+    let large: Vec<String> = (0..24)
+        .rev()
+        .map(|i| format!("abcdefgh{}", "z".repeat(i % 5) + &"a".repeat(i / 5)))
+        .collect();
+    let large: Vec<&str> = large.iter().map(String::as_str).collect();
+    for keys in [&small[..], &large[..]] {
+        let members: Vec<String> = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| format!("{}:{i}", escaped(k)))
+            .collect();
+        let input = format!("{{{}}}", members.join(","));
+        let mut sorted: Vec<(&str, usize)> = keys.iter().copied().zip(0..).collect();
+        sorted.sort();
+        let members: Vec<String> = sorted
+            .iter()
+            .map(|(k, i)| format!("{}:{i}", escaped(k)))
+            .collect();
+        let want = format!("{{{}}}", members.join(","));
+        let c = canonicalize(input.as_bytes(), Canonicalization::V1).unwrap();
+        assert_eq!(c.as_str(), want, "{input}");
+        let value = parse(input.as_bytes()).unwrap();
+        let bytes = value_bytes(&value, Canonicalization::V1).unwrap();
+        assert_eq!(String::from_utf8(bytes).unwrap(), want, "{input}");
+    }
+}
+
+/// `key` as a canonical JSON string (only the escapes these keys need).
+fn escaped(key: &str) -> String {
+    format!("\"{}\"", key.replace('\u{0}', "\\u0000"))
+}
+
+#[test]
 fn the_crate_docs_name_the_unicode_version_in_use() {
     let (major, minor, update) = freezegate_canon::UNICODE_VERSION;
     let docs = include_str!("../src/lib.rs").replace("\n//! ", " ");

@@ -83,7 +83,38 @@ fn key() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => "[a-z_]{1,6}",
         1 => text(6),
+        2 => shared_prefix_key(),
     ]
+}
+
+/// Prefixes of at least eight UTF-8 bytes, and one shorter: keys that start alike are told
+/// apart only past the bytes a sort may compare first. `abc` and `abc\u{0}` are equal in
+/// their first eight bytes when short keys are padded with zeros.
+const PREFIXES: &[&str] = &["abcdefgh", "key_name_", "\u{e9}\u{e9}\u{e9}\u{e9}", "abc"];
+
+/// A key made of one of [`PREFIXES`] and a short tail, so that tails of different lengths
+/// sort by code point, not by length (`"b"` after `"aa"`).
+fn shared_prefix_key() -> impl Strategy<Value = String> {
+    (
+        prop::sample::select(PREFIXES),
+        prop_oneof![
+            3 => "[ab]{0,3}",
+            1 => text(3),
+            1 => Just("\u{0}".to_owned()),
+        ],
+    )
+        .prop_map(|(prefix, tail)| format!("{prefix}{tail}"))
+}
+
+/// Members with distinct keys after NFC, in generated order.
+fn distinct(members: Vec<(String, Doc)>) -> Doc {
+    let mut seen = BTreeSet::new();
+    Doc::Obj(
+        members
+            .into_iter()
+            .filter(|(k, _)| seen.insert(k.nfc().collect::<String>()))
+            .collect(),
+    )
 }
 
 fn int() -> impl Strategy<Value = String> {
@@ -159,19 +190,16 @@ pub fn doc() -> impl Strategy<Value = Doc> {
         3 => int().prop_map(Doc::Int),
         3 => float().prop_map(Doc::Float),
         4 => text(12).prop_map(Doc::Str),
-    ];
-    leaf.prop_recursive(4, 64, 8, |inner| {
+    ]
+    .boxed();
+    leaf.clone().prop_recursive(4, 64, 8, move |inner| {
         prop_oneof![
-            prop::collection::vec(inner.clone(), 0..8).prop_map(Doc::Arr),
-            prop::collection::vec((key(), inner), 0..8).prop_map(|members| {
-                let mut seen = BTreeSet::new();
-                Doc::Obj(
-                    members
-                        .into_iter()
-                        .filter(|(k, _)| seen.insert(k.nfc().collect::<String>()))
-                        .collect(),
-                )
-            }),
+            4 => prop::collection::vec(inner.clone(), 0..8).prop_map(Doc::Arr),
+            4 => prop::collection::vec((key(), inner), 0..8).prop_map(distinct),
+            // More than sixteen members, keys alike in their first bytes: a sort of many
+            // members takes another path than a sort of few. Leaf values keep the size down.
+            1 => prop::collection::vec((shared_prefix_key(), leaf.clone()), 17..40)
+                .prop_map(distinct),
         ]
     })
 }
