@@ -122,29 +122,153 @@ pub(crate) fn member_order(
 mod tests {
     use super::*;
     use freezegate_canon::{parse_str, value_bytes};
+    use proptest::prelude::*;
+
+    const FORM: Canonicalization = Canonicalization::V1;
+
+    fn bytes(v: &Value) -> Vec<u8> {
+        value_bytes(v, FORM).unwrap()
+    }
+
+    fn less(a: &Value, b: &Value) -> bool {
+        smaller(a, &bytes(a), b, &bytes(b), FORM)
+    }
 
     fn lt(a: &str, b: &str) -> bool {
-        let (a, b) = (parse_str(a).unwrap(), parse_str(b).unwrap());
-        let form = Canonicalization::V1;
-        let (ab, bb) = (
-            value_bytes(&a, form).unwrap(),
-            value_bytes(&b, form).unwrap(),
-        );
-        smaller(&a, &ab, &b, &bb, form)
+        less(&parse_str(a).unwrap(), &parse_str(b).unwrap())
+    }
+
+    /// `a < b` for two texts whose canonical bytes have the same length, so that only the
+    /// tie-break can decide.
+    fn tie_lt(a: &str, b: &str) -> bool {
+        let (x, y) = (parse_str(a).unwrap(), parse_str(b).unwrap());
+        assert_eq!(bytes(&x).len(), bytes(&y).len(), "{a} and {b}");
+        less(&x, &y)
     }
 
     #[test]
-    fn shorter_bytes_win_then_the_tie_break() {
+    fn shorter_bytes_win_whatever_the_tie_break_says() {
         assert!(lt("[0]", "[10]"));
         assert!(lt("[1]", "[-1]") && !lt("[-1]", "[1]"));
-        assert!(lt("-9", "10"));
         assert!(lt("10", "-10"));
-        assert!(lt(r#""ab""#, r#""ac""#));
-        assert!(lt("[[0],[-1]]", "[[-1],[0]]"));
         assert!(!lt("[1,2]", "[12]") && lt("[12]", "[1,2]"));
-        assert!(lt("null", "true") && lt("0", "null"));
-        assert!(lt(r#"{"b":1,"a":0}"#, r#"{"a":1,"b":0}"#));
-        assert!(!lt(r#"{"a":1,"b":0}"#, r#"{"b":0,"a":1}"#));
-        assert!(lt("1.0", "-1.0") && lt("0.0", "-0.0"));
+        assert!(lt("0", "null") && lt("1.0", "-1.0"));
+        // `[]` is shorter than `"ab"` although arrays rank after strings.
+        assert!(lt("[]", r#""ab""#));
+    }
+
+    #[test]
+    fn equal_lengths_go_by_the_tie_break() {
+        // Integers by absolute value, then positive before negative.
+        assert!(tie_lt("-9", "10"));
+        assert!(tie_lt("[1,-1]", "[-1,1]") && !tie_lt("[-1,1]", "[1,-1]"));
+        assert!(tie_lt("[10,-10]", "[-10,10]") && !tie_lt("[-10,10]", "[10,-10]"));
+        assert!(tie_lt("[[0],[-1]]", "[[-1],[0]]"));
+        // Floats likewise.
+        assert!(tie_lt("[1.0,-1.0]", "[-1.0,1.0]") && !tie_lt("[-1.0,1.0]", "[1.0,-1.0]"));
+        assert!(tie_lt("[0.0,-0.0]", "[-0.0,0.0]") && !tie_lt("[-0.0,0.0]", "[0.0,-0.0]"));
+        // Strings shortlex: fewer bytes first, then code point order.
+        assert!(
+            tie_lt(r#"["b","aa"]"#, r#"["aa","b"]"#) && !tie_lt(r#"["aa","b"]"#, r#"["b","aa"]"#)
+        );
+        assert!(tie_lt(r#""ab""#, r#""ac""#));
+        // Kinds, and objects member by member in canonical order.
+        assert!(tie_lt("null", "true"));
+        assert!(tie_lt(r#"{"b":1,"a":0}"#, r#"{"a":1,"b":0}"#));
+        assert!(!tie_lt(r#"{"a":1,"b":0}"#, r#"{"b":0,"a":1}"#));
+    }
+
+    /// Two leaves of one kind and whether SPEC §5's tie-break puts the first before the
+    /// second: integers and floats by absolute value, then positive before negative; strings
+    /// shortlex. Written from the SPEC's words, not from the code.
+    fn leaves_and_the_spec_order() -> impl Strategy<Value = (Value, Value, bool)> {
+        let key = |n: i64| (n.unsigned_abs(), n < 0);
+        let ints = prop_oneof![-3i64..=3, any::<i64>()];
+        let floats = prop_oneof![
+            prop::sample::select(vec![0.0, -0.0, 1.0, -1.0, 1.5, -1.5, 1e16, -1e16]),
+            -1e6f64..1e6,
+        ];
+        let floats = (floats.clone(), floats, any::<bool>()).prop_map(|(x, y, mirror)| {
+            // Often the same magnitude, so that only the sign can decide.
+            (x, if mirror { -x } else { y })
+        });
+        prop_oneof![
+            (ints.clone(), ints).prop_map(move |(x, y)| {
+                (Value::Int(x.into()), Value::Int(y.into()), key(x) < key(y))
+            }),
+            floats.prop_map(|(x, y)| {
+                let less = x.abs() < y.abs()
+                    || (x.abs() == y.abs() && !x.is_sign_negative() && y.is_sign_negative());
+                let float = |x| Value::Float(Float::new(x).unwrap());
+                (float(x), float(y), less)
+            }),
+            ("[ab\u{e9}]{0,4}", "[ab\u{e9}]{0,4}").prop_map(|(x, y)| {
+                let less = (x.len(), x.as_bytes()) < (y.len(), y.as_bytes());
+                (Value::String(x), Value::String(y), less)
+            }),
+        ]
+    }
+
+    /// Small values of every kind, many of the same canonical length.
+    fn small_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-12i64..12).prop_map(|n| Value::Int(n.into())),
+            prop::sample::select(vec![0.0, -0.0, 1.0, -1.0, 1.5, -1.5, 2.0, -2.0])
+                .prop_map(|x| Value::Float(Float::new(x).unwrap())),
+            "[ab\u{e9}]{0,3}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::btree_map("[ab]{1,2}", inner, 0..3)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Swapping two elements of an array keeps its length, so the tie-break alone
+        /// decides, and it decides as SPEC §5 says.
+        #[test]
+        fn swapping_two_elements_is_decided_as_the_spec_says(
+            (x, y, spec_less) in leaves_and_the_spec_order(),
+        ) {
+            let a = Value::Array(vec![x.clone(), y.clone()]);
+            let b = Value::Array(vec![y, x]);
+            prop_assert_eq!(bytes(&a).len(), bytes(&b).len());
+            prop_assert_eq!(less(&a, &b), spec_less);
+        }
+
+        /// "Smaller" is a strict total order on canonical forms that puts shorter canonical
+        /// bytes first: irreflexive, exactly one of two different forms is the smaller,
+        /// transitive.
+        #[test]
+        fn smaller_is_a_strict_total_order_led_by_length(
+            values in prop::collection::vec(small_value(), 1..10),
+        ) {
+            let b: Vec<Vec<u8>> = values.iter().map(bytes).collect();
+            let lt = |i: usize, j: usize| smaller(&values[i], &b[i], &values[j], &b[j], FORM);
+            let n = values.len();
+            for i in 0..n {
+                prop_assert!(!lt(i, i));
+                for j in 0..n {
+                    if b[i] == b[j] {
+                        prop_assert!(!lt(i, j));
+                    } else {
+                        prop_assert!(lt(i, j) != lt(j, i), "{:?} {:?}", values[i], values[j]);
+                    }
+                    if b[i].len() < b[j].len() {
+                        prop_assert!(lt(i, j));
+                    }
+                    for k in 0..n {
+                        if lt(i, j) && lt(j, k) {
+                            prop_assert!(lt(i, k), "{:?} {:?} {:?}", values[i], values[j], values[k]);
+                        }
+                    }
+                }
+            }
+        }
     }
 }

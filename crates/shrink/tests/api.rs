@@ -104,6 +104,19 @@ fn each_pass_reaches_its_simplest_value() {
     }
 }
 
+#[test]
+fn an_integer_tries_zero_first() {
+    // Every candidate fails: the first integer step tried is the one accepted, and it is 0.
+    for input in ["5", "-7", "123456789012345678901234567890"] {
+        let input = parse_str(input).unwrap();
+        let shrunk = shrink(&input, |_: &Value| true, &Options::default()).unwrap();
+        assert_eq!(text(&shrunk.value), "0");
+        assert_eq!(shrunk.path.len(), 1, "{:?}", shrunk.path);
+        assert_eq!(shrunk.path[0].pass(), Pass::Integer);
+        assert_eq!(shrunk.oracle_calls, 1);
+    }
+}
+
 /// A tiny float that fails by its sign falls to the integral value on its side of zero
 /// (`-1.0`, shorter than `-1e-125`), where truncating it toward zero (`-0.0`) passes.
 #[test]

@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 
 use freezegate_canon::{Canonicalization, Float, Int, Value, to_canonical_bytes, value_bytes};
-use freezegate_shrink::{Options, Shrunk, apply_path, path_from_value, path_to_value, shrink};
+use freezegate_shrink::{
+    Options, Pass, Shrunk, Step, apply_path, path_from_value, path_to_value, shrink,
+};
 use proptest::prelude::*;
 
 /// A generated oracle: the property fails when …
@@ -240,6 +242,82 @@ proptest! {
             prop_assert_eq!(&unlimited.value, &shrunk.value);
         }
         prop_assert_eq!(apply_path(&input, &shrunk.path).unwrap(), shrunk.value);
+    }
+}
+
+/// SPEC §5's pass order.
+const PASSES: [Pass; 6] = [
+    Pass::Delete,
+    Pass::Replace,
+    Pass::String,
+    Pass::Integer,
+    Pass::Float,
+    Pass::Merge,
+];
+
+fn rank(pass: Pass) -> usize {
+    PASSES
+        .iter()
+        .position(|&p| p == pass)
+        .unwrap_or(PASSES.len())
+}
+
+/// `v` with every string emptied and every number zeroed: its shape.
+fn zeroed(v: &Value) -> Value {
+    match v {
+        Value::String(_) => Value::from(""),
+        Value::Int(_) => Value::int(0),
+        Value::Float(_) => Value::Float(Float::new(0.0).unwrap()),
+        Value::Array(items) => Value::Array(items.iter().map(zeroed).collect()),
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .map(|(k, v)| (k.clone(), zeroed(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// How many nodes of `v` satisfy `pred`.
+fn count(v: &Value, pred: &dyn Fn(&Value) -> bool) -> usize {
+    usize::from(pred(v))
+        + match v {
+            Value::Array(items) => items.iter().map(|x| count(x, pred)).sum(),
+            Value::Object(members) => members.iter().map(|(_, x)| count(x, pred)).sum(),
+            _ => 0,
+        }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+    /// An oracle that fails while the input keeps its shape lets every string, integer and
+    /// float fall to its simplest value on its own, and no pass undoes or enables another's
+    /// work: one round does everything. Its path lists the passes in SPEC §5's order, and
+    /// takes one step per leaf: a string is emptied at once, an integer becomes 0 at once
+    /// (0 is tried first), a float becomes 0.0 at once.
+    #[test]
+    fn one_round_runs_the_passes_in_the_spec_order_and_tries_zero_first(input in value()) {
+        let shape = zeroed(&input);
+        let shrunk = shrink(&input, |v: &Value| zeroed(v) == shape, &Options::default()).unwrap();
+        prop_assert_eq!(&shrunk.value, &shape);
+        let passes: Vec<Pass> = shrunk.path.iter().map(Step::pass).collect();
+        prop_assert!(
+            passes.windows(2).all(|w| rank(w[0]) <= rank(w[1])),
+            "passes out of order: {:?}",
+            passes
+        );
+        let steps = |pass: Pass| passes.iter().filter(|&&p| p == pass).count();
+        let strings = count(&input, &|v| matches!(v, Value::String(s) if !s.is_empty()));
+        let ints = count(&input, &|v| matches!(v, Value::Int(n) if !n.is_zero()));
+        let floats = count(&input, &|v| {
+            matches!(v, Value::Float(x) if x.get() != 0.0 || x.get().is_sign_negative())
+        });
+        prop_assert_eq!(steps(Pass::String), strings);
+        prop_assert_eq!(steps(Pass::Integer), ints);
+        prop_assert_eq!(steps(Pass::Float), floats);
+        prop_assert_eq!(passes.len(), strings + ints + floats);
     }
 }
 
