@@ -280,4 +280,27 @@ mod tests {
         );
         assert!(settings_diff(Some(&head), &head).is_empty());
     }
+
+    #[test]
+    fn each_numeric_policy_setting_weakens_in_one_direction_only() {
+        // (key, a low value, a high value, whether going from low to high weakens)
+        for (key, low, high, raising_weakens) in [
+            ("replays", 5, 9, false),
+            ("timeout_ms", 1000, 20000, true),
+            ("min_cases", 10, 50, false),
+            ("max_freeze_days", 7, 14, true),
+        ] {
+            let low = config(&format!("[policy]\n{key} = {low}\n"));
+            let high = config(&format!("[policy]\n{key} = {high}\n"));
+            for (base, head, weakens) in [
+                (&low, &high, raising_weakens),
+                (&high, &low, !raising_weakens),
+            ] {
+                let diff = settings_diff(Some(base), head);
+                assert_eq!(diff.len(), 1, "{key}: {diff:?}");
+                assert_eq!(diff[0].key, format!("policy.{key}"));
+                assert_eq!(diff[0].weakens, weakens, "{key}: {diff:?}");
+            }
+        }
+    }
 }
