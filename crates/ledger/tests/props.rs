@@ -477,6 +477,33 @@ proptest! {
         prop_assert_eq!(&errors, &expected, "{:?}", from_text);
     }
 
+    /// A row excuses from its `created_at` up to, not at, its `expires_at` (SPEC §7: an
+    /// expired row excuses nothing), and the lookup finds it exactly then.
+    #[test]
+    fn a_row_is_active_from_created_at_up_to_but_not_at_expires_at(
+        created in 0i64..4_000_000_000,
+        span in 1i64..=14 * DAY,
+        from_created in any::<bool>(),
+        now_step in step(20 * DAY),
+    ) {
+        let mut row = common::row("a", 0);
+        row.created_at = at(created);
+        row.expires_at = at(created + span);
+        let now = if from_created { created + now_step } else { created + span + now_step };
+        let active = created <= now && now < created + span;
+        prop_assert_eq!(row.is_active(at(now)), active);
+        prop_assert_eq!(row.is_expired(at(now)), now >= created + span);
+        let ledger = Ledger::from_rows(vec![row.clone()]);
+        let found = ledger.active_row(
+            &row.property_id,
+            &row.fixture_digest,
+            &row.seed,
+            EnvClass::Remote,
+            at(now),
+        );
+        prop_assert_eq!(found.is_some(), active);
+    }
+
     /// `ledger list --expiring DAYS` lists exactly the rows that expire at or before `now`
     /// plus DAYS days: the row that expires at that very second is listed, one a second
     /// later is not.
