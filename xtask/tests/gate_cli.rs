@@ -784,8 +784,9 @@ fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
     const BROKEN: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then echo 'worker mode not supported' >&2; exit 125; fi\nl=$(cat); case \"$l\" in *3*) exit 1;; esac; exit 0\n";
     const SILENT: &str = "import json, os, sys\ndef f(v): return '3' in json.dumps(v)\nif os.environ.get('FREEZEGATE_WORKER') == '1':\n    for l in sys.stdin: print('fail' if f(json.loads(l)) else 'pass')\n    sys.exit(0)\nsys.exit(1 if f(json.load(sys.stdin)) else 0)\n";
     const NAMES: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then while read l; do case \"$l\" in *3*) echo 'fail Boom';; *) echo pass;; esac; done; exit 0; fi\nl=$(cat); case \"$l\" in *3*) echo 'failure: boom'; exit 1;; esac; exit 0\n";
-    // Answers the input alone; every smaller candidate is "cannot test".
-    const ONLY_INPUT: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then while read l; do case \"$l\" in '[1,2,3,4,5,[6,7,[8,33]]]') echo fail;; *) echo 'error cannot test this';; esac; done; exit 0; fi\nl=$(cat); case \"$l\" in *3*) exit 1;; esac; exit 0\n";
+    // Answers the input alone; on every smaller candidate it answers outside the protocol
+    // (breakage, unlike a deliberate `error`, which declines a candidate).
+    const ONLY_INPUT: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then while read l; do case \"$l\" in '[1,2,3,4,5,[6,7,[8,33]]]') echo fail;; *) echo 'maybe';; esac; done; exit 0; fi\nl=$(cat); case \"$l\" in *3*) exit 1;; esac; exit 0\n";
     let toml = config(
         "[[property]]\nid = \"broken\"\noracle = \"sh broken.sh\"\nworker = true\n\n\
          [[property]]\nid = \"silent\"\noracle = \"env -u PYTHONUNBUFFERED python3 silent.py\"\nworker = true\ntimeout_ms = 2000\n\n\
@@ -824,7 +825,7 @@ fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
             "only",
             &[][..],
             "FF",
-            "shrink candidates timed out or broke, the last labelled harness_error (cannot test this): the oracle could not judge any smaller input",
+            "shrink candidates timed out or broke, the last labelled harness_error (the worker answered outside the protocol: \"maybe\"): the oracle could not judge any smaller input",
         ),
     ] {
         let run = classify_text(&repo, property, input, extra);
@@ -852,6 +853,109 @@ fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
     let run = classify_text(&repo, "process", input, &[]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("minimal: 3\n"), "{}", run.stdout);
+}
+
+/// An oracle over the domain `{"n": 5..10}` that fails at `n == 5` (signature `small`) and
+/// declines everything outside the domain: exit 125, or `error outside the domain` as a
+/// worker. With the argument `garbage` its worker answers outside the protocol instead.
+const DOMAIN_PY: &str = r#"
+import json, os, sys
+garbage = sys.argv[1:] == ["garbage"]
+def check(doc):
+    if not (isinstance(doc, dict) and set(doc) == {"n"} and type(doc["n"]) is int and 5 <= doc["n"] <= 10):
+        return None
+    return "small" if doc["n"] == 5 else ""
+if os.environ.get("FREEZEGATE_WORKER") == "1":
+    for line in sys.stdin:
+        a = check(json.loads(line))
+        if a is None:
+            print("maybe" if garbage else "error outside the domain", flush=True)
+        else:
+            print("fail " + a if a else "pass", flush=True)
+    sys.exit(0)
+a = check(json.load(sys.stdin))
+if a is None:
+    sys.exit(125)
+if a:
+    print("failure: " + a)
+    sys.exit(1)
+sys.exit(0)
+"#;
+
+/// The domain oracle as a process property, a worker property and a worker that breaks on
+/// every candidate but the input; each campaign's generator emits `{"n":5}` only.
+fn domain_repo() -> Repo {
+    let toml = config(
+        "[[property]]\nid = \"p.proc\"\noracle = \"python3 dom.py\"\ngenerate = \"python3 gen.py\"\ncases = 10\n\n\
+         [[property]]\nid = \"p.work\"\noracle = \"python3 dom.py\"\ngenerate = \"python3 gen.py\"\ncases = 10\nworker = true\n\n\
+         [[property]]\nid = \"p.garbage\"\noracle = \"python3 dom.py garbage\"\ngenerate = \"python3 gen.py\"\ncases = 10\nworker = true\n",
+    );
+    Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("dom.py", DOMAIN_PY),
+        (
+            "gen.py",
+            "import os\nfor _ in range(int(os.environ['PROP_CASES'])):\n    print('{\"n\": 5}')\n",
+        ),
+    ])
+}
+
+/// An input that is minimal within the oracle's domain (every smaller candidate is declined:
+/// exit 125, or a worker's `error`) is pinned as a stable failure, exit 1, in process and
+/// worker mode; a worker that breaks on every candidate instead is an infra item.
+#[test]
+fn classify_pins_an_input_minimal_within_the_oracles_domain() {
+    let repo = domain_repo();
+    for property in ["p.proc", "p.work"] {
+        let run = classify_text(&repo, property, "{\"n\": 5}", &[]);
+        assert_eq!(run.code, 1, "{property}: {}\n{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("action: pin_fixture\n")
+                && run.stdout.contains("status: stable_fail\n")
+                && run.stdout.contains("minimal: {\"n\":5}\n"),
+            "{property}: {}",
+            run.stdout
+        );
+        let pinned = repo.files_under(&format!("fixtures/{property}"));
+        assert_eq!(pinned.len(), 3, "{property}: {pinned:?}");
+    }
+    let run = classify_text(&repo, "p.garbage", "{\"n\": 5}", &[]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("action: infra_queue\n")
+            && run
+                .stdout
+                .contains("shrink candidates timed out or broke, the last labelled harness_error (the worker answered outside the protocol"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(repo.files_under("fixtures/p.garbage"), Vec::<String>::new());
+}
+
+/// In a campaign the same input blocks as a new failure in both modes, and the campaign of
+/// the breaking worker is infra.
+#[test]
+fn a_campaign_blocks_on_an_input_minimal_within_the_oracles_domain() {
+    let repo = domain_repo();
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    assert_eq!(run.code, 1, "{report}\n{}", run.stderr);
+    let campaign = |id: &str| -> serde_json::Value {
+        report["campaigns"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["property_id"] == id))
+            .cloned()
+            .unwrap_or_else(|| panic!("no campaign {id}: {report}"))
+    };
+    for property in ["p.proc", "p.work"] {
+        let c = campaign(property);
+        assert_eq!(c["status"], "failure", "{c}");
+        assert_eq!(c["action"], "pin_fixture", "{c}");
+        assert_eq!(c["minimal"], "{\"n\":5}", "{c}");
+    }
+    let c = campaign("p.garbage");
+    assert_eq!(c["status"], "infra", "{c}");
+    assert_eq!(c["action"], "infra_queue", "{c}");
 }
 
 /// `classify --max-calls N` counts the first run on the input (and a worker's answer on

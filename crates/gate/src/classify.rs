@@ -331,8 +331,11 @@ pub fn classify_observed(
     }
     let signature = first.signature.clone();
     let fast = Arc::clone(&plan.oracles.fast);
-    // Candidates asked, and those of them that timed out or broke (the last one's outcome).
+    // Candidates asked; those the oracle declined ("cannot test": outside its domain); and
+    // those that timed out or broke (the last one's outcome). A declined candidate is judged,
+    // like a passing one: it is not a smaller failure.
     let asked = Cell::new(0u64);
+    let declined = Cell::new(0u64);
     let broken: RefCell<(u64, Option<freezegate_replay::RunOutcome>)> = RefCell::new((0, None));
     let still_fails = |candidate: &Value| -> bool {
         let Ok(bytes) = freezegate_canon::value_bytes(candidate, form) else {
@@ -340,6 +343,10 @@ pub fn classify_observed(
         };
         let out = fast.run(&bytes, &ctx);
         asked.set(asked.get() + 1);
+        if out.declined {
+            declined.set(declined.get() + 1);
+            return false;
+        }
         if out.label.is_infra() {
             let mut broken = broken.borrow_mut();
             broken.0 += 1;
@@ -354,21 +361,36 @@ pub fn classify_observed(
     };
     let shrunk =
         freezegate_shrink::shrink(input, still_fails, &options).map_err(ClassifyError::Shrink)?;
+    let oracle_calls = shrunk.oracle_calls + first_calls;
     let (broken, last_broken) = broken.into_inner();
+    let (asked, declined) = (asked.get(), declined.get());
+    // No candidate passed or failed, and some broke: the oracle could not say whether a
+    // smaller input fails. Candidates that were all declined leave an input that is minimal
+    // within the oracle's domain, and it is pinned as it is.
     if shrunk.path.is_empty()
         && broken > 0
-        && broken == asked.get()
+        && broken + declined == asked
         && let Some(last) = last_broken
     {
         record.action = Action::InfraQueue;
+        let (lead, rest) = if declined == 0 {
+            (
+                format!("every one of the {broken} shrink candidates"),
+                String::new(),
+            )
+        } else {
+            (
+                format!("{broken} of the {asked} shrink candidates"),
+                format!(", and the oracle declined the other {declined} (cannot test)"),
+            )
+        };
         record.message = Some(format!(
-            "every one of the {broken} shrink candidates timed out or broke, the last labelled {} ({}): the oracle could not judge any smaller input, so the input is not pinned un-shrunk",
+            "{lead} timed out or broke, the last labelled {} ({}){rest}: the oracle could not judge any smaller input, so the input is not pinned un-shrunk",
             last.label,
             why(&last)
         ));
         return Ok(record);
     }
-    let oracle_calls = shrunk.oracle_calls + first_calls;
     record.budget_exhausted = shrunk.budget_exhausted;
     let minimal = freezegate_canon::canonicalize_value(&shrunk.value, form)
         .map_err(ClassifyError::Canonical)?;

@@ -161,7 +161,7 @@ where
                 }
             }
             Ok(Err(Failure::CannotTest { message })) => {
-                RunOutcome::new(Label::HarnessError, duration, Exit::Returned).with_message(message)
+                RunOutcome::cannot_test(duration, Exit::Returned).with_message(message)
             }
             Err(payload) => RunOutcome::new(Label::AssertFail, duration, Exit::Panicked)
                 .with_signature(panic_message(payload.as_ref())),

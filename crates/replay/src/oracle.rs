@@ -128,6 +128,13 @@ pub struct RunOutcome {
     pub stdout: Excerpt,
     /// The end of standard error (process runs and workers).
     pub stderr: Excerpt,
+    /// Whether the oracle declined the input on purpose, "cannot test this input" (SPEC §4):
+    /// a process's exit 125, a worker's `error <message>` answer, an in-process
+    /// [`crate::Failure::CannotTest`]. Such a run is a `harness_error` like any other in a
+    /// verdict, but unlike a crash, a death, a deadline or an answer outside the protocol it
+    /// says the oracle works: a shrinker may take it for "outside the domain". A worker that
+    /// exits 125 without answering has died, and is not declining.
+    pub declined: bool,
 }
 
 impl RunOutcome {
@@ -142,6 +149,16 @@ impl RunOutcome {
             message: None,
             stdout: Excerpt::default(),
             stderr: Excerpt::default(),
+            declined: false,
+        }
+    }
+
+    /// A `harness_error` by which the oracle declined the input ("cannot test this input"):
+    /// [`RunOutcome::declined`] is set.
+    pub fn cannot_test(duration: Duration, exit: Exit) -> RunOutcome {
+        RunOutcome {
+            declined: true,
+            ..RunOutcome::new(Label::HarnessError, duration, exit)
         }
     }
 

@@ -211,6 +211,10 @@ impl Oracle for ProcessOracle {
     }
 }
 
+/// The exit code by which a process oracle declines its input, "cannot test this input"
+/// (SPEC §4; as in `git bisect run`).
+const CANNOT_TEST: i32 = 125;
+
 /// The label of a process that exited by itself.
 fn outcome_of(status: ExitStatus, duration: Duration, stdout: &[u8]) -> RunOutcome {
     match (status.code(), status.signal()) {
@@ -222,6 +226,7 @@ fn outcome_of(status: ExitStatus, duration: Duration, stdout: &[u8]) -> RunOutco
                 None => outcome,
             }
         }
+        (Some(CANNOT_TEST), _) => RunOutcome::cannot_test(duration, Exit::Code(CANNOT_TEST)),
         (Some(code), _) => RunOutcome::new(Label::HarnessError, duration, Exit::Code(code)),
         (None, Some(sig)) => RunOutcome::new(Label::HarnessError, duration, Exit::Signal(sig)),
         (None, None) => RunOutcome::new(Label::HarnessError, duration, Exit::NotRun)

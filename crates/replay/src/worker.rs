@@ -296,7 +296,7 @@ fn parse_answer(line: &[u8], duration: Duration) -> (RunOutcome, bool) {
             true,
         ),
         ("error", message) => (
-            RunOutcome::new(Label::HarnessError, duration, Exit::Answer)
+            RunOutcome::cannot_test(duration, Exit::Answer)
                 .with_message(message.unwrap_or("the worker reported an error")),
             true,
         ),
@@ -547,8 +547,12 @@ mod tests {
         let (o, ok) = parse_answer(b"error no such user", d);
         assert_eq!(o.label, Label::HarnessError);
         assert_eq!((o.message.as_deref(), ok), (Some("no such user"), true));
+        assert!(o.declined, "`error` declines the candidate on purpose");
         let (o, ok) = parse_answer(b"passed", d);
-        assert_eq!((o.label, ok), (Label::HarnessError, false));
+        assert_eq!(
+            (o.label, ok, o.declined),
+            (Label::HarnessError, false, false)
+        );
         let (_, ok) = parse_answer(b"pass now", d);
         assert!(!ok);
     }

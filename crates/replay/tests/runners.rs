@@ -44,6 +44,8 @@ fn exit_codes_map_to_labels() -> TestResult {
     for (cmd, label, exit) in cases {
         let out = oracle(dir.path(), cmd)?.run(CANDIDATE, &ctx());
         assert_eq!((cmd, out.label, out.exit), (cmd, label, exit));
+        // Exit 125 alone is the oracle declining the input ("cannot test").
+        assert_eq!((cmd, out.declined), (cmd, cmd == "exit 125"));
     }
     Ok(())
 }
@@ -340,6 +342,23 @@ fn a_worker_that_crashes_is_restarted() -> TestResult {
         (i == 13).then_some(Label::HarnessError)
     });
     assert_eq!(oracle.starts(), 2);
+    // A death is breakage, never a declined input.
+    let died = oracle.run(b"13", &ctx());
+    assert_eq!((died.exit, died.declined), (Exit::WorkerDied, false));
+    Ok(())
+}
+
+/// A worker process that exits 125 instead of answering has died: its exit code is not the
+/// answer `error`, so the candidate is not declined.
+#[test]
+fn a_worker_that_exits_125_has_died_and_declines_nothing() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let oracle = WorkerOracle::new("exit 125", dir.path())?.with_grace(Duration::from_millis(100));
+    let out = oracle.run(CANDIDATE, &ctx());
+    assert_eq!(
+        (out.label, out.exit, out.declined),
+        (Label::HarnessError, Exit::WorkerDied, false)
+    );
     Ok(())
 }
 
@@ -445,20 +464,25 @@ fn worker_errors_and_protocol_breaks_are_harness_errors() -> TestResult {
     check_worker_answers(&oracle, 20, &ctx(), |i| {
         (i == 14).then_some(Label::HarnessError)
     });
-    // `error` is an answer: the worker keeps serving.
+    // `error` is an answer: the worker keeps serving. It declines the candidate on purpose.
     assert_eq!(oracle.starts(), 1);
+    assert!(oracle.run(b"14", &ctx()).declined);
+    assert!(!oracle.run(b"13", &ctx()).declined);
     let oracle = worker(dir.path(), "garbage")?;
     check_worker_answers(&oracle, 20, &ctx(), |i| {
         (i == 15).then_some(Label::HarnessError)
     });
-    // An answer outside the protocol: the worker is replaced.
+    // An answer outside the protocol: the worker is replaced. That is breakage, not a
+    // declined input.
     assert_eq!(oracle.starts(), 2);
+    assert!(!oracle.run(b"15", &ctx()).declined);
     // Two answers to one candidate: the stray one is never taken for the next candidate's.
     let oracle = worker(dir.path(), "chatty")?;
     check_worker_answers(&oracle, 30, &ctx(), |i| {
         (i == 16).then_some(Label::HarnessError)
     });
     assert_eq!(oracle.starts(), 2);
+    assert!(!oracle.run(b"16", &ctx()).declined);
     Ok(())
 }
 
@@ -496,12 +520,14 @@ fn in_process_labels() {
         (out.label, out.signature.as_deref()),
         (Label::AssertFail, Some("user 1"))
     );
-    assert_eq!(run(br#"{"user_id":2}"#).label, Label::HarnessError);
+    let out = run(br#"{"user_id":2}"#);
+    assert_eq!((out.label, out.declined), (Label::HarnessError, true));
     let out = run(br#"{"user_id":3}"#);
     assert_eq!((out.label, out.exit), (Label::AssertFail, Exit::Panicked));
     assert_eq!(out.signature.as_deref(), Some("crashed on 3"));
     assert_eq!(run(b"[]").label, Label::AssertFail);
-    assert_eq!(run(b"not json").label, Label::HarnessError);
+    let out = run(b"not json");
+    assert_eq!((out.label, out.declined), (Label::HarnessError, false));
 }
 
 #[test]
