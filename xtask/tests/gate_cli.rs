@@ -933,7 +933,7 @@ fn classify_pins_an_input_minimal_within_the_oracles_domain() {
 }
 
 /// In a campaign the same input blocks as a new failure in both modes, and the campaign of
-/// the breaking worker is infra.
+/// the breaking worker is infra, with the oracle calls it made counted in its report.
 #[test]
 fn a_campaign_blocks_on_an_input_minimal_within_the_oracles_domain() {
     let repo = domain_repo();
@@ -956,6 +956,16 @@ fn a_campaign_blocks_on_an_input_minimal_within_the_oracles_domain() {
     let c = campaign("p.garbage");
     assert_eq!(c["status"], "infra", "{c}");
     assert_eq!(c["action"], "infra_queue", "{c}");
+    // The first run on the case, then one call per shrink candidate, all answered.
+    let calls = c["oracle_calls"].as_u64().expect("oracle_calls");
+    assert!(calls >= 2, "{c}");
+    let note = c["note"].as_str().unwrap_or_default().to_owned();
+    let broken: u64 = note
+        .strip_prefix("every one of the ")
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{c}"));
+    assert_eq!(calls, broken + 1, "{c}");
 }
 
 /// `classify --max-calls N` counts the first run on the input (and a worker's answer on

@@ -95,6 +95,10 @@ pub struct Record {
     pub message: Option<String>,
     /// Whether the fixture was already pinned (its files are then left as they are).
     pub already_pinned: bool,
+    /// Oracle calls this classify made before the verdict's replays: the first run, the
+    /// worker's answer on the input when it was asked, and the shrink's. Set on every path,
+    /// an infra item's included (the meta's `oracle_calls` where there is a meta).
+    pub oracle_calls: u64,
 }
 
 impl Record {
@@ -304,6 +308,7 @@ pub fn classify_observed(
         budget_exhausted: false,
         message: None,
         already_pinned: false,
+        oracle_calls: 1,
     };
     match first.label {
         Label::AssertPass => return Ok(record),
@@ -321,6 +326,7 @@ pub fn classify_observed(
     let mut first_calls = 1;
     if check_worker {
         first_calls += 1;
+        record.oracle_calls = first_calls;
         let answer = plan.oracles.fast.run(origin.bytes(), &ctx);
         record.labels.push(answer.label);
         if let Some(message) = worker_disagreement(&answer, &first) {
@@ -362,6 +368,7 @@ pub fn classify_observed(
     let shrunk =
         freezegate_shrink::shrink(input, still_fails, &options).map_err(ClassifyError::Shrink)?;
     let oracle_calls = shrunk.oracle_calls + first_calls;
+    record.oracle_calls = oracle_calls;
     let (broken, last_broken) = broken.into_inner();
     let (asked, declined) = (asked.get(), declined.get());
     // No candidate passed or failed, and some broke: the oracle could not say whether a

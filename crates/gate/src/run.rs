@@ -1057,6 +1057,8 @@ fn known_failure(root: &Path, meta: &fixture::Meta) -> classify::Record {
             meta.fixture_id
         )),
         already_pinned: true,
+        // Not shrunk again: no call was made for it.
+        oracle_calls: 0,
     }
 }
 
@@ -1266,8 +1268,7 @@ fn campaign(
         .iter()
         .filter(|e| e.shrunk)
         .filter_map(|e| e.record.as_ref().ok())
-        .filter_map(|r| r.meta.as_ref())
-        .map(|m| m.oracle_calls)
+        .map(|r| r.oracle_calls)
         .sum();
 
     // The case reported: the one that blocks, else the first shrunk.
