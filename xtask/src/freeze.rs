@@ -191,7 +191,7 @@ pub fn run(args: Args) -> Outcome {
         .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
     let signers = signers_file()?;
     let (env_class, runner_id) = runner(&args, &settings.config)?;
-    let patch_id = crate::gate::patch_id(args.patch_id.clone(), Path::new("."))?;
+    let patch_id = crate::gate::pin_patch_id(args.patch_id.clone(), Path::new("."))?;
     let request = FreezeRequest {
         meta,
         seed: settings.seed,

@@ -151,9 +151,10 @@ pub fn patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
     }
 }
 
-/// The patch id that `gate` and `classify` record in the meta files they pin: [`patch_id`],
-/// and an empty or blank `--patch-id` is bad input (exit 3), never an empty `patch_id`
-/// written into a meta file (which the meta file's schema refuses).
+/// The patch id that `gate`, `classify` and `freeze` record in the meta files they pin and
+/// the ledger rows they write: [`patch_id`], and an empty or blank `--patch-id` is bad input
+/// (exit 3, before any oracle runs), never an empty `patch_id` written (which `pin` and the
+/// ledger refuse).
 pub fn pin_patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
     if let Some(p) = &flag
         && p.trim().is_empty()

@@ -233,19 +233,11 @@ impl Meta {
     }
 
     /// Checks what the types alone do not: `pinned_at` is a UTC time of the form
-    /// `YYYY-MM-DDTHH:MM:SSZ`, `patch_id` names a candidate (not empty or blank), and each id
-    /// is its digest's prefix.
+    /// `YYYY-MM-DDTHH:MM:SSZ`, and each id is its digest's prefix. A meta file read from disk
+    /// passes this check with an empty `patch_id` (older versions wrote one); a new meta must
+    /// also pass [`Meta::check_new`], which [`pin`] asks for.
     pub fn check(&self) -> Result<(), MetaError> {
         check_utc_timestamp(&self.pinned_at).map_err(|e| invalid("pinned_at", e.to_string()))?;
-        if self.patch_id.trim().is_empty() {
-            return Err(invalid(
-                "patch_id",
-                format!(
-                    "{:?} is empty: it names the candidate under test (a commit or pull request id)",
-                    self.patch_id
-                ),
-            ));
-        }
         if !self.fixture_id.is_prefix_of(&self.fixture_digest) {
             return Err(invalid(
                 "fixture_id",
@@ -261,6 +253,22 @@ impl Meta {
                 format!(
                     "{} is not the start of origin_digest {}",
                     self.origin_id, self.origin_digest
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Meta::check`], and what is asked of a meta only when it is written: `patch_id`
+    /// names a candidate (it is not empty or blank).
+    pub fn check_new(&self) -> Result<(), MetaError> {
+        self.check()?;
+        if self.patch_id.trim().is_empty() {
+            return Err(invalid(
+                "patch_id",
+                format!(
+                    "{:?} is empty: it names the candidate under test (a commit or pull request id)",
+                    self.patch_id
                 ),
             ));
         }
@@ -833,7 +841,7 @@ pub fn read_origin(
 /// remove the temporary files that writers killed mid-write left there; a writer that is
 /// still running holds the lock, so its temporary files are never taken.
 ///
-/// Refuses a meta that fails [`Meta::check`] or does not match the two files (ids and
+/// Refuses a meta that fails [`Meta::check_new`] or does not match the two files (ids and
 /// digests), and bytes that are not canonical in the meta's canonicalization.
 pub fn pin(
     root: &Path,
@@ -853,7 +861,7 @@ fn pin_until(
     origin: &Canonical,
     go: &mut dyn FnMut() -> bool,
 ) -> Result<PathBuf, Error> {
-    meta.check()?;
+    meta.check_new()?;
     let property = &meta.property_id;
     let fixture_file = fixture_path(root, property, meta.fixture_id);
     let origin_file = origin_path(root, property, meta.origin_id);
