@@ -2671,7 +2671,7 @@ fn bad_env_class_and_runner_id_values_exit_3_naming_their_source() {
         args.extend_from_slice(extra);
         args
     };
-    let cases: [BadRunner; 5] = [
+    let cases: [BadRunner; 6] = [
         (
             &["--env-class", "laptop"],
             &[("ENV_CLASS", "remote")],
@@ -2696,6 +2696,11 @@ fn bad_env_class_and_runner_id_values_exit_3_naming_their_source() {
             &["--env-class", "remote", "--runner-id", ""],
             &[("RUNNER_ID", "ci-1")],
             "error: --runner-id \"\" is blank",
+        ),
+        (
+            &["--env-class", "remote"],
+            &[("RUNNER_ID", "   ")],
+            "error: RUNNER_ID \"   \" is blank",
         ),
     ];
     for (flags, env, message) in cases {

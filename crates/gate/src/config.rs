@@ -627,9 +627,17 @@ pub enum SettingsError {
         /// Where it came from.
         from: Source,
     },
-    /// `--runner-id` is empty or blank.
-    #[error("--runner-id {0:?} is blank: it must name this runner")]
-    BlankRunnerId(String),
+    /// The runner id in force (`RUNNER_ID`, or `--runner-id` over it) is blank.
+    #[error(
+        "{} {value:?} is blank: it must name this runner",
+        .from.name("RUNNER_ID", "--runner-id")
+    )]
+    BlankRunnerId {
+        /// The value given.
+        value: String,
+        /// Where it came from.
+        from: Source,
+    },
     /// The env class is `remote` and nothing names the runner.
     #[error("RUNNER_ID or --runner-id is required when the env class is remote")]
     RunnerIdRequired,
@@ -815,16 +823,20 @@ impl Settings {
                 weakens: false,
             });
         }
-        if let Some(id) = &overrides.flag_runner_id
-            && id.trim().is_empty()
-        {
-            return Err(SettingsError::BlankRunnerId(id.clone()));
-        }
         let (id, id_src) = pick(
             None,
             overrides.env_runner_id.as_deref().map(Some),
             overrides.flag_runner_id.as_deref().map(Some),
         );
+        // The id in force, from either source, must name the runner.
+        if let (Some(id), Some(from)) = (id, id_src)
+            && id.trim().is_empty()
+        {
+            return Err(SettingsError::BlankRunnerId {
+                value: id.to_owned(),
+                from,
+            });
+        }
         let runner_id = match (id, env_class) {
             (Some(id), _) => id.to_owned(),
             (None, EnvClass::Local) => "local".to_owned(),
@@ -1294,6 +1306,34 @@ mod tests {
         assert_eq!(
             bad_class.to_string(),
             "ENV_CLASS \"laptop\" is not an env class: expected \"local\" or \"remote\""
+        );
+        // A blank runner id is refused whichever source gave it, and only the one in force.
+        let runner = |env: Option<&str>, flag: Option<&str>| {
+            settings(RunOverrides {
+                env_class: Some("remote".into()),
+                env_runner_id: env.map(str::to_owned),
+                flag_runner_id: flag.map(str::to_owned),
+                ..RunOverrides::default()
+            })
+        };
+        assert_eq!(
+            runner(Some("   "), None).unwrap_err(),
+            SettingsError::BlankRunnerId {
+                value: "   ".into(),
+                from: Source::Env
+            }
+        );
+        assert_eq!(
+            runner(Some("   "), None).unwrap_err().to_string(),
+            "RUNNER_ID \"   \" is blank: it must name this runner"
+        );
+        assert_eq!(
+            runner(Some("ci-7"), Some(" ")).unwrap_err().to_string(),
+            "--runner-id \" \" is blank: it must name this runner"
+        );
+        assert_eq!(
+            runner(Some("  "), Some("ci-7")).map(|s| s.runner_id),
+            Ok("ci-7".to_owned())
         );
     }
 
