@@ -223,6 +223,20 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         .context("cannot read the current directory")
         .map_err(Failure::usage)?;
     let registry = properties::registry();
+    // The one proptest setting a campaign cannot fix comes from the environment: say so
+    // when it may change the inputs of a Rust property's campaign.
+    let rust_properties = settings
+        .config
+        .properties
+        .iter()
+        .any(|p| p.oracle.is_none() && registry.contains(p.id.as_str()));
+    if rust_properties {
+        for var in freezegate_gate::rust_prop::environment_changing_generation() {
+            eprintln!(
+                "warning: {var} is set: it changes the inputs proptest draws for Rust properties, so this run's campaigns differ from runs without it"
+            );
+        }
+    }
     let exe = std::env::current_exe().ok();
     let machine = args.format != GateFormat::Text || args.out.is_some();
     let color = !machine && std::io::stdout().is_terminal();

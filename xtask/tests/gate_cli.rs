@@ -1163,6 +1163,30 @@ fn rust_properties_run_through_the_hidden_subcommand() {
 }
 
 #[test]
+fn a_proptest_variable_that_changes_rust_campaigns_is_warned_about() {
+    let toml = config("[[property]]\nid = \"canon.text_and_value_agree\"\ncases = 10\n");
+    let repo = Repo::new(&[("freezegate.toml", &toml)]);
+    let var = "PROPTEST_MAX_DEFAULT_SIZE_RANGE";
+    let run = repo.gate(&["--format", "json"], &[(var, "3")]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let warnings: Vec<&str> = run.stderr.lines().filter(|l| l.contains(var)).collect();
+    assert_eq!(warnings.len(), 1, "{}", run.stderr);
+    assert!(warnings[0].starts_with("warning: "), "{}", run.stderr);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert!(!run.stderr.contains(var), "{}", run.stderr);
+    // Without a Rust property, nothing to warn about.
+    let repo = Repo::new(&[
+        (
+            "freezegate.toml",
+            &config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ncases = 10\n"),
+        ),
+        ("p.py", &oracle("False")),
+    ]);
+    let run = repo.gate(&["--format", "json"], &[(var, "3")]);
+    assert!(!run.stderr.contains(var), "{}", run.stderr);
+}
+
+#[test]
 fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
     let toml = |cases: u32, seed: u32| {
         config(&format!(

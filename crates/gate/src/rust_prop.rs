@@ -2,7 +2,7 @@
 //!
 //! A Rust project registers its properties in its own xtask: an id, a proptest [`Strategy`]
 //! for inputs whose type is serde-serializable, and the check. The gate generates campaign
-//! inputs with proptest, its randomness drawn from `rand_pcg` (SPEC §4) seeded from the policy
+//! inputs with proptest, each case's seed drawn from `rand_pcg` (SPEC §4) seeded from the policy
 //! seed and the property id (the same seed gives the same inputs on every machine; see
 //! [`Registry::generate`] for the exact scheme), turns them into [`Value`]s, and from then on treats the
 //! property like any external oracle: every run re-executes the xtask's own binary
@@ -27,7 +27,6 @@ use std::io::{BufRead, Write};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use freezegate_canon::{PropertyId, Value};
-use proptest::prelude::Rng as _;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config as ProptestConfig, RngAlgorithm, TestRng, TestRunner};
 use rand_core::{RngCore, SeedableRng};
@@ -36,9 +35,37 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use sha2::{Digest as _, Sha256};
 
-/// How many bytes of a case's `Pcg64` stream proptest may draw from: the first size, else
-/// the next when the strategy used them all.
-const CASE_BYTES: [usize; 3] = [1 << 16, 1 << 20, 1 << 24];
+/// The `PROPTEST_*` environment variables that change the inputs a campaign draws, though
+/// [`Registry::generate`] fixes every setting it can: proptest's strategies read
+/// `max_default_size_range` (the length bound of `any::<Vec<_>>()` and the like) from its
+/// global default, which these set.
+pub const GENERATION_ENV: &[&str] = &["PROPTEST_MAX_DEFAULT_SIZE_RANGE"];
+
+/// Those of [`GENERATION_ENV`] that are set in this process's environment, in order: a
+/// campaign run with any of them set may draw other inputs than elsewhere.
+pub fn environment_changing_generation() -> Vec<&'static str> {
+    GENERATION_ENV
+        .iter()
+        .copied()
+        .filter(|var| std::env::var_os(var).is_some())
+        .collect()
+}
+
+/// The proptest settings of a campaign: those that bear on generation set to proptest's
+/// built-in defaults, whatever the `PROPTEST_*` environment variables say.
+fn generation_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 256,
+        max_local_rejects: 65_536,
+        max_global_rejects: 1024,
+        max_flat_map_regens: 1_000_000,
+        max_shrink_time: 0,
+        max_shrink_iters: u32::MAX,
+        verbose: 0,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
 
 /// The campaign generator of property `id` under `seed` (see [`Registry::generate`]).
 fn campaign_rng(seed: u64, id: &str) -> Pcg64 {
@@ -202,59 +229,51 @@ impl Registry {
 
     /// `cases` inputs of property `id`, drawn deterministically from `seed` and the id.
     ///
-    /// The randomness is `rand_pcg`'s `Pcg64` (SPEC §4), whose stream is specified and does not
-    /// change between versions or machines:
+    /// `rand_pcg`'s `Pcg64` (SPEC §4) picks each case's seed; proptest's ChaCha20 generator
+    /// draws the case from that seed. Both streams are specified and do not change between
+    /// versions or machines:
     ///
-    /// 1. a campaign generator `Pcg64::from_seed(SHA-256("freezegate-rust-property-v2\0" ‖
-    ///    seed as 8 little-endian bytes ‖ id))`;
-    /// 2. for case `i` (in order), the next 32 bytes of the campaign generator are the case's
-    ///    seed, and `Pcg64::from_seed(case seed)` its byte stream;
-    /// 3. proptest draws from the first 64 KiB of that stream (`RngAlgorithm::PassThrough`,
-    ///    which hands the bytes over as they are). If the strategy used them all (the next 16
-    ///    bytes proptest would draw are all zero, as a depleted pass-through source gives), the
-    ///    case is drawn again from the first 1 MiB, then 16 MiB; past that, generation fails.
+    /// 1. the campaign generator is `Pcg64::from_seed(SHA-256("freezegate-rust-property-v2\0"
+    ///    ‖ seed as 8 little-endian bytes ‖ id))`;
+    /// 2. for case `i` (in order), the next 32 bytes of the campaign generator (`fill_bytes`)
+    ///    are the case's seed;
+    /// 3. proptest draws the case from `TestRng::from_seed(RngAlgorithm::ChaCha, case seed)`
+    ///    (ChaCha with 20 rounds).
     ///
-    /// How proptest turns bytes into values is proptest's: a proptest release that changes a
-    /// strategy's implementation changes the inputs drawn from the same bytes (a golden test
-    /// pins the first inputs for a fixed seed).
+    /// The case is drawn by ChaCha rather than by `Pcg64` itself because proptest offers no
+    /// way to draw from a caller's generator other than handing it bytes
+    /// (`RngAlgorithm::PassThrough`), and a pass-through source starves strategies that split
+    /// their randomness off (`prop_perturb`, `prop_shuffle`, `prop_flat_map`, selectors): each
+    /// split gets half of the bytes left, and zeros once they run out. A ChaCha source gives
+    /// each split a fresh seed instead.
+    ///
+    /// The proptest settings that bear on generation are fixed here (proptest's built-in
+    /// limits of rejects and `prop_flat_map` regenerations), so `PROPTEST_*` environment
+    /// variables do not change them; `PROPTEST_MAX_DEFAULT_SIZE_RANGE` alone cannot be fixed
+    /// per run (proptest's strategies read it from its global default), see
+    /// [`environment_changing_generation`].
+    ///
+    /// How proptest turns random bits into values is proptest's: a proptest release that
+    /// changes a strategy's implementation changes the inputs drawn from the same seed (a
+    /// golden test pins the case seeds and the first inputs for a fixed seed).
     pub fn generate(&self, id: &str, seed: u64, cases: u32) -> Result<Vec<Value>, RegistryError> {
         let registered = self
             .properties
             .get(id)
             .ok_or_else(|| RegistryError::Unknown(id.to_owned()))?;
-        let fail = |message: String| RegistryError::Generate {
-            id: id.to_owned(),
-            message,
-        };
         let mut campaign = campaign_rng(seed, id);
-        let config = ProptestConfig {
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        };
+        let config = generation_config();
         let mut out = Vec::with_capacity(cases as usize);
         for _ in 0..cases {
             let mut case_seed = [0u8; 32];
             campaign.fill_bytes(&mut case_seed);
-            let mut drawn = None;
-            for &size in &CASE_BYTES {
-                let mut bytes = vec![0u8; size];
-                Pcg64::from_seed(case_seed).fill_bytes(&mut bytes);
-                let rng = TestRng::from_seed(RngAlgorithm::PassThrough, &bytes);
-                let mut runner = TestRunner::new_with_rng(config.clone(), rng);
-                let value = (registered.generate)(&mut runner).map_err(fail)?;
-                let mut probe = [0u8; 16];
-                runner.rng().fill_bytes(&mut probe);
-                if probe != [0u8; 16] {
-                    drawn = Some(value);
-                    break;
-                }
-            }
-            let value = drawn.ok_or_else(|| {
-                fail(format!(
-                    "the strategy used more than {} MiB of random bytes for one input",
-                    CASE_BYTES[CASE_BYTES.len() - 1] >> 20
-                ))
-            })?;
+            let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &case_seed);
+            let mut runner = TestRunner::new_with_rng(config.clone(), rng);
+            let value =
+                (registered.generate)(&mut runner).map_err(|message| RegistryError::Generate {
+                    id: id.to_owned(),
+                    message,
+                })?;
             out.push(value);
         }
         Ok(out)
@@ -492,8 +511,9 @@ mod tests {
 
     #[test]
     fn campaign_randomness_is_rand_pcg_and_pinned() {
-        // The campaign generator is Pcg64 (SPEC §4): its first draws for a fixed seed and id
-        // are pinned, so a change of algorithm, seeding or rand_pcg version fails here.
+        // The campaign generator is Pcg64 (SPEC §4): the case seeds it draws for a fixed seed
+        // and id are pinned (they are also what an independent implementation of PCG XSL RR
+        // 128/64 gives), so a change of algorithm, seeding or rand_pcg version fails here.
         let mut campaign = campaign_rng(20_260_917, "golden.u64");
         let mut case_seed = [0u8; 32];
         rand_core::RngCore::fill_bytes(&mut campaign, &mut case_seed);
@@ -501,11 +521,15 @@ mod tests {
             u64::from_le_bytes(case_seed[..8].try_into().unwrap()),
             3_569_899_267_939_669_562
         );
-        let mut stream = Pcg64::from_seed(case_seed);
-        let first = rand_core::RngCore::next_u64(&mut stream);
-        assert_eq!(first, 4_482_024_423_404_218_781);
+        assert_eq!(
+            case_seed.map(|b| format!("{b:02x}")).concat(),
+            "3a96785578d48a3126a43641d51a4edcaecef4a00525250f7657ce46ffc7446a"
+        );
+        let mut second = [0u8; 32];
+        rand_core::RngCore::fill_bytes(&mut campaign, &mut second);
 
-        // Proptest draws the case's stream as it is: `any::<u64>()` is its first 8 bytes.
+        // Proptest's ChaCha20 draws each case from its seed: `any::<u64>()` is the first
+        // output of `TestRng::from_seed(ChaCha, case seed)`.
         let mut r = Registry::new();
         r.property("golden.u64", any::<u64>(), |_: &u64| Ok(()))
             .unwrap();
@@ -516,29 +540,36 @@ mod tests {
         )
         .unwrap();
         let u64s = r.generate("golden.u64", 20_260_917, 3).unwrap();
+        assert_eq!(
+            second.map(|b| format!("{b:02x}")).concat(),
+            "a22c9bb30850f30165a0d069435e61a619f206c153b98e2886f67b98f2095d5b"
+        );
+        let first = TestRng::from_seed(RngAlgorithm::ChaCha, &case_seed).next_u64();
         assert_eq!(u64s[0], Value::from(freezegate_canon::Int::from(first)));
         let shown = |values: Vec<Value>| values.iter().map(ToString::to_string).collect::<Vec<_>>();
         // Pinned: an upgrade of proptest, rand_pcg or the scheme that changes these fails.
-        // The three u64s are also what an independent implementation of PCG XSL RR 128/64
-        // gives for the scheme of `Registry::generate` (each is the first output of its case).
         assert_eq!(
             shown(u64s),
             [
-                "4482024423404218781",
-                "1537610703784210353",
-                "5283824511479339296"
+                "8935088381929681319",
+                "74323664255966392",
+                "18054336588541555429"
             ]
         );
         assert_eq!(
             shown(r.generate("golden.vec", 20_260_917, 4).unwrap()),
-            ["[661,926]", "[923,723,542,664]", "[]", "[481,510]"]
+            [
+                "[970,260]",
+                "[186,428,167,0]",
+                "[262]",
+                "[988,19,937,349,572]"
+            ]
         );
     }
 
     #[test]
     fn a_strategy_that_needs_more_bytes_gets_them() {
-        // 10 000 u64s need 80 000 bytes, more than the first 64 KiB: the case is drawn again
-        // from a longer stream rather than padded with the zeros of a depleted source.
+        // 10 000 u64s: a large case is drawn whole, never padded with zeros.
         let mut r = Registry::new();
         r.property(
             "big.vec",

@@ -1,0 +1,93 @@
+//! Campaign generation of Rust properties with strategies that split their randomness off
+//! (`prop_perturb`, `prop_shuffle`, `prop_flat_map`) or reject inputs (`prop_filter`): each
+//! case is drawn whole, from a source that gives every split a fresh seed, never from zeros
+//! of a depleted byte buffer.
+#![allow(clippy::unwrap_used)]
+
+use freezegate_canon::Value;
+use freezegate_gate::proptest::prelude::*;
+use freezegate_gate::rust_prop::Registry;
+
+/// How many items of an array input are the number 0.
+fn zeros(value: &Value) -> usize {
+    match value {
+        Value::Array(items) => items.iter().filter(|x| x.to_string() == "0").count(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn a_perturbed_strategy_drawing_many_numbers_gets_no_zero_padding() {
+    let mut r = Registry::new();
+    r.property(
+        "p.perturb",
+        any::<u8>().prop_perturb(|_, mut rng| (0..5000).map(|_| rng.next_u64()).collect()),
+        |_: &Vec<u64>| Ok(()),
+    )
+    .unwrap();
+    let inputs = r.generate("p.perturb", 1, 2).unwrap();
+    for input in &inputs {
+        // 5000 uniform u64s hold a zero with probability about 2.7e-16.
+        assert_eq!(zeros(input), 0, "the perturbed stream ran dry");
+    }
+    assert_ne!(inputs[0], inputs[1]);
+}
+
+#[test]
+fn a_filter_after_a_large_draw_still_sees_random_values() {
+    let mut r = Registry::new();
+    r.property(
+        "p.filter",
+        (
+            prop::collection::vec(any::<u64>(), 8192),
+            any::<u64>().prop_filter("nonzero", |x| *x != 0),
+        ),
+        |_: &(Vec<u64>, u64)| Ok(()),
+    )
+    .unwrap();
+    let inputs = r.generate("p.filter", 1, 2).unwrap();
+    for input in &inputs {
+        let Value::Array(pair) = input else {
+            panic!("{input}")
+        };
+        assert_eq!(zeros(&pair[0]), 0, "{input}");
+    }
+}
+
+#[test]
+fn many_shuffled_vectors_are_generated() {
+    let mut r = Registry::new();
+    r.property(
+        "p.shuffled",
+        prop::collection::vec(prop::collection::vec(any::<u8>(), 1..5).prop_shuffle(), 40),
+        |_: &Vec<Vec<u8>>| Ok(()),
+    )
+    .unwrap();
+    let inputs = r.generate("p.shuffled", 1, 3).unwrap();
+    for input in &inputs {
+        let Value::Array(rows) = input else {
+            panic!("{input}")
+        };
+        assert_eq!(rows.len(), 40);
+        // 40 rows of 1 to 4 uniform bytes, each all zero with probability at most 1/256.
+        let zero_rows = rows
+            .iter()
+            .filter(|row| matches!(row, Value::Array(b) if b.iter().all(|x| x.to_string() == "0")))
+            .count();
+        assert!(zero_rows < 5, "{zero_rows} all-zero rows: {input}");
+    }
+}
+
+#[test]
+fn flat_mapped_strategies_draw_their_inner_values() {
+    let mut r = Registry::new();
+    r.property(
+        "p.flat",
+        (1usize..4).prop_flat_map(|n| prop::collection::vec(any::<u64>(), 300 * n)),
+        |_: &Vec<u64>| Ok(()),
+    )
+    .unwrap();
+    for input in r.generate("p.flat", 1, 5).unwrap() {
+        assert_eq!(zeros(&input), 0, "{input}");
+    }
+}
