@@ -430,3 +430,69 @@ fn a_row_seed_no_run_can_have_breaks_the_seed_rule() {
         repo.write("freeze/ledger.json", &before);
     }
 }
+
+/// The integrity findings of a gate report (every file), their messages.
+fn integrity_messages(report: &serde_json::Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| {
+            f["rule"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("integrity"))
+        })
+        .map(|f| format!("{}: {}", f["file"], f["message"]))
+        .collect()
+}
+
+/// The one origin file of the repository's pinned fixture.
+fn origin_file(repo: &Repo) -> String {
+    let meta = Meta::parse(repo.read(&repo.meta_file()).as_bytes()).expect("meta");
+    format!("fixtures/p.flaky/origins/{}.json", meta.origin_id)
+}
+
+#[test]
+fn a_deleted_fixture_is_reported_once() {
+    let repo = Repo::new();
+    std::fs::remove_file(
+        repo.dir
+            .join(format!("fixtures/p.flaky/{}.json", repo.fixture)),
+    )
+    .expect("rm fixture");
+    let (code, report) = repo.gate();
+    assert_eq!(code, 1, "{report}");
+    let messages = integrity_messages(&report);
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    assert!(messages[0].contains("does not exist"), "{messages:#?}");
+}
+
+#[test]
+fn a_tampered_origin_is_reported_once() {
+    let repo = Repo::new();
+    let origin = origin_file(&repo);
+    repo.write(&origin, "{\"x\":2}");
+    let (code, report) = repo.gate();
+    assert_eq!(code, 1, "{report}");
+    let messages = integrity_messages(&report);
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    assert!(messages[0].contains(&origin), "{messages:#?}");
+    assert_eq!(report["summary"]["blocking_findings"], 1, "{report}");
+}
+
+#[test]
+fn a_symlinked_fixtures_folder_is_not_read_through() {
+    let repo = Repo::new();
+    let origin = origin_file(&repo);
+    let outside = tempfile::tempdir().expect("temp dir");
+    let moved = outside.path().join("fixtures");
+    std::fs::rename(repo.dir.join("fixtures"), &moved).expect("move fixtures");
+    std::os::unix::fs::symlink(&moved, repo.dir.join("fixtures")).expect("symlink");
+    // A broken origin behind the link: only the link itself may be reported.
+    std::fs::write(outside.path().join(&origin), "{\"x\":2}").expect("tamper");
+    let (code, report) = repo.gate();
+    assert_eq!(code, 1, "{report}");
+    let messages = integrity_messages(&report);
+    assert_eq!(messages.len(), 1, "{messages:#?}");
+    assert!(messages[0].contains("symbolic link"), "{messages:#?}");
+}
