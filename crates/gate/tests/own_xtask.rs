@@ -6,6 +6,8 @@
 //! whose one property hangs, starts itself there as the xtask (`OWN_XTASK_CHILD=1`), and
 //! sends it SIGTERM once the oracle runs.
 
+mod libtest_args;
+
 use std::path::Path;
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -30,8 +32,7 @@ fn main() -> ExitCode {
         println!("{NAME}: test");
         return ExitCode::SUCCESS;
     }
-    let filters: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
-    if !filters.is_empty() && !filters.iter().any(|f| NAME.contains(f.as_str())) {
+    if !libtest_args::selects(&args, NAME) {
         println!("running 0 tests");
         return ExitCode::SUCCESS;
     }
@@ -107,14 +108,22 @@ fn stopped_by_sigterm_exits_143_and_leaves_no_oracle() {
     git(dir, &["commit", "-q", "-m", "suite"]);
 
     let exe = std::env::current_exe().expect("the test's own path");
+    // The xtask's output goes to files, read once it has exited: a pipe nobody reads while
+    // it runs could fill and block it.
+    let logs = tempfile::Builder::new()
+        .prefix("own-xtask-output")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("temp dir");
+    let (out_path, err_path) = (logs.path().join("stdout"), logs.path().join("stderr"));
+    let create = |path: &Path| std::fs::File::create(path).expect("output file");
     let mut xtask = Command::new(exe)
         .current_dir(dir)
         .env(CHILD, "1")
         .env_remove("REPLAYS")
         .env_remove("PROP_SEED")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stdout(create(&out_path))
+        .stderr(create(&err_path))
         .spawn()
         .expect("the xtask starts");
     let guard = Survivors(token);
@@ -132,17 +141,20 @@ fn stopped_by_sigterm_exits_143_and_leaves_no_oracle() {
         .success();
     assert!(ok, "kill -TERM");
     let limit = Instant::now() + Duration::from_secs(20);
-    while xtask.try_wait().expect("wait").is_none() {
+    let status = loop {
+        if let Some(status) = xtask.try_wait().expect("wait") {
+            break status;
+        }
         assert!(
             Instant::now() < limit,
             "the xtask still runs 20 s after SIGTERM"
         );
         std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = xtask.wait_with_output().expect("output");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(143), "{stderr}");
-    assert!(out.stdout.is_empty(), "no report after the signal");
+    };
+    let stderr = std::fs::read_to_string(&err_path).expect("the xtask's stderr");
+    let stdout = std::fs::read_to_string(&out_path).expect("the xtask's stdout");
+    assert_eq!(status.code(), Some(143), "{stderr}");
+    assert!(stdout.is_empty(), "no report after the signal: {stdout}");
     assert_eq!(
         stderr.lines().last(),
         Some("error: stopped by SIGTERM: killed 1 oracle run"),
