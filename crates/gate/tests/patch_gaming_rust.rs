@@ -323,3 +323,80 @@ fn a_lazily_made_static_of_immutable_data_is_not_a_shared_fixture() {
     let found = judge(&[("src/props/parse_props.rs", Some(&aliased))]);
     assert!(rules(&found).contains("shared-fixture"), "{found:?}");
 }
+
+#[test]
+fn a_new_python_property_that_acts_beyond_itself_is_judged() {
+    for gaming in [
+        // Ends the session green before later tests run.
+        format!(
+            "import pytest\n{PY}\n\n@given(st.integers())\ndef test_new(x):\n    pytest.exit(\"done\", returncode=0)\n"
+        ),
+        // Skips the whole module when it is imported.
+        format!(
+            "import pytest\n{PY}\n\n@given(st.integers())\ndef test_new(x, _=pytest.skip(\"wip\", allow_module_level=True)):\n    assert x == x + 0\n"
+        ),
+        format!(
+            "import pytest\n{PY}\n\n@given(st.integers())\ndef test_new(\n    x,\n    _=pytest.importorskip(\"missing\"),\n):\n    assert x == x + 0\n"
+        ),
+        // Changes the defaults of the properties decorated after it.
+        format!(
+            "{PY}\n\n@given(st.integers())\ndef test_new(x, _=settings.load_profile(\"fast\")):\n    assert x == x + 0\n"
+        ),
+        format!(
+            "{PY}\n\n@given(st.integers())\ndef test_new(x):\n    settings.register_profile(\"default\", max_examples=1)\n"
+        ),
+    ] {
+        let found = judge(&[("tests/test_invoice.py", Some(&gaming))]);
+        assert!(
+            rules(&found).contains("skip-added") || rules(&found).contains("hypothesis-settings"),
+            "{gaming}\n{found:?}"
+        );
+    }
+    // What stays within the new test is its own business.
+    let own = format!(
+        "import pytest\n{PY}\n\n@settings(deadline=None)\n@pytest.mark.skip(reason=\"slow\")\n@given(st.integers())\ndef test_new(x):\n    if x < 0:\n        pytest.skip(\"negative\")\n    assert x == x + 0\n"
+    );
+    let found = judge(&[("tests/test_invoice.py", Some(&own))]);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn an_attribute_after_a_new_property_on_its_last_line_is_judged() {
+    let gaming = CHECKS.replacen(
+        "    #[test]\n    fn control",
+        "    #[test]\n    fn fresh(x in 0u32..10) { prop_assert!(x < 10); } #[cfg(any())]\n    #[test]\n    fn control",
+        1,
+    );
+    let found = judge(&[("src/props/checks.rs", Some(&gaming))]);
+    assert!(rules(&found).contains("skip-added"), "{found:?}");
+    // Outside a proptest! block too, where no old span holds the line.
+    let file = "use proptest::prelude::*;\n\n#[test]\nfn control() {\n    proptest!(|(x in 0u32..10)| prop_assert!(x < 10));\n}\n";
+    let gaming = file.replacen(
+        "#[test]\nfn control",
+        "#[test]\nfn fresh() { proptest!(|(x in 0u32..10)| prop_assert!(x < 10)); } #[cfg(any())]\n#[test]\nfn control",
+        1,
+    );
+    let (repo, _) = repo();
+    repo.write("src/props/plain.rs", file);
+    let base = repo.commit("plain");
+    repo.write("src/props/plain.rs", &gaming);
+    repo.commit("edit");
+    let found: BTreeSet<String> = repo
+        .check(&base)
+        .findings
+        .into_iter()
+        .map(|f| f.rule)
+        .collect();
+    assert!(found.contains("skip-added"), "{found:?}");
+}
+
+#[test]
+fn an_old_property_that_starts_on_a_new_ones_last_line_is_judged() {
+    let gaming = CHECKS.replacen(
+        "    #[test]\n    fn control(x in 0u32..10) {",
+        "    #[test]\n    fn fresh(x in 0u32..10) { prop_assert!(x < 10); } #[test] fn control(x in Just(3u32)) {",
+        1,
+    );
+    let found = judge(&[("src/props/checks.rs", Some(&gaming))]);
+    assert!(rules(&found).contains("strategy-narrowed"), "{found:?}");
+}

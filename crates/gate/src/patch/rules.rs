@@ -89,6 +89,26 @@ pub struct Pattern {
     pub regex: &'static str,
     /// A regex for lines the pattern does not fire on although `regex` matches them.
     pub unless: Option<&'static str>,
+    /// Which lines of a property the commit adds it reads, when its rule is one of
+    /// [`NEW_PROPERTY_EXEMPT`].
+    pub in_new: InNew,
+}
+
+/// Which lines of a new property a pattern of a [`NEW_PROPERTY_EXEMPT`] rule still reads: a
+/// move whose effect reaches beyond the new property itself is judged there too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InNew {
+    /// None: the move can only weaken the new property itself.
+    Exempt,
+    /// Its decorators and signature (default arguments included), which Python runs when the
+    /// module is imported: a call there acts on the whole module (`pytest.skip(…)`).
+    Header,
+    /// Every line: the move acts on the session or on other properties whenever it runs
+    /// (`pytest.exit(…)`, `settings.load_profile(…)`).
+    Always,
+    /// Every line of a new property, and no other line: ordinary set-up elsewhere (a conftest
+    /// registering a profile), but a test has no business changing the session's settings.
+    OnlyNew,
 }
 
 const fn anywhere(regex: &'static str) -> Pattern {
@@ -97,6 +117,7 @@ const fn anywhere(regex: &'static str) -> Pattern {
         scope: Scope::Anywhere,
         regex,
         unless: None,
+        in_new: InNew::Exempt,
     }
 }
 
@@ -106,6 +127,7 @@ const fn rust(regex: &'static str) -> Pattern {
         scope: Scope::Anywhere,
         regex,
         unless: None,
+        in_new: InNew::Exempt,
     }
 }
 
@@ -115,6 +137,7 @@ const fn python(regex: &'static str) -> Pattern {
         scope: Scope::Anywhere,
         regex,
         unless: None,
+        in_new: InNew::Exempt,
     }
 }
 
@@ -124,6 +147,7 @@ const fn other(regex: &'static str) -> Pattern {
         scope: Scope::Anywhere,
         regex,
         unless: None,
+        in_new: InNew::Exempt,
     }
 }
 
@@ -133,6 +157,18 @@ const fn in_property(kinds: &'static [FileKind], regex: &'static str) -> Pattern
         scope: Scope::InProperty,
         regex,
         unless: None,
+        in_new: InNew::Exempt,
+    }
+}
+
+/// A pattern a new property's lines are read for as well (`in_new`).
+const fn reaching(kinds: &'static [FileKind], in_new: InNew, regex: &'static str) -> Pattern {
+    Pattern {
+        kinds,
+        scope: Scope::Anywhere,
+        regex,
+        unless: None,
+        in_new,
     }
 }
 
@@ -143,6 +179,7 @@ const fn rust_unless(regex: &'static str, unless: &'static str) -> Pattern {
         scope: Scope::Anywhere,
         regex,
         unless: Some(unless),
+        in_new: InNew::Exempt,
     }
 }
 
@@ -344,17 +381,22 @@ pub const RULES: &[Rule] = &[
                 r"#\s*!?\s*\[\s*cfg\s*\(\s*(?:[^t\s]|t[^e]|te[^s]|tes[^t]|test\s*[^\s)])",
             ),
             in_property(RUST, r"#\s*!?\s*\[\s*cfg_attr\s*\(.*\bcfg\s*\("),
-            anywhere(r"\bimportorskip\s*\("),
+            reaching(ALL, InNew::Header, r"\bimportorskip\s*\("),
             anywhere(r"\bpytest\s*\.\s*mark\s*\.\s*skip(?:if)?\b"),
             python(r"\bmark\s*\.\s*skip(?:if)?\b"),
-            python(r"^\s*from\s+pytest\s+import\b.*\b(?:skip|xfail|importorskip)\b"),
+            python(r"^\s*from\s+pytest\s+import\b.*\b(?:skip|xfail|importorskip|exit)\b"),
             anywhere(r"\bskipif\b"),
             anywhere(r"\bxfail\b"),
             anywhere(r"\bunittest\s*\.\s*skip\w*"),
             anywhere(r"@\s*skip(?:If|Unless)?\b"),
-            anywhere(r"\bpytest\s*\.\s*(?:skip|exit)\s*\("),
+            reaching(ALL, InNew::Header, r"\bpytest\s*\.\s*skip\s*\("),
+            // Ends the whole session, green with `returncode=0`, wherever it runs.
+            reaching(ALL, InNew::Always, r"\bpytest\s*\.\s*exit\s*\("),
+            reaching(PYTHON, InNew::Always, r"\bos\s*\.\s*_exit\s*\("),
+            // A skip that ends the module, not one test.
+            reaching(ALL, InNew::Always, r"\ballow_module_level\b"),
             anywhere(r"\bskipTest\s*\("),
-            anywhere(r"\bSkipTest\b"),
+            reaching(ALL, InNew::Header, r"\bSkipTest\b"),
             anywhere(r"--deselect\b"),
             // pytest collects nothing of a module or class that says so.
             python(r"\b__test__\s*(?::[^=]*)?=(?:[^=]|$)"),
@@ -545,7 +587,10 @@ pub const RULES: &[Rule] = &[
             anywhere(r"\bphases\s*[=:]"),
             anywhere(r"\bsuppress_health_check\b"),
             anywhere(r"\bdeadline\s*[=:]"),
-            anywhere(r"\bload_profile\s*\("),
+            // A profile sets the defaults of every property decorated after it: loading one,
+            // or (from a new test) registering one, perhaps under the name of the one in force.
+            reaching(ALL, InNew::Always, r"\bload_profile\s*\("),
+            reaching(PYTHON, InNew::OnlyNew, r"\bregister_profile\s*\("),
         ]),
     },
     Rule {
@@ -833,18 +878,33 @@ impl RuleSet {
                 Engine::Added(patterns) => {
                     let mut pool = pool_of(removed.iter().copied(), s);
                     let mut statements = BTreeMap::new();
-                    for l in &added_judged {
+                    for l in &added {
                         let text = self.without_definitions(l.view(s));
+                        let new = commit.is_new(l);
+                        let exempt = new && !rule.judges_new_properties();
+                        let header = new && l.is_header();
                         let applies = |p: &Pattern| {
                             p.kinds.contains(&l.kind)
                                 && (p.scope == Scope::Anywhere || l.in_property)
+                                && match p.in_new {
+                                    InNew::Exempt => !exempt,
+                                    InNew::Header => !exempt || header,
+                                    InNew::Always => true,
+                                    InNew::OnlyNew => new,
+                                }
                         };
-                        let hit =
-                            patterns.iter().any(|(p, r, unless)| {
-                                applies(p)
-                                    && r.is_match(&text)
-                                    && !unless.as_ref().is_some_and(|u| u.is_match(&text))
-                            }) || self.spans_lines_onto(l, s, patterns, &applies, &mut statements);
+                        let hit = patterns.iter().any(|(p, r, unless)| {
+                            applies(p)
+                                && r.is_match(&text)
+                                && !unless.as_ref().is_some_and(|u| u.is_match(&text))
+                        }) || self.spans_lines_onto(
+                            l,
+                            s,
+                            patterns,
+                            &applies,
+                            (exempt, header, new),
+                            &mut statements,
+                        );
                         if hit && !take(&mut pool, l, s) {
                             findings.push(finding(rule, l, rule.description.to_string()));
                         }
@@ -996,12 +1056,14 @@ impl RuleSet {
         s: Strings,
         patterns: &[(Pattern, Regex, Option<Regex>)],
         applies: &dyn Fn(&Pattern) -> bool,
-        cache: &mut BTreeMap<(usize, bool), Vec<std::ops::Range<usize>>>,
+        place: (bool, bool, bool),
+        cache: &mut BTreeMap<(usize, bool, (bool, bool, bool)), Vec<std::ops::Range<usize>>>,
     ) -> bool {
         let Some(st) = &l.logical else {
             return false;
         };
-        let key = (Rc::as_ptr(&st.statement) as usize, l.in_property);
+        // `place` (the line's standing in a new property) decides `applies` with `in_property`.
+        let key = (Rc::as_ptr(&st.statement) as usize, l.in_property, place);
         let matches = cache.entry(key).or_insert_with(|| {
             let view = match s {
                 Strings::Blanked => &st.statement.bare,
@@ -1217,6 +1279,8 @@ struct LineRef<'a> {
     bare: String,
     /// The property tests of the innermost span holding the line (none outside properties).
     names: Vec<String>,
+    /// The property tests of each span holding the line.
+    covering: Vec<Vec<String>>,
     /// Whether the line is in a property span.
     in_property: bool,
     /// Python: the statement (logical line) the line belongs to, when its file is at hand.
@@ -1268,6 +1332,23 @@ impl LineRef<'_> {
             Some(_) => ("", ""),
             None => (&self.code, &self.bare),
         }
+    }
+
+    /// Whether a Python line is part of a decorator or a `def` line (its signature, default
+    /// arguments included): code Python runs when it imports the module.
+    fn is_header(&self) -> bool {
+        if self.kind != FileKind::Python {
+            return false;
+        }
+        let head = match &self.logical {
+            Some(st) => st.statement.code.trim_start(),
+            None => self.code.trim_start(),
+        };
+        head.starts_with('@')
+            || head.starts_with("def ")
+            || head
+                .strip_prefix("async")
+                .is_some_and(|r| r.trim_start().starts_with("def "))
     }
 
     /// What a line's assertions are weighed against: its property, else its file.
@@ -1372,6 +1453,14 @@ impl<'a> Side<'a> {
                         (v.code, v.bare, None, None)
                     }
                 };
+                let covering = match span {
+                    Some(_) => spans
+                        .iter()
+                        .filter(|s| s.start <= l.number && l.number <= s.end)
+                        .map(|s| s.names.clone())
+                        .collect(),
+                    None => Vec::new(),
+                };
                 LineRef {
                     path,
                     kind,
@@ -1380,6 +1469,7 @@ impl<'a> Side<'a> {
                     code,
                     bare,
                     names: span.map(|s| s.names.clone()).unwrap_or_default(),
+                    covering,
                     in_property: span.is_some(),
                     logical,
                 }
@@ -1398,6 +1488,12 @@ impl<'a> Side<'a> {
         self.spans.iter().flat_map(|s| &s.names)
     }
 }
+
+/// The start of a Rust attribute, outer or inner.
+static RUST_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
+    #[allow(clippy::expect_used)] // a constant pattern, checked by every test that judges Rust
+    Regex::new(r"#\s*!?\s*\[").expect("constant pattern compiles")
+});
 
 /// The innermost span holding a line: the one that starts last.
 fn innermost(spans: &[Span], line: u32) -> Option<&Span> {
@@ -1437,9 +1533,19 @@ impl<'a> CommitLines<'a> {
         }
     }
 
-    /// Whether the line belongs only to property tests the commit adds.
+    /// Whether the line belongs only to property tests the commit adds: its innermost span is
+    /// new properties', and so is every other span holding it but those that hold these
+    /// properties (a `proptest!` block, a `mod`): a line can close a new property and start an
+    /// old one. Rust attribute text never is: an attribute at the end of a new property's last
+    /// line applies to the item after it.
     fn is_new(&self, l: &LineRef<'_>) -> bool {
-        !l.names.is_empty() && l.names.iter().all(|n| !self.before.contains(n))
+        let fresh = |names: &[String]| names.iter().all(|n| !self.before.contains(n));
+        !l.names.is_empty()
+            && fresh(&l.names)
+            && l.covering
+                .iter()
+                .all(|c| fresh(c) || l.names.iter().all(|n| c.contains(n)))
+            && !(l.kind == FileKind::Rust && RUST_ATTRIBUTE.is_match(&l.bare))
     }
 
     fn added(&self) -> impl Iterator<Item = &LineRef<'a>> {
