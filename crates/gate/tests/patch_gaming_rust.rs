@@ -400,3 +400,34 @@ fn an_old_property_that_starts_on_a_new_ones_last_line_is_judged() {
     let found = judge(&[("src/props/checks.rs", Some(&gaming))]);
     assert!(rules(&found).contains("strategy-narrowed"), "{found:?}");
 }
+
+#[test]
+fn properties_moved_into_a_src_tests_module_are_not_removed() {
+    let moved = |declaration: &str| {
+        let (repo, _) = repo();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"tests/**\", \"src/props/**\", \"src/tests/**\"]\nmin_cases = 50\n",
+        );
+        let base = repo.commit("policy");
+        let lib = LIB.replace("mod props;\n", "mod props;\n#[cfg(test)]\nmod tests;\n");
+        repo.write("src/lib.rs", &lib);
+        repo.write("src/tests/mod.rs", declaration);
+        repo.write("src/tests/checks.rs", CHECKS);
+        repo.remove("src/props/checks.rs");
+        repo.write("src/props/mod.rs", "mod mod_props;\n");
+        repo.commit("move");
+        let found: Vec<String> = repo
+            .check(&base)
+            .findings
+            .into_iter()
+            .map(|f| f.rule)
+            .collect();
+        found
+    };
+    let found = moved("mod checks;\n");
+    assert!(found.is_empty(), "{found:?}");
+    // Undeclared, the same file is not compiled.
+    let found = moved("\n");
+    assert!(found.contains(&"property-removed".to_string()), "{found:?}");
+}

@@ -3,7 +3,8 @@
 //!
 //! A file is compiled when it is a crate root by cargo's conventions (`src/lib.rs`,
 //! `src/main.rs`, `build.rs`, `src/bin/*.rs`, `src/bin/*/main.rs`, `tests/*.rs`, `benches/*.rs`,
-//! `examples/*.rs`, `tests/*/main.rs` …) of a folder that holds a `Cargo.toml`, or when a
+//! `examples/*.rs`, `tests/*/main.rs` …) of a folder that holds a `Cargo.toml`, or (a root's
+//! place without a `Cargo.toml` too, such as `src/tests/checks.rs`) when a
 //! compiled file of its parent module declares it (`mod NAME;`, read outside comments and
 //! strings). The reading is approximate where Rust is richer: a `#[path]` attribute, a target
 //! with its own `path` in `Cargo.toml`, or an `include!` is not followed (such a file counts as
@@ -79,8 +80,12 @@ impl<'g> Reach<'g> {
         if depth > MAX_DEPTH {
             return false;
         }
-        if let Some(krate) = crate_root_of(path) {
-            return self.read(&join(krate, "Cargo.toml")).is_some();
+        // A root only where its crate folder holds a `Cargo.toml`: `src/tests/checks.rs` is a
+        // module declared from `src/tests/mod.rs`, not the root of a crate `src`.
+        if let Some(krate) = crate_root_of(path)
+            && self.read(&join(krate, "Cargo.toml")).is_some()
+        {
+            return true;
         }
         let Some((name, parent)) = module_of(path) else {
             return false;
