@@ -1057,7 +1057,7 @@ impl RuleSet {
         patterns: &[(Pattern, Regex, Option<Regex>)],
         applies: &dyn Fn(&Pattern) -> bool,
         place: (bool, bool, bool),
-        cache: &mut BTreeMap<(usize, bool, (bool, bool, bool)), Vec<std::ops::Range<usize>>>,
+        cache: &mut BTreeMap<StatementKey, Vec<std::ops::Range<usize>>>,
     ) -> bool {
         let Some(st) = &l.logical else {
             return false;
@@ -1488,6 +1488,10 @@ impl<'a> Side<'a> {
         self.spans.iter().flat_map(|s| &s.names)
     }
 }
+
+/// A Python statement (its address), whether its line is in a property, and its standing in
+/// a new property (exempt, header, new): what decides which patterns apply to it.
+type StatementKey = (usize, bool, (bool, bool, bool));
 
 /// The start of a Rust attribute, outer or inner.
 static RUST_ATTRIBUTE: LazyLock<Regex> = LazyLock::new(|| {
