@@ -1,7 +1,7 @@
 //! What a pinned fixture's meta file and a ledger row must agree on, end to end through the
 //! real binary in temporary git repositories: the meta's shrink path re-applies to its origin
 //! (SPEC §3, §5), a row repeats its meta's canonicalization and origin digest (SPEC §3), a
-//! patch id is never empty, and a row's seed is one a run can have.
+//! patch id is never written empty, and a row's seed is one a run can have.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
