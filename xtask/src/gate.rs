@@ -137,11 +137,16 @@ pub fn settings(flags: &RunFlags) -> Result<Settings, Failure> {
     Settings::resolve(config, &overrides, cores).map_err(Failure::usage)
 }
 
-/// The candidate under test: `--patch-id`, else the full SHA of HEAD. Without one (git is
-/// not on `PATH`, the directory is not a repository, HEAD has no commit) it is bad input
-/// (exit 3), never a placeholder written into meta files and reports.
-pub fn patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
+/// The candidate under test, recorded in the meta files `gate`, `classify` and `freeze` pin
+/// and the ledger rows they write: `--patch-id`, else the full SHA of HEAD. An empty or blank
+/// `--patch-id`, or no HEAD to read (git is not on `PATH`, the directory is not a repository,
+/// HEAD has no commit), is bad input (exit 3, before any oracle runs), never an empty id or a
+/// placeholder written.
+pub fn pin_patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
     match flag {
+        Some(p) if p.trim().is_empty() => Err(Failure::usage(anyhow::anyhow!(
+            "--patch-id {p:?} is empty: name the candidate under test (a commit or pull request id), or leave the flag out to use the commit of HEAD"
+        ))),
         Some(p) => Ok(p),
         None => run::head_commit(root).ok_or_else(|| {
             Failure::usage(anyhow::anyhow!(
@@ -149,21 +154,6 @@ pub fn patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
             ))
         }),
     }
-}
-
-/// The patch id that `gate`, `classify` and `freeze` record in the meta files they pin and
-/// the ledger rows they write: [`patch_id`], and an empty or blank `--patch-id` is bad input
-/// (exit 3, before any oracle runs), never an empty `patch_id` written (which `pin` and the
-/// ledger refuse).
-pub fn pin_patch_id(flag: Option<String>, root: &Path) -> Result<String, Failure> {
-    if let Some(p) = &flag
-        && p.trim().is_empty()
-    {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--patch-id {p:?} is empty: name the candidate under test (a commit or pull request id), or leave the flag out to use the commit of HEAD"
-        )));
-    }
-    patch_id(flag, root)
 }
 
 /// Parses `--now` or reads the clock.
