@@ -4,7 +4,9 @@
 //!
 //! This file is a program (`harness = false`): run by `cargo test` it builds a repository
 //! whose one property hangs, starts itself there as the xtask (`OWN_XTASK_CHILD=1`), and
-//! sends it SIGTERM once the oracle runs.
+//! sends it SIGTERM once the oracle runs. It does so twice: with a shell oracle, and with an
+//! oracle slow to die (it holds much memory, which the kernel frees before the process's
+//! children are handed on), whose escaped child reaches the xtask only late in the stop.
 
 mod libtest_args;
 
@@ -17,8 +19,11 @@ use freezegate_gate::render::{self, Style};
 use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry};
 use freezegate_gate::{process, run};
 
-/// The test's one name, for `--list` and filters.
-const NAME: &str = "own_xtask_stopped_by_sigterm_exits_143_and_leaves_no_oracle";
+/// The tests' names, for `--list` and filters.
+const NAMES: [&str; 2] = [
+    "own_xtask_stopped_by_sigterm_exits_143_and_leaves_no_oracle",
+    "own_xtask_stopped_by_sigterm_kills_the_escapee_of_an_oracle_slow_to_die",
+];
 
 /// Set in the environment of the copy of this program that plays the xtask.
 const CHILD: &str = "OWN_XTASK_CHILD";
@@ -29,16 +34,24 @@ fn main() -> ExitCode {
     }
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--list") {
-        println!("{NAME}: test");
+        for name in NAMES {
+            println!("{name}: test");
+        }
         return ExitCode::SUCCESS;
     }
-    if !libtest_args::selects(&args, NAME) {
-        println!("running 0 tests");
-        return ExitCode::SUCCESS;
+    let tests: [(&str, fn()); 2] = [
+        (NAMES[0], stopped_by_sigterm_exits_143_and_leaves_no_oracle),
+        (NAMES[1], an_escapee_of_an_oracle_slow_to_die_is_killed),
+    ];
+    let selected: Vec<_> = tests
+        .into_iter()
+        .filter(|(name, _)| libtest_args::selects(&args, name))
+        .collect();
+    println!("running {} tests", selected.len());
+    for (name, test) in selected {
+        test();
+        println!("test {name} ... ok");
     }
-    println!("running 1 test");
-    stopped_by_sigterm_exits_143_and_leaves_no_oracle();
-    println!("test {NAME} ... ok");
     ExitCode::SUCCESS
 }
 
@@ -86,6 +99,45 @@ fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
 }
 
 fn stopped_by_sigterm_exits_143_and_leaves_no_oracle() {
+    // The oracle starts a sleep in its group and one that leaves it, then says so.
+    stop_while_the_oracle_runs(
+        |token| {
+            format!(
+                "cat >/dev/null; setsid sleep {token} & sleep {token} & touch started.oracle; wait"
+            )
+        },
+        &[],
+        2,
+    );
+}
+
+/// A killed process's children are handed to the xtask (the subreaper) only once its
+/// memory is freed: with hundreds of megabytes that takes a while, during which the dying
+/// process no longer shows its environment (the run's mark). Here the slow one has left the
+/// oracle's group (so its death is the stop's own doing, not the group kill's) and has a
+/// child of its own that left too: the stop must wait for that child to come, and kill it.
+fn an_escapee_of_an_oracle_slow_to_die_is_killed() {
+    let script = "import subprocess, sys, time\n\
+                  held = b'x' * (768 << 20)\n\
+                  subprocess.Popen(['sleep', sys.argv[1]], start_new_session=True)\n\
+                  open('started.oracle', 'w').close()\n\
+                  time.sleep(300)\n";
+    stop_while_the_oracle_runs(
+        |token| format!("cat >/dev/null; setsid python3 slow.py {token} & wait"),
+        &[("slow.py", script)],
+        2,
+    );
+}
+
+/// Builds a repository whose one property runs `oracle(token)` (with `files` beside it),
+/// starts the own xtask there, sends it SIGTERM once the oracle has written
+/// `started.oracle` and `running` processes hold the token, and checks that it exits with
+/// 143 and that none of them is left.
+fn stop_while_the_oracle_runs(
+    oracle: impl Fn(&str) -> String,
+    files: &[(&str, &str)],
+    running: usize,
+) {
     let tmp = tempfile::Builder::new()
         .prefix("own-xtask")
         .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
@@ -93,10 +145,10 @@ fn stopped_by_sigterm_exits_143_and_leaves_no_oracle() {
     let dir = tmp.path();
     // 300 s and a fraction no other process on the machine passes to sleep.
     let token = format!("300.{}", std::process::id());
-    // The oracle starts a sleep in its group and one that leaves it, then says so.
-    let oracle = format!(
-        "cat >/dev/null; setsid sleep {token} & sleep {token} & touch started.oracle; wait"
-    );
+    let oracle = oracle(&token);
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("write");
+    }
     let toml = format!(
         "[policy]\nreplays = 3\ntimeout_ms = 120000\nmin_cases = 1\n\n\
          [[property]]\nid = \"slow.oracle\"\noracle = \"{oracle}\"\n\
@@ -129,8 +181,8 @@ fn stopped_by_sigterm_exits_143_and_leaves_no_oracle() {
     let guard = Survivors(token);
     wait_for(&dir.join("started.oracle"), &mut xtask);
     assert!(
-        guard.running().len() >= 2,
-        "both sleeps run: {:?}",
+        guard.running().len() >= running,
+        "{running} processes run: {:?}",
         guard.running()
     );
 

@@ -9,7 +9,9 @@
 //! children of this process (orphans are reparented here, as the subreaper) and kills those
 //! that carry the run's mark or hold the run's end of one of its pipes (an escapee that
 //! cleared its environment), with their groups where they lead one; then it reaps them and
-//! looks again, since their own children come here in turn.
+//! looks again, since their own children come here in turn. A child still exiting keeps it
+//! looking: the kernel hands a dying process's children on only after freeing its memory,
+//! which hides its environment and, for a large process, takes longer than a few looks.
 //!
 //! It never touches a process in this process's own group or in the group of a run still
 //! going, nor one that is no child of this process (so no pid can have been reused under
@@ -108,7 +110,7 @@ pub fn kill_active_runs() -> usize {
         .filter(|&&g| kill_process_group(g, Signal::KILL).is_ok())
         .count();
     let limit = Instant::now() + KILL_LIMIT;
-    kill_marked_escapees(limit);
+    kill_marked_escapees(&groups, limit);
     let mut pause = Duration::from_micros(200);
     while groups
         .iter()
@@ -125,7 +127,12 @@ pub fn kill_active_runs() -> usize {
 /// carry the mark of any run of this process (with the groups they lead), then their own
 /// children as they are reparented here, until two looks in a row find none or `limit`
 /// passes. Kills are all that is sent: the caller is exiting, so nothing is reaped.
-fn kill_marked_escapees(limit: Instant) {
+///
+/// A look is quiet only if, besides, none of the killed `groups` runs and no child of this
+/// process is still exiting: a dying process hands its children on last, after freeing its
+/// memory (which also hides its environment, so its mark), and that can take longer than
+/// the looks do.
+fn kill_marked_escapees(groups: &[Pid], limit: Instant) {
     if !matches!(rustix::process::child_subreaper(), Ok(Some(_))) {
         return;
     }
@@ -135,12 +142,21 @@ fn kill_marked_escapees(limit: Instant) {
     let mut killed: BTreeSet<i32> = BTreeSet::new();
     let mut quiet = 0;
     while quiet < 2 && Instant::now() < limit {
-        let mut found = false;
+        let mut busy = groups
+            .iter()
+            .any(|g| group_is_running(g.as_raw_nonzero().get().unsigned_abs()));
         for pid in children_of(me) {
             let Some(stat) = ProcStat::read(pid) else {
                 continue;
             };
-            if stat.ppid != me || !stat.running() || stat.pgrp == own_group {
+            if stat.ppid != me || stat.pgrp == own_group {
+                continue;
+            }
+            if still_exiting(pid, &stat) || (stat.running() && killed.contains(&pid)) {
+                busy = true;
+                continue;
+            }
+            if !stat.running() {
                 continue;
             }
             let marked = std::fs::read(format!("/proc/{pid}/environ"))
@@ -151,7 +167,7 @@ fn kill_marked_escapees(limit: Instant) {
             if !marked {
                 continue;
             }
-            found = true;
+            busy = true;
             if killed.insert(pid) {
                 if stat.pgrp == pid {
                     let _ = kill_process_group(child, Signal::KILL);
@@ -159,9 +175,33 @@ fn kill_marked_escapees(limit: Instant) {
                 let _ = kill_process(child, Signal::KILL);
             }
         }
-        quiet = if found { 0 } else { quiet + 1 };
+        quiet = if busy { 0 } else { quiet + 1 };
         std::thread::sleep(Duration::from_millis(1));
     }
+}
+
+/// `PF_EXITING` of the kernel's `sched.h`: set on a thread as it starts to exit.
+const EXITING: u32 = 0x4;
+
+/// Whether process `pid` (with `stat`), a child of this process, is exiting but may not have
+/// handed its own children on yet: the kernel first frees its memory and closes its files,
+/// and gives its children to this process (the subreaper) only as its last thread ends. A
+/// zombie whose leader thread ended before its other threads is still exiting while one of
+/// them is.
+fn still_exiting(pid: i32, stat: &ProcStat) -> bool {
+    if stat.running() {
+        return stat.flags & EXITING != 0;
+    }
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        task.file_name().to_str() != Some(&pid.to_string())
+            && std::fs::read_to_string(task.path().join("stat"))
+                .ok()
+                .and_then(|text| ProcStat::parse(&text))
+                .is_some_and(|thread| thread.running() && thread.flags & EXITING != 0)
+    })
 }
 
 /// One run's mark: registered as active from its creation until [`RunMark::sweep`] or drop.
@@ -260,6 +300,11 @@ impl RunMark {
                     continue;
                 };
                 let ours = killed.contains(&pid) || groups.contains(&stat.pgrp);
+                if still_exiting(pid, &stat) {
+                    // Its children (escapees of the run, maybe) come here only once it is
+                    // gone, and meanwhile its mark may be unreadable: look again.
+                    busy = true;
+                }
                 if !stat.running() {
                     if ours {
                         // An unreaped child of ours: the pid names no one else. Its own

@@ -287,7 +287,7 @@ pub(crate) struct ProcStat {
 impl ProcStat {
     /// Parses the text of `/proc/PID/stat`: `pid (comm) state ppid pgrp session tty_nr
     /// tpgid flags ...`, where comm may hold spaces and parentheses.
-    fn parse(stat: &str) -> Option<ProcStat> {
+    pub(crate) fn parse(stat: &str) -> Option<ProcStat> {
         let rest = stat.rfind(')').map(|i| &stat[i + 1..])?;
         let mut fields = rest.split_ascii_whitespace();
         let state = *fields.next()?.as_bytes().first()?;

@@ -238,6 +238,36 @@ while [ ! -e $r ]; do sleep 0.01; done; exit 0"#
     Ok(())
 }
 
+/// An escapee that ends by itself as the run ends hands its own escapee to the runner only
+/// once the kernel has freed its memory, which takes a while for hundreds of megabytes and
+/// meanwhile hides its environment (the run's mark): the sweep waits for that child and
+/// kills it.
+#[test]
+fn the_child_of_an_escapee_slow_to_exit_is_killed() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let m = marker(25);
+    let _cleanup = Cleanup(vec![m.clone()]);
+    std::fs::write(
+        dir.path().join("slow.py"),
+        format!(
+            "import os, subprocess\n\
+             held = b'x' * (768 << 20)\n\
+             subprocess.Popen(['sleep', '{m}'], start_new_session=True)\n\
+             open('ready', 'w').close()\n\
+             os._exit(0)\n"
+        ),
+    )?;
+    // No pipe of the run is held: the escapees are known by their mark alone.
+    let script = "setsid python3 slow.py </dev/null >/dev/null 2>&1 &
+while [ ! -e ready ]; do sleep 0.01; done; exit 0";
+    become_child_subreaper()?;
+    let oracle = ProcessOracle::new(script, dir.path())?;
+    let out = oracle.run(CANDIDATE, &RunContext::new(1));
+    assert_eq!(out.label, Label::AssertPass, "{out:?}");
+    assert_eq!(running_with(&m)?, Vec::<i32>::new());
+    Ok(())
+}
+
 /// Run 1 finishes (and kills its own escapee) while run 0 still runs with a background
 /// child in its group and a daemon that left its group and was orphaned to this process:
 /// neither may be killed before run 0 ends.
