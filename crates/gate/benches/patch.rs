@@ -19,8 +19,14 @@
 //! the findings (rule and whether it blocks), the violations, the allowed signatures and the
 //! warnings, so a broken run cannot pass for a fast one.
 //!
+//! A second table: one commit that adds an assertion to every property of one large file
+//! (`LARGE_PROPS` properties in `proptest!` blocks of ten, inside `mod` items: about 24 000
+//! lines), against one `git diff-tree -r -p` of that commit. The property scan reads the file
+//! at both sides of the commit; a scan that walked the file once per property would show
+//! here, not in the 50 commits of small files above.
+//!
 //! Without `--bench` (as under `cargo test --benches`) it makes one round over ten commits as a
-//! smoke test; `--list` returns at once.
+//! smoke test, and the large file with `SMOKE_LARGE_PROPS` properties; `--list` returns at once.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -38,6 +44,8 @@ const COMMITS: usize = 50;
 const ROUNDS: usize = 7;
 const SMOKE_COMMITS: usize = 10;
 const SMOKE_ROUNDS: usize = 1;
+const LARGE_PROPS: usize = 2800;
+const SMOKE_LARGE_PROPS: usize = 200;
 
 /// Isolates every git process from the machine's configuration.
 const GIT_ENV: &[(&str, &str)] = &[
@@ -789,6 +797,119 @@ fn main() -> BenchResult {
         median(to_signed.clone())
     );
     println!();
+    large_file(if full { LARGE_PROPS } else { SMOKE_LARGE_PROPS }, rounds)?;
+    println!();
     println!("load average: {load_before} before, {} after", load());
+    Ok(())
+}
+
+/// A Rust file of `props` properties, in `proptest!` blocks of ten inside `mod` items of
+/// twenty blocks; `checked` adds one assertion to each.
+fn large_source(props: usize, checked: bool) -> String {
+    let mut out = String::from("//! Generated properties.\n\nuse proptest::prelude::*;\n\n");
+    for block in 0..props.div_ceil(10) {
+        if block % 20 == 0 {
+            if block > 0 {
+                out.push_str("}\n\n");
+            }
+            out.push_str(&format!(
+                "#[cfg(test)]\nmod group_{} {{\n    use super::*;\n\n",
+                block / 20
+            ));
+        }
+        out.push_str("    proptest! {\n");
+        out.push_str("        #![proptest_config(ProptestConfig::with_cases(64))]\n\n");
+        for n in block * 10..(block * 10 + 10).min(props) {
+            out.push_str(&format!(
+                "        /// Adding then subtracting {n} is the identity.\n        #[test]\n        fn prop_{n}(x in any::<i32>(), v in prop::collection::vec(0u8..10, 0..8)) {{\n            let y = x.wrapping_add({n}).wrapping_sub({n});\n            prop_assert_eq!(y, x, \"{{}} and {{:?}}\", x, v);\n"
+            ));
+            if checked {
+                out.push_str("            prop_assert!(v.len() < 8);\n");
+            }
+            out.push_str("        }\n\n");
+        }
+        out.push_str("    }\n\n");
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The large-file table (see the module docs).
+fn large_file(props: usize, rounds: usize) -> BenchResult {
+    let keys = tempfile::tempdir()?;
+    let mut repo = Repo::new(keys.path())?;
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nseed = 1\nmin_cases = 50\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"arith\"\noracle = \"true\"\n",
+    )?;
+    repo.write("src/lib.rs", "//! Arithmetic.\n")?;
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"arith\"\nversion = \"0.1.0\"\n",
+    )?;
+    repo.write("tests/props.rs", &large_source(props, false))?;
+    let base = repo.commit("base", false)?;
+    let text = large_source(props, true);
+    let lines = text.lines().count();
+    repo.write("tests/props.rs", &text)?;
+    let head = repo.commit("every property checks its vector's length", false)?;
+    let dir = repo.path();
+    let options = options("git");
+    let check = || -> BenchResult<f64> {
+        let start = Instant::now();
+        let report = check_patch(dir, &base, &options)?;
+        let t = start.elapsed().as_secs_f64();
+        let files: Vec<&String> = report
+            .commits
+            .iter()
+            .flat_map(|c| &c.property_files)
+            .collect();
+        if report.commits.len() != 1 || !report.findings.is_empty() || files.len() != 1 {
+            return Err(format!(
+                "unexpected large-file report: {} commits, findings {:?}, property files {files:?}",
+                report.commits.len(),
+                report.findings
+            )
+            .into());
+        }
+        Ok(t)
+    };
+    let plain = || -> BenchResult<f64> {
+        let start = Instant::now();
+        git_out(dir, &["diff-tree", "-r", "-p", "--no-commit-id", &head])?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    check()?;
+    plain()?;
+    let (mut c, mut ratios) = (Vec::new(), Vec::new());
+    let mut p = Vec::new();
+    for round in 0..rounds {
+        let (ci, pi) = if round % 2 == 0 {
+            let pi = plain()?;
+            (check()?, pi)
+        } else {
+            let ci = check()?;
+            (ci, plain()?)
+        };
+        c.push(ci);
+        p.push(pi);
+        ratios.push(ci / pi);
+    }
+    println!(
+        "## patch check: one commit editing {props} properties of one {lines}-line file, {rounds} interleaved round(s), medians"
+    );
+    println!();
+    println!("| side | wall (median) | check / side (median) | range |");
+    println!("|---|---|---|---|");
+    println!(
+        "| `check_patch(REV..HEAD)` | {:.0} ms | — | — |",
+        median(c) * 1e3
+    );
+    let (lo, hi) = range(&ratios);
+    println!(
+        "| baseline: one `diff-tree -r -p` | {:.1} ms | {:.1}x | {lo:.1}-{hi:.1} |",
+        median(p) * 1e3,
+        median(ratios.clone())
+    );
     Ok(())
 }

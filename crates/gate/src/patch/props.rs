@@ -126,12 +126,95 @@ static COMPOUND: LazyLock<Regex> =
 static FROM_HYPOTHESIS: LazyLock<Regex> = LazyLock::new(|| re(r"^from\s+hypothesis\s+import\b"));
 static GIVEN_AS: LazyLock<Regex> = LazyLock::new(|| re(r"\bgiven\s+as\s+([A-Za-z_][A-Za-z0-9_]*)"));
 
-fn line_of(text: &str, offset: usize) -> u32 {
-    let n = text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|b| **b == b'\n')
-        .count();
-    u32::try_from(n + 1).unwrap_or(u32::MAX)
+/// The offsets of a text's newlines, read once: the line of any offset by binary search,
+/// so a file with thousands of properties is not read again for each of them.
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn of(text: &str) -> Lines {
+        Lines(
+            text.bytes()
+                .enumerate()
+                .filter_map(|(i, b)| (b == b'\n').then_some(i))
+                .collect(),
+        )
+    }
+
+    /// The 1-based line of `offset` (one past the last line's end for an offset past the
+    /// text: the count of newlines before it, plus one).
+    fn line(&self, offset: usize) -> u32 {
+        let n = self.0.partition_point(|&newline| newline < offset);
+        u32::try_from(n + 1).unwrap_or(u32::MAX)
+    }
+}
+
+/// The brackets `()[]{}` of a code text (comments and strings blanked), read once and counted
+/// alike, as a stack: a closing bracket closes the innermost one open, whatever its kind.
+struct Brackets {
+    /// The offsets of the opening brackets, ascending.
+    opens: Vec<usize>,
+    /// For each, the offset of the bracket closing it (`None`: never closed).
+    closes: Vec<Option<usize>>,
+    /// For each, the index of the innermost bracket open where it opens.
+    parents: Vec<Option<usize>>,
+}
+
+impl Brackets {
+    fn of(code: &str) -> Brackets {
+        let mut b = Brackets {
+            opens: Vec::new(),
+            closes: Vec::new(),
+            parents: Vec::new(),
+        };
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, byte) in code.bytes().enumerate() {
+            match byte {
+                b'(' | b'[' | b'{' => {
+                    b.parents.push(stack.last().copied());
+                    stack.push(b.opens.len());
+                    b.opens.push(i);
+                    b.closes.push(None);
+                }
+                b')' | b']' | b'}' => {
+                    if let Some(open) = stack.pop() {
+                        b.closes[open] = Some(i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        b
+    }
+
+    /// The offsets of the brackets enclosing `offset` (opened before it, not closed before
+    /// it), outermost first.
+    fn enclosing(&self, offset: usize) -> Vec<usize> {
+        let mut at = self.opens.partition_point(|&o| o < offset).checked_sub(1);
+        // The last bracket opened before `offset`, or the innermost of its enclosing ones
+        // still open there.
+        while let Some(i) = at {
+            if self.closes[i].is_some_and(|close| close < offset) {
+                at = self.parents[i];
+            } else {
+                break;
+            }
+        }
+        let mut chain = Vec::new();
+        while let Some(i) = at {
+            chain.push(self.opens[i]);
+            at = self.parents[i];
+        }
+        chain.reverse();
+        chain
+    }
+
+    /// The offset of the bracket closing the one opening at `open` (as [`matching_close`]).
+    fn close(&self, code: &str, open: usize) -> Option<usize> {
+        match self.opens.binary_search(&open) {
+            Ok(i) => self.closes[i],
+            Err(_) => matching_close(code, open),
+        }
+    }
 }
 
 /// The first line of an item whose keyword is on `line`: attribute lines (`#[…]`) and blank
@@ -167,6 +250,8 @@ fn attribute_start(lines: &[&str], line: u32) -> u32 {
 fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
     let code = blank_rust_comments_and_strings(text);
     let lines: Vec<&str> = code.split('\n').collect();
+    let line_of = Lines::of(&code);
+    let brackets = Brackets::of(&code);
     let mut found: Vec<PropertyDef> = Vec::new();
     let mut spans: Vec<Span> = Vec::new();
     // Where each property's `fn` (or block's `proptest!`) keyword is, for the enclosing items.
@@ -174,17 +259,17 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
     // The last line of a function whose name ends at `after`: its body's closing brace.
     let fn_end = |after: usize| -> u32 {
         let body = code[after..].find('(').and_then(|p| {
-            let close = matching_close(&code, after + p)?;
+            let close = brackets.close(&code, after + p)?;
             let open = close + code[close..].find('{')?;
-            matching_close(&code, open)
+            brackets.close(&code, open)
         });
-        line_of(&code, body.unwrap_or(code.len()))
+        line_of.line(body.unwrap_or(code.len()))
     };
     let mut push =
         |name: &str, keyword: usize, offset: usize, end: u32, found: &mut Vec<PropertyDef>| {
             let def = PropertyDef {
                 name: name.to_string(),
-                line: line_of(&code, offset),
+                line: line_of.line(offset),
             };
             if !found.contains(&def) {
                 spans.push(Span {
@@ -200,10 +285,10 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
     let mut block_anchors = Vec::new();
     for m in PROPTEST_MACRO.find_iter(&code) {
         let open = m.end() - 1;
-        if in_other_macro(&code, &enclosing(&code, m.start())) {
+        if !compiled_as_test(&code, &brackets.enclosing(m.start())) {
             continue;
         }
-        let close = matching_close(&code, open).unwrap_or(code.len());
+        let close = brackets.close(&code, open).unwrap_or(code.len());
         let block = &code[open..close];
         let mut names = Vec::new();
         for c in FN_NAME.captures_iter(block) {
@@ -212,7 +297,7 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
             };
             let keyword = open + whole.start();
             // A function of the block itself (not one nested in a body) with a test attribute.
-            let of_block = enclosing(&code, keyword).last() == Some(&open);
+            let of_block = brackets.enclosing(keyword).last() == Some(&open);
             let tested = outer_attributes(&code, keyword)
                 .iter()
                 .any(|a| TEST_LIKE_ATTR.is_match(a));
@@ -227,18 +312,18 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
                 names.push(name.as_str().to_string());
             }
         }
-        let start_line = line_of(&code, m.start());
+        let start_line = line_of.line(m.start());
         block_anchors.extend(names.iter().map(|n| (m.start(), n.clone())));
         blocks.push(Span {
             start: attribute_start(&lines, start_line),
-            end: line_of(&code, close),
+            end: line_of.line(close),
             names,
         });
     }
     for m in PROPTEST_ATTR.find_iter(&code) {
         if let Some(c) = FN_NAME.captures(&code[m.end()..])
             && let (Some(whole), Some(name)) = (c.get(0), c.get(1))
-            && !in_other_macro(&code, &enclosing(&code, m.start()))
+            && compiled_as_test(&code, &brackets.enclosing(m.start()))
         {
             let end = fn_end(m.end() + name.end());
             push(
@@ -258,7 +343,7 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
         let (Some(whole), Some(name)) = (c.get(0), c.get(1)) else {
             continue;
         };
-        if in_other_macro(&code, &enclosing(&code, m.start())) {
+        if !compiled_as_test(&code, &brackets.enclosing(m.start())) {
             continue;
         }
         let after = m.end() + name.end();
@@ -266,9 +351,9 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
             continue;
         };
         let open = after + open_rel;
-        let close = matching_close(&code, open).unwrap_or(code.len());
+        let close = brackets.close(&code, open).unwrap_or(code.len());
         if USES_PROPTEST.is_match(&code[open..close]) {
-            let end = line_of(&code, close);
+            let end = line_of.line(close);
             push(
                 name.as_str(),
                 m.end() + whole.start(),
@@ -281,11 +366,13 @@ fn rust_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
     found.sort_by_key(|d| d.line);
     spans.extend(blocks);
     anchors.extend(block_anchors);
-    spans.extend(enclosing_item_spans(&code, &anchors));
+    spans.extend(enclosing_item_spans(&code, &brackets, &line_of, &anchors));
     (found, spans)
 }
 
-/// The offsets of the brackets enclosing `offset`, outermost first.
+/// The offsets of the brackets enclosing `offset`, outermost first, by a scan from the start
+/// (what [`Brackets::enclosing`] answers from its table; kept as the tests' reference).
+#[cfg(test)]
 fn enclosing(code: &str, offset: usize) -> Vec<usize> {
     let mut stack = Vec::new();
     for (i, b) in code.bytes().enumerate().take(offset.min(code.len())) {
@@ -324,12 +411,33 @@ fn macro_before(code: &str, open: usize) -> Option<&str> {
     rest.ends_with("macro_rules").then_some("macro_rules")
 }
 
-/// Whether one of the brackets `chain` is a macro's other than `proptest!`: what it holds may
-/// never be compiled as written.
-fn in_other_macro(code: &str, chain: &[usize]) -> bool {
-    chain
-        .iter()
-        .any(|open| macro_before(code, *open).is_some_and(|name| name != "proptest"))
+/// Whether a test function whose enclosing brackets are `chain` is compiled as a test the
+/// harness runs: each brace must be a `proptest!` invocation's or a `mod` item's body. In
+/// another macro's invocation it may never be compiled as written; in a function body, a
+/// `const` block or an `impl`, a `#[test]` function is no test the harness can name (rustc's
+/// `unnameable_test_items`) or no test at all. A `(` or `[` outside a macro invocation holds
+/// no items: one enclosing a function is a bracket left open in a file that does not parse
+/// (a comment swallowing an attribute's end, say), and says nothing of where the function is.
+fn compiled_as_test(code: &str, chain: &[usize]) -> bool {
+    chain.iter().all(|&open| match macro_before(code, open) {
+        Some(name) => name == "proptest",
+        None => code.as_bytes().get(open) != Some(&b'{') || is_mod_body(code, open),
+    })
+}
+
+/// Whether the `{` at `open` opens a `mod NAME { … }` item's body.
+fn is_mod_body(code: &str, open: usize) -> bool {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let before = code[..open].trim_end();
+    let name_len = before.bytes().rev().take_while(|&b| ident(b)).count();
+    if name_len == 0 {
+        return false;
+    }
+    let before = before[..before.len() - name_len].trim_end_matches("r#");
+    let Some(rest) = before.trim_end().strip_suffix("mod") else {
+        return false;
+    };
+    before.len() > before.trim_end().len() && !rest.bytes().next_back().is_some_and(ident)
 }
 
 /// The offset of the bracket opening the one closing at `close`.
@@ -382,12 +490,17 @@ fn outer_attributes(code: &str, at: usize) -> Vec<&str> {
 /// For each `{` item (a `mod`, an `impl`, a block) enclosing a property, and for the file
 /// itself: the lines of its outer attributes, its header and its inner attributes (`#![…]`),
 /// with the properties it holds.
-fn enclosing_item_spans(code: &str, anchors: &[(usize, String)]) -> Vec<Span> {
+fn enclosing_item_spans(
+    code: &str,
+    brackets: &Brackets,
+    line_of: &Lines,
+    anchors: &[(usize, String)],
+) -> Vec<Span> {
     let mut items: std::collections::BTreeMap<Option<usize>, Vec<String>> =
         std::collections::BTreeMap::new();
     for (at, name) in anchors {
         items.entry(None).or_default().push(name.clone());
-        for open in enclosing(code, *at) {
+        for open in brackets.enclosing(*at) {
             if code.as_bytes().get(open) == Some(&b'{') {
                 items.entry(Some(open)).or_default().push(name.clone());
             }
@@ -410,7 +523,7 @@ fn enclosing_item_spans(code: &str, anchors: &[(usize, String)]) -> Vec<Span> {
             if !code[at + 2..open].trim().is_empty() {
                 return end;
             }
-            match matching_close(code, open) {
+            match brackets.close(code, open) {
                 Some(close) => end = close + 1,
                 None => return end,
             }
@@ -449,8 +562,8 @@ fn enclosing_item_spans(code: &str, anchors: &[(usize, String)]) -> Vec<Span> {
             continue;
         }
         spans.push(Span {
-            start: line_of(code, start),
-            end: line_of(code, end.saturating_sub(1).max(start)),
+            start: line_of.line(start),
+            end: line_of.line(end.saturating_sub(1).max(start)),
             names,
         });
     }
@@ -1212,6 +1325,44 @@ off! {
     }
 
     #[test]
+    fn only_tests_in_modules_are_properties() {
+        let block = |name: &str| {
+            format!(
+                "proptest! {{\n    #[test]\n    fn {name}(x in 0u8..3) {{ prop_assert!(x < 3); }}\n}}\n"
+            )
+        };
+        let text = format!(
+            "use proptest::prelude::*;\n{}\n#[cfg(test)]\npub(crate) mod r#tests {{\n    mod inner {{\n{}    }}\n}}\n\
+             fn never_called() {{\n{}}}\n\
+             struct S;\nimpl S {{\n{}}}\n\
+             const _: () = {{\n{}}};\n\
+             mod m {{\n    fn helper() {{\n        #[test]\n        fn nested() {{ proptest::test_runner::TestRunner::default(); }}\n    }}\n}}\n\
+             fn outer() {{\n    #[proptest]\n    fn attributed(x: u8) {{}}\n}}\n",
+            block("top"),
+            block("in_modules"),
+            block("in_fn_body"),
+            block("in_impl"),
+            block("in_const_block"),
+        );
+        let found: Vec<String> = names(FileKind::Rust, &text)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(found, ["top", "in_modules"]);
+        // A comment swallowing an attribute's `)]` leaves brackets open around the block's
+        // functions: they are still where they were.
+        let unclosed = block("still_there").replace(
+            "proptest! {\n",
+            "proptest! {\n    #![proptest_config(ProptestConfig::with_cases(9) // x)]\n",
+        );
+        let found: Vec<String> = names(FileKind::Rust, &unclosed)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(found, ["still_there"]);
+    }
+
+    #[test]
     fn blanking_keeps_offsets_and_hides_strings_and_comments() {
         let text = "let a = r#\"{ \"x\" }\"#; /* { /* } */ */ let c = 'a'; let l: &'static str = \"}\"; // }\nfn f<'a>() {}";
         let code = blank_rust_comments_and_strings(text);
@@ -1296,6 +1447,28 @@ off! {
             s.push_str("}}");
             let close = matching_close(&s, 0).unwrap();
             prop_assert_eq!(close, s.len() - 3);
+        }
+
+        #[test]
+        fn the_bracket_table_answers_as_a_scan_from_the_start(text in "[a(){}\\[\\]\n]{0,80}") {
+            let brackets = Brackets::of(&text);
+            let lines = Lines::of(&text);
+            for offset in 0..=text.len() + 1 {
+                prop_assert_eq!(brackets.enclosing(offset), enclosing(&text, offset), "at {}", offset);
+                let newlines = text.as_bytes()[..offset.min(text.len())]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                prop_assert_eq!(lines.line(offset) as usize, newlines + 1, "at {}", offset);
+            }
+            for offset in 0..text.len() {
+                prop_assert_eq!(
+                    brackets.close(&text, offset),
+                    matching_close(&text, offset),
+                    "at {}",
+                    offset
+                );
+            }
         }
 
         #[test]
