@@ -128,10 +128,11 @@ static GIVEN_AS: LazyLock<Regex> = LazyLock::new(|| re(r"\bgiven\s+as\s+([A-Za-z
 
 /// The offsets of a text's newlines, read once: the line of any offset by binary search,
 /// so a file with thousands of properties is not read again for each of them.
-struct Lines(Vec<usize>);
+pub(crate) struct Lines(Vec<usize>);
 
 impl Lines {
-    fn of(text: &str) -> Lines {
+    /// The newlines of `text`.
+    pub(crate) fn of(text: &str) -> Lines {
         Lines(
             text.bytes()
                 .enumerate()
@@ -142,7 +143,7 @@ impl Lines {
 
     /// The 1-based line of `offset` (one past the last line's end for an offset past the
     /// text: the count of newlines before it, plus one).
-    fn line(&self, offset: usize) -> u32 {
+    pub(crate) fn line(&self, offset: usize) -> u32 {
         let n = self.0.partition_point(|&newline| newline < offset);
         u32::try_from(n + 1).unwrap_or(u32::MAX)
     }

@@ -18,7 +18,7 @@ use regex::Regex;
 use super::PatchError;
 use super::diff::{Line, squash};
 use super::props::{
-    PropertyDef, Span, Views, is_pytest_file, logical_starts, properties, property_spans,
+    Lines, PropertyDef, Span, Views, is_pytest_file, logical_starts, properties, property_spans,
     redefined_properties, views,
 };
 
@@ -1671,13 +1671,8 @@ impl Occurrences<'_> {
         path: &'a str,
         out: &mut Vec<Occurrence<'a>>,
     ) {
-        let line_at = |offset: usize| -> u32 {
-            let n = view.as_bytes()[..offset.min(view.len())]
-                .iter()
-                .filter(|b| **b == b'\n')
-                .count();
-            first.saturating_add(u32::try_from(n).unwrap_or(u32::MAX))
-        };
+        let lines = Lines::of(view);
+        let line_at = |offset: usize| -> u32 { first.saturating_add(lines.line(offset) - 1) };
         let touched = |from: usize, to: usize| -> Option<&LineRef<'_>> {
             (line_at(from)..=line_at(to)).find_map(|n| changed.get(&n).copied())
         };
