@@ -1,106 +1,14 @@
 //! `xtask gate` and `xtask classify` end to end: temporary git repositories, Python oracles,
 //! real processes and real timeouts. Every row of SPEC §1's table and every exit code.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-const NOW: &str = "2026-12-01T12:00:00Z";
+mod support;
 
-/// A fail-on-marker oracle protocol helper shared by the test oracles.
-const ORACLE_PY: &str = r#"
-import json, os, sys
-def serve(check):
-    if os.environ.get("FREEZEGATE_WORKER") == "1":
-        for line in sys.stdin:
-            m = check(json.loads(line))
-            print("pass" if m is None else "fail " + m, flush=True)
-        return 0
-    m = check(json.load(sys.stdin))
-    if m is None:
-        return 0
-    print("failure: " + m)
-    return 1
-"#;
-
-struct Repo {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use support::{NOW, Repo, Run};
 
 impl Repo {
-    fn new(files: &[(&str, &str)]) -> Repo {
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let dir = tmp.path().to_path_buf();
-        let repo = Repo { _tmp: tmp, dir };
-        repo.write("oracle.py", ORACLE_PY);
-        for (name, text) in files {
-            repo.write(name, text);
-        }
-        repo.git(&["init", "-q"]);
-        repo.commit("suite");
-        repo
-    }
-
-    fn write(&self, name: &str, text: &str) {
-        let path = self.dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-
-    fn git(&self, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            // Fixed dates: the same commits get the same ids on every run (snapshots).
-            .env("GIT_AUTHOR_DATE", "2026-11-30T10:00:00Z")
-            .env("GIT_COMMITTER_DATE", "2026-11-30T10:00:00Z")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdout(Stdio::null())
-            .status()
-            .expect("git runs")
-            .success();
-        assert!(ok, "git {args:?}");
-    }
-
-    fn commit(&self, message: &str) {
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "--allow-empty", "-m", message]);
-    }
-
-    fn xtask(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-        if let Some(path) = python_path() {
-            cmd.env("PATH", path);
-        }
-        cmd.arg("-C").arg(&self.dir).args(args);
-        for var in [
-            "ENV_CLASS",
-            "RUNNER_ID",
-            "PROP_SEED",
-            "REPLAYS",
-            "GITHUB_STEP_SUMMARY",
-        ] {
-            cmd.env_remove(var);
-        }
-        cmd.envs(env.iter().copied());
-        let out = cmd.output().expect("xtask runs");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
-    }
-
     fn gate(&self, extra: &[&str], env: &[(&str, &str)]) -> Run {
         let mut args = vec!["gate", "--now", NOW, "--patch-id", "test-patch"];
         args.extend_from_slice(extra);
@@ -109,27 +17,10 @@ impl Repo {
 
     /// Pins `input` for `property` with classify and returns its fixture id.
     fn pin(&self, property: &str, input: &str) -> String {
-        self.write("input.json", input);
-        let run = self.xtask(
-            &[
-                "classify",
-                "--property",
-                property,
-                "--input",
-                "input.json",
-                "--now",
-                NOW,
-                "--patch-id",
-                "test-patch",
-            ],
-            &[],
-        );
-        std::fs::remove_file(self.dir.join("input.json")).expect("rm");
-        let record: serde_json::Value = serde_json::from_str(&run.stdout)
-            .unwrap_or_else(|e| panic!("classify record: {e}\n{}\n{}", run.stdout, run.stderr));
+        let record = self.classify(property, input);
         record["fixture_id"]
             .as_str()
-            .unwrap_or_else(|| panic!("no fixture id: {}", run.stdout))
+            .unwrap_or_else(|| panic!("no fixture id: {record}"))
             .to_owned()
     }
 
@@ -157,31 +48,6 @@ impl Repo {
         out.sort();
         out
     }
-}
-
-/// `PATH` with the real Python interpreter's directory first: where `python3` is a launcher
-/// script (pyenv), each of the hundreds of oracle starts would pay for it.
-fn python_path() -> Option<std::ffi::OsString> {
-    static PATH: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();
-    PATH.get_or_init(|| {
-        let out = Command::new("python3")
-            .args([
-                "-c",
-                "import os, sys; print(os.path.dirname(os.path.realpath(sys.executable)))",
-            ])
-            .output()
-            .ok()?;
-        let dir = PathBuf::from(String::from_utf8(out.stdout).ok()?.trim());
-        if !dir.join("python3").exists() {
-            return None;
-        }
-        let mut paths = vec![dir];
-        paths.extend(std::env::split_paths(
-            &std::env::var_os("PATH").unwrap_or_default(),
-        ));
-        std::env::join_paths(paths).ok()
-    })
-    .clone()
 }
 
 fn config(properties: &str) -> String {
@@ -282,7 +148,7 @@ fn the_promotion_path_table_row_by_row() {
          [[property]]\nid = \"hangs\"\noracle = \"python3 hangs.py\"\ntimeout_ms = {hang_ms}\n",
         ))
     };
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml(5000)),
         ("fixed.py", &oracle("doc.get('n', 0) > 5")),
         ("broken.py", &oracle("doc.get('n', 0) > 5")),
@@ -383,7 +249,7 @@ fn the_promotion_path_table_row_by_row() {
 #[test]
 fn a_freeze_excuses_flicker_only_while_active_and_never_a_regression() {
     let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
         ("freeze/allowed_signers", SIGNERS),
@@ -449,8 +315,8 @@ fn campaigns_pin_new_failures_deterministically() {
         ),
         ("gen.py", generator),
     ];
-    let a = Repo::new(&files);
-    let b = Repo::new(&files);
+    let a = Repo::with_oracle(&files);
+    let b = Repo::with_oracle(&files);
     let run = a.gate(&[], &[]);
     assert_eq!(run.code, 1, "a new failure blocks:\n{}", run.stdout);
     assert!(run.stdout.contains("pin_fixture"), "{}", run.stdout);
@@ -478,7 +344,7 @@ fn campaigns_pin_new_failures_deterministically() {
         "[0,0,0,0,0,0,0,0,0]\n"
     );
     // Another seed finds another failing case first, but the same minimal input.
-    let c = Repo::new(&files);
+    let c = Repo::with_oracle(&files);
     c.gate(&["--seed", "7"], &[]);
     assert!(c.files_under("fixtures").contains(fixture));
 
@@ -500,7 +366,7 @@ fn campaigns_pin_new_failures_deterministically() {
 
 #[test]
 fn bad_configuration_and_ledger_exit_3() {
-    let repo = Repo::new(&[("freezegate.toml", "[policy]\nseeds = 1\n")]);
+    let repo = Repo::with_oracle(&[("freezegate.toml", "[policy]\nseeds = 1\n")]);
     let run = repo.gate(&[], &[]);
     assert_eq!(run.code, 3);
     assert!(
@@ -509,7 +375,7 @@ fn bad_configuration_and_ledger_exit_3() {
         run.stderr
     );
     // A file that parses but breaks a rule: the same, pointing at the value.
-    let repo = Repo::new(&[(
+    let repo = Repo::with_oracle(&[(
         "freezegate.toml",
         "[policy]\nreplays = 3\n\n[[property]]\nid = \"p\"\noracle = \"true\"\nreplays = 2\n",
     )]);
@@ -522,7 +388,7 @@ fn bad_configuration_and_ledger_exit_3() {
         run.stderr
     );
 
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         (
             "freezegate.toml",
             &config("[[property]]\nid = \"p\"\noracle = \"true\"\n"),
@@ -537,13 +403,13 @@ fn bad_configuration_and_ledger_exit_3() {
     assert!(run.stderr.contains("freeze/ledger.json"), "{}", run.stderr);
 
     // A property without an oracle that no Rust code registers.
-    let repo = Repo::new(&[("freezegate.toml", &config("[[property]]\nid = \"p\"\n"))]);
+    let repo = Repo::with_oracle(&[("freezegate.toml", &config("[[property]]\nid = \"p\"\n"))]);
     let run = repo.gate(&[], &[]);
     assert_eq!(run.code, 3);
     assert!(run.stderr.contains("has no oracle"), "{}", run.stderr);
 
     // Overrides are validated and shown.
-    let repo = Repo::new(&[("freezegate.toml", &config(""))]);
+    let repo = Repo::with_oracle(&[("freezegate.toml", &config(""))]);
     assert_eq!(repo.gate(&[], &[("REPLAYS", "zero")]).code, 3);
     let run = repo.gate(&[], &[("REPLAYS", "2")]);
     assert_eq!(run.code, 0);
@@ -558,7 +424,7 @@ fn bad_configuration_and_ledger_exit_3() {
 #[test]
 fn integrity_problems_and_orphan_fixtures_block() {
     let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
     ]);
@@ -638,7 +504,7 @@ fn integrity_problems_and_orphan_fixtures_block() {
     );
     repo.write(&meta_file, &before);
     // Fixtures of a property the configuration no longer lists.
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
     ]);
@@ -664,7 +530,7 @@ fn classify_takes_every_action() {
     // (used for shrinking) on any non-empty object: the shrink over-shrinks, the minimal
     // input never fails a replay, the origin always does.
     let origin = "import json, os, sys\ndef fails(doc):\n    if os.environ.get('FREEZEGATE_WORKER') == '1':\n        return isinstance(doc, dict) and len(doc) > 0\n    return isinstance(doc, dict) and len(doc) > 1\nif os.environ.get('FREEZEGATE_WORKER') == '1':\n    for line in sys.stdin:\n        print('fail' if fails(json.loads(line)) else 'pass', flush=True)\n    sys.exit(0)\nsys.exit(1 if fails(json.load(sys.stdin)) else 0)\n";
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("stable.py", &oracle("doc.get('n', 0) > 5")),
         ("flaky.py", FLICKER),
@@ -794,7 +660,7 @@ fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
          [[property]]\nid = \"only\"\noracle = \"sh only.sh\"\nworker = true\n\n\
          [[property]]\nid = \"process\"\noracle = \"sh names.sh\"\n",
     );
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("broken.sh", BROKEN),
         ("silent.py", SILENT),
@@ -890,7 +756,7 @@ fn domain_repo() -> Repo {
          [[property]]\nid = \"p.work\"\noracle = \"python3 dom.py\"\ngenerate = \"python3 gen.py\"\ncases = 10\nworker = true\n\n\
          [[property]]\nid = \"p.garbage\"\noracle = \"python3 dom.py garbage\"\ngenerate = \"python3 gen.py\"\ncases = 10\nworker = true\n",
     );
-    Repo::new(&[
+    Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("dom.py", DOMAIN_PY),
         (
@@ -977,7 +843,7 @@ fn classify_max_calls_includes_the_first_runs() {
         "[[property]]\nid = \"process\"\noracle = \"sh oracle.sh\"\n\n\
          [[property]]\nid = \"worker\"\noracle = \"sh oracle.sh\"\nworker = true\n",
     );
-    let repo = Repo::new(&[("freezegate.toml", &toml), ("oracle.sh", ORACLE)]);
+    let repo = Repo::with_oracle(&[("freezegate.toml", &toml), ("oracle.sh", ORACLE)]);
     // Many elements to drop: far more than 12 calls to a minimal input.
     let input = format!(
         "[{}]",
@@ -1074,7 +940,7 @@ fn reports_snapshot() {
          [[property]]\nid = \"search.hangs\"\noracle = \"python3 h.py\"\ntimeout_ms = {hang_ms}\n",
         ))
     };
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml(5000)),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
         ("f.py", &oracle("doc.get('n', 0) > 5")),
@@ -1123,7 +989,7 @@ fn reports_snapshot() {
 #[test]
 fn rust_properties_run_through_the_hidden_subcommand() {
     let toml = config("[[property]]\nid = \"canon.text_and_value_agree\"\ncases = 20\n");
-    let repo = Repo::new(&[("freezegate.toml", &toml)]);
+    let repo = Repo::with_oracle(&[("freezegate.toml", &toml)]);
     let run = repo.gate(&["--format", "json"], &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let report = json(&run);
@@ -1165,7 +1031,7 @@ fn rust_properties_run_through_the_hidden_subcommand() {
 #[test]
 fn a_proptest_variable_that_changes_rust_campaigns_is_warned_about() {
     let toml = config("[[property]]\nid = \"canon.text_and_value_agree\"\ncases = 10\n");
-    let repo = Repo::new(&[("freezegate.toml", &toml)]);
+    let repo = Repo::with_oracle(&[("freezegate.toml", &toml)]);
     let var = "PROPTEST_MAX_DEFAULT_SIZE_RANGE";
     let run = repo.gate(&["--format", "json"], &[(var, "3")]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
@@ -1175,7 +1041,7 @@ fn a_proptest_variable_that_changes_rust_campaigns_is_warned_about() {
     let run = repo.gate(&["--format", "json"], &[]);
     assert!(!run.stderr.contains(var), "{}", run.stderr);
     // Without a Rust property, nothing to warn about.
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         (
             "freezegate.toml",
             &config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ncases = 10\n"),
@@ -1194,7 +1060,7 @@ fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
         ))
         .replace("seed = 20260917", &format!("seed = {seed}"))
     };
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml(50, 20260917)),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
         ("freeze/allowed_signers", SIGNERS),
@@ -1236,7 +1102,7 @@ fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
     insta::assert_snapshot!("gate_base_patch_text", section);
 
     // An override that weakens the signed policy blocks with --base, even with no commit.
-    let clean = Repo::new(&[("freezegate.toml", &toml(50, 20260917))]);
+    let clean = Repo::with_oracle(&[("freezegate.toml", &toml(50, 20260917))]);
     clean.git(&["tag", "base"]);
     let run = clean.gate(&["--base", "base", "--format", "json"], &[("REPLAYS", "1")]);
     assert_eq!(run.code, 1);
@@ -1255,7 +1121,7 @@ fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
 #[test]
 fn a_test_name_in_the_ledger_excuses_nothing_and_blocks() {
     // SPEC §1, last row: a test name that failed once somewhere gets nothing.
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &config("")),
         ("freeze/allowed_signers", SIGNERS),
         (
@@ -1324,7 +1190,7 @@ fn an_oracle_that_refuses_inputs_outside_its_domain_keeps_the_shrinker_inside_it
             "[[property]]\nid = \"invoice.line_total\"\noracle = \"CHECK_DOMAIN={} python3 check.py\"\ngenerate = \"python3 gen.py\"\ncases = 200\nworker = true\n",
             u8::from(check_domain)
         ));
-        let repo = Repo::new(&[
+        let repo = Repo::with_oracle(&[
             ("freezegate.toml", &toml),
             ("gen.py", GEN),
             ("check.py", CHECK),
@@ -1367,7 +1233,7 @@ fn a_generator_that_prints_fewer_inputs_than_cases_is_reported_and_below_min_cas
         "[[property]]\nid = \"numbers.small\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 40\nworker = true\n",
     );
     for (printed, code, blocking) in [(40, 0, None), (25, 0, Some(false)), (4, 1, Some(true))] {
-        let repo = Repo::new(&[
+        let repo = Repo::with_oracle(&[
             ("freezegate.toml", &toml),
             ("p.py", &oracle("doc['n'] > 1000")),
             ("gen.py", &generator(printed)),
@@ -1416,7 +1282,7 @@ fn findings_render_with_their_places_in_every_format() {
     let toml = config(
         "[[property]]\nid = \"numbers.small\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 40\n",
     );
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("False")),
         (
@@ -1478,26 +1344,13 @@ fn findings_render_with_their_places_in_every_format() {
 #[test]
 fn commands_started_in_a_subdirectory_act_in_the_root() {
     let toml = config("[[property]]\nid = \"stable\"\noracle = \"python3 stable.py\"\n");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("stable.py", &oracle("doc.get('n', 0) > 5")),
         ("sub/input.json", r#"{"n": 300, "m": [1, 2]}"#),
     ]);
     let sub = repo.dir.join("sub");
-    let run = |args: &[&str]| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-        if let Some(path) = python_path() {
-            cmd.env("PATH", path);
-        }
-        for var in ["ENV_CLASS", "RUNNER_ID", "PROP_SEED", "REPLAYS"] {
-            cmd.env_remove(var);
-        }
-        cmd.arg("-C")
-            .arg(&sub)
-            .args(args)
-            .output()
-            .expect("xtask runs")
-    };
+    let run = |args: &[&str]| support::xtask_in(&sub, args).output().expect("xtask runs");
     let out = run(&[
         "classify",
         "--property",
@@ -1553,7 +1406,7 @@ fn commands_started_in_a_subdirectory_act_in_the_root() {
 #[test]
 fn fixture_folder_extras_pass_and_a_meta_must_record_the_declared_form() {
     let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
     ]);
@@ -1617,7 +1470,7 @@ fn frozen_flake_repo(values: &[u32]) -> (Repo, String) {
         "[[property]]\nid = \"p.f\"\noracle = \"python3 f.py\"\ngenerate = \"python3 gen.py\"\nworker = true\ncases = {}\n",
         values.len()
     ));
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("f.py", FLAKE_AND_BUG),
         ("gen.py", &numbers(values)),
@@ -1719,7 +1572,7 @@ fn a_fixture_that_fails_integrity_is_one_finding_and_is_not_replayed() {
     // The oracle logs every input it receives, and fails on arrays.
     let logger = "import sys\nline = sys.stdin.readline()\nopen('received.log', 'a').write(line if line.endswith('\\n') else line + '\\n')\nsys.exit(1 if line.startswith('[') else 0)\n";
     let toml = config("[[property]]\nid = \"p.a\"\noracle = \"python3 o.py\"\n");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("o.py", logger),
         // Not canonical; not JSON; a raw newline (and no final newline).
@@ -1777,7 +1630,7 @@ fn a_campaign_timeout_is_kept_next_to_a_later_failure_and_queued_with_its_contex
     let toml = config(
         "[[property]]\nid = \"p.w\"\noracle = \"python3 w.py\"\ngenerate = \"python3 g.py\"\nworker = true\ncases = 12\ntimeout_ms = 1000\n",
     );
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("w.py", worker),
         ("g.py", generator),
@@ -1850,7 +1703,7 @@ fn a_campaign_timeout_is_kept_next_to_a_later_failure_and_queued_with_its_contex
 #[test]
 fn a_ledger_row_that_breaks_a_rule_freezes_nothing() {
     let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
         ("freeze/allowed_signers", SIGNERS),
@@ -1924,7 +1777,7 @@ fn a_ledger_row_that_breaks_a_rule_freezes_nothing() {
 fn an_expired_row_is_one_annotation_and_fixture_times_fit_in_the_run() {
     let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\nreplays = 6\n")
         .replace("jobs = 2", "jobs = 6");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
         ("freeze/allowed_signers", SIGNERS),
@@ -1966,7 +1819,7 @@ fn an_expired_row_is_one_annotation_and_fixture_times_fit_in_the_run() {
 #[test]
 fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     // policy.replays below 1 is a rule error at line 2, column 11.
-    let repo = Repo::new(&[("freezegate.toml", "[policy]\nreplays = 0\n")]);
+    let repo = Repo::with_oracle(&[("freezegate.toml", "[policy]\nreplays = 0\n")]);
     let run = repo.gate(&["--format", "json"], &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     let doc = json(&run);
@@ -2015,7 +1868,7 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
         run.stdout
     );
     // A ledger that is not JSON is named with its own place.
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", ""),
         (
             "freeze/ledger.json",
@@ -2043,7 +1896,7 @@ fn a_generator_that_leaves_a_process_behind_does_not_hold_the_gate() {
     let toml = config(&format!(
         "[[property]]\nid = \"numbers.small\"\noracle = \"python3 p.py\"\ngenerate = '''sleep {marker} & seq 1 10 | sed 's/.*/{{\"n\": &}}/' '''\ncases = 10\n"
     ));
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc['n'] > 1000")),
     ]);
@@ -2132,7 +1985,7 @@ fn a_failing_case_that_is_a_pinned_origin_is_not_shrunk_again() {
 /// placeholder in meta files and reports.
 #[test]
 fn without_git_classify_and_the_gate_ask_for_a_patch_id() {
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         (
             "freezegate.toml",
             &config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n"),
@@ -2201,7 +2054,7 @@ fn without_git_classify_and_the_gate_ask_for_a_patch_id() {
 /// A ledger that links to nothing is not a missing ledger: the gate cannot run (exit 3).
 #[test]
 fn a_ledger_link_to_nothing_stops_the_gate() {
-    let repo = Repo::new(&[(
+    let repo = Repo::with_oracle(&[(
         "freezegate.toml",
         &config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n"),
     )]);
@@ -2229,7 +2082,7 @@ fn fixtures_are_sorted_by_property_then_id_whatever_the_file_order() {
              [[property]]\nid = \"{second}\"\noracle = \"python3 {second}.py\"\n"
         ))
     };
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &tables("zeta", "alpha")),
         ("zeta.py", &oracle("doc.get('n', 0) > 5")),
         ("alpha.py", &oracle("doc.get('n', 0) > 5")),
@@ -2325,7 +2178,7 @@ fn a_campaign_reports_the_same_whatever_the_number_of_jobs() {
     let toml = config(
         "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 20\n",
     );
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         (
             "gen.py",
@@ -2362,7 +2215,7 @@ fn infra_items_carry_the_last_stderr_line() {
         "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n\n\
          [[property]]\nid = \"g\"\noracle = \"python3 p.py\"\ngenerate = \"exit 3\"\ncases = 10\n",
     );
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
     ]);
@@ -2414,7 +2267,7 @@ fn infra_items_carry_the_last_stderr_line() {
 #[test]
 fn an_interrupted_pin_is_reported_with_its_fix_and_classify_completes_it() {
     let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
     ]);
@@ -2505,7 +2358,7 @@ fn a_campaign_stops_at_its_first_failure_while_a_pinned_fixture_blocks() {
         "[[property]]\nid = \"p.r\"\noracle = \"python3 r.py\"\ngenerate = \"python3 gen.py\"\nworker = true\ncases = 12\n",
     );
     let generator = "import json\nfor d in [{'a': 50}, {'b': 50}] + [{'c': i} for i in range(10)]:\n    print(json.dumps(d))\n";
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         (
             "r.py",
@@ -2549,7 +2402,7 @@ fn the_origin_of_a_fixture_that_now_passes_is_shrunk_again() {
         "[[property]]\nid = \"p.r\"\noracle = \"python3 r.py\"\ngenerate = \"python3 gen.py\"\nworker = true\ncases = 12\n",
     );
     let generator = "import json\nfor d in [{'a': 50}] + [{'c': i} for i in range(11)]:\n    print(json.dumps(d))\n";
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("r.py", &oracle("doc.get('a', 0) > 10")),
         ("gen.py", generator),
@@ -2570,7 +2423,7 @@ fn the_origin_of_a_fixture_that_now_passes_is_shrunk_again() {
 
 #[test]
 fn a_replay_count_over_the_limit_names_the_variable_or_the_flag_it_came_from() {
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         (
             "freezegate.toml",
             &config("[[property]]\nid = \"p\"\noracle = \"true\"\n"),
@@ -2614,7 +2467,7 @@ fn env_class_and_runner_id_flags_beat_the_environment() {
         "min_cases = 10\n",
         "min_cases = 10\nfreeze_env_classes = [\"local\", \"remote\"]\n",
     );
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         ("freezegate.toml", &toml),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
         ("freeze/allowed_signers", SIGNERS),
@@ -2682,7 +2535,7 @@ type BadRunner<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a str);
 
 #[test]
 fn bad_env_class_and_runner_id_values_exit_3_naming_their_source() {
-    let repo = Repo::new(&[
+    let repo = Repo::with_oracle(&[
         (
             "freezegate.toml",
             &config("[[property]]\nid = \"p\"\noracle = \"true\"\n"),

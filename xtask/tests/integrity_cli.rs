@@ -3,8 +3,9 @@
 //! (SPEC §3, §5), a row repeats its meta's canonicalization and origin digest (SPEC §3), a
 //! patch id is never written empty, and a row's seed is one a run can have.
 
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+mod support;
+
+use support::{Repo, Run};
 
 use freezegate_canon::fixture::Meta;
 use freezegate_canon::{Value, parse_str};
@@ -20,36 +21,28 @@ freeze_env_classes = [\"remote\", \"local\"]\n\n\
 
 const SIGNERS: &str = "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPp6jZo0Gkc4e1Qx0Ku6Ho0s8Xfb4tHjAr0Wq9ptQ0V8\n";
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 /// A repository with `p.flaky`, its fixture `{}` pinned from origin `{"x":1}` by classify,
 /// and a local freeze row for it written by `freeze`.
-struct Repo {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
+struct Scene {
+    repo: Repo,
     fixture: String,
 }
 
-impl Repo {
-    fn new() -> Repo {
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let dir = tmp.path().to_path_buf();
-        let mut repo = Repo {
-            _tmp: tmp,
-            dir,
-            fixture: String::new(),
-        };
-        repo.write("freezegate.toml", CONFIG);
-        repo.write("flaky.sh", FLAKY);
-        repo.write("freeze/allowed_signers", SIGNERS);
-        repo.write(".gitignore", "/freeze/.ledger.lock\n");
-        repo.git(&["init", "-q"]);
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "suite"]);
+impl std::ops::Deref for Scene {
+    type Target = Repo;
+    fn deref(&self) -> &Repo {
+        &self.repo
+    }
+}
+
+impl Scene {
+    fn new() -> Scene {
+        let repo = Repo::new(&[
+            ("freezegate.toml", CONFIG),
+            ("flaky.sh", FLAKY),
+            ("freeze/allowed_signers", SIGNERS),
+            (".gitignore", "/freeze/.ledger.lock\n"),
+        ]);
         repo.write("input.json", "{\"x\": 1}");
         let run = repo.xtask(
             &[
@@ -69,55 +62,14 @@ impl Repo {
         let record: serde_json::Value = serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("classify record: {e}\n{}\n{}", run.stdout, run.stderr));
         assert_eq!(record["action"], "freeze_after_pin", "{}", run.stdout);
-        repo.fixture = record["fixture_id"]
+        let fixture = record["fixture_id"]
             .as_str()
             .expect("fixture id")
             .to_owned();
-        let fixture = repo.fixture.clone();
-        let run = repo.freeze(&fixture);
+        let scene = Scene { repo, fixture };
+        let run = scene.freeze(&scene.fixture);
         assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
-        repo
-    }
-
-    fn write(&self, name: &str, text: &str) {
-        let path = self.dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-
-    fn read(&self, name: &str) -> String {
-        std::fs::read_to_string(self.dir.join(name)).expect("read")
-    }
-
-    fn git(&self, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdout(Stdio::null())
-            .status()
-            .expect("git runs")
-            .success();
-        assert!(ok, "git {args:?}");
-    }
-
-    fn xtask(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-        cmd.arg("-C").arg(&self.dir).args(args);
-        for var in ["ENV_CLASS", "RUNNER_ID", "PROP_SEED", "REPLAYS"] {
-            cmd.env_remove(var);
-        }
-        cmd.envs(env.iter().copied());
-        let out = cmd.output().expect("xtask runs");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        scene
     }
 
     fn freeze(&self, fixture: &str) -> Run {
@@ -207,7 +159,7 @@ fn findings<'r>(
 
 #[test]
 fn a_meta_whose_shrink_path_does_not_lead_from_origin_to_fixture_is_an_integrity_error() {
-    let repo = Repo::new();
+    let repo = Scene::new();
     let (code, report) = repo.gate();
     assert_eq!((code, status(&report).as_str()), (0, "frozen"), "{report}");
     let recorded = Meta::parse(repo.read(&repo.meta_file()).as_bytes())
@@ -263,7 +215,7 @@ fn a_meta_whose_shrink_path_does_not_lead_from_origin_to_fixture_is_an_integrity
 
 #[test]
 fn a_row_that_disagrees_with_its_meta_file_breaks_a_rule_and_freezes_nothing() {
-    let repo = Repo::new();
+    let repo = Scene::new();
     let meta = Meta::parse(repo.read(&repo.meta_file()).as_bytes()).expect("meta");
     let origin = meta.origin_digest.to_string();
     let zeros = "0".repeat(64);
@@ -308,7 +260,7 @@ fn a_row_that_disagrees_with_its_meta_file_breaks_a_rule_and_freezes_nothing() {
 
 #[test]
 fn an_empty_patch_id_is_refused_and_never_recorded_but_read_in_older_meta_files() {
-    let repo = Repo::new();
+    let repo = Scene::new();
     repo.write("input.json", "{\"y\": 2}");
     for args in [
         vec![
@@ -394,8 +346,8 @@ fn an_empty_patch_id_is_refused_and_never_recorded_but_read_in_older_meta_files(
 
 #[test]
 fn a_row_seed_no_run_can_have_breaks_the_seed_rule() {
-    let repo = Repo::new();
-    let check = |repo: &Repo| -> (i32, serde_json::Value) {
+    let repo = Scene::new();
+    let check = |repo: &Scene| -> (i32, serde_json::Value) {
         let run = repo.xtask(&["ledger", "check", "--now", NOW, "--format", "json"], &[]);
         let report = serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("{e}: {}{}", run.stdout, run.stderr));
@@ -447,14 +399,14 @@ fn integrity_messages(report: &serde_json::Value) -> Vec<String> {
 }
 
 /// The one origin file of the repository's pinned fixture.
-fn origin_file(repo: &Repo) -> String {
+fn origin_file(repo: &Scene) -> String {
     let meta = Meta::parse(repo.read(&repo.meta_file()).as_bytes()).expect("meta");
     format!("fixtures/p.flaky/origins/{}.json", meta.origin_id)
 }
 
 #[test]
 fn a_deleted_fixture_is_reported_once() {
-    let repo = Repo::new();
+    let repo = Scene::new();
     std::fs::remove_file(
         repo.dir
             .join(format!("fixtures/p.flaky/{}.json", repo.fixture)),
@@ -469,7 +421,7 @@ fn a_deleted_fixture_is_reported_once() {
 
 #[test]
 fn a_tampered_origin_is_reported_once() {
-    let repo = Repo::new();
+    let repo = Scene::new();
     let origin = origin_file(&repo);
     repo.write(&origin, "{\"x\":2}");
     let (code, report) = repo.gate();
@@ -482,7 +434,7 @@ fn a_tampered_origin_is_reported_once() {
 
 #[test]
 fn a_symlinked_fixtures_folder_is_not_read_through() {
-    let repo = Repo::new();
+    let repo = Scene::new();
     let origin = origin_file(&repo);
     let outside = tempfile::tempdir().expect("temp dir");
     let moved = outside.path().join("fixtures");

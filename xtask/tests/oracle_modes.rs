@@ -3,10 +3,11 @@
 //! and as a fresh process, whatever the property raises or prints; and the environment each
 //! kind of run sees.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
-const NOW: &str = "2026-12-01T12:00:00Z";
+mod support;
+
+use support::{NOW, Repo, Run};
 
 /// docs/gate.md, whose Python recipe these tests run as written.
 const GATE_DOCS: &str = include_str!("../../docs/gate.md");
@@ -32,70 +33,12 @@ fn recipe() -> &'static str {
     &GATE_DOCS[start..start + len]
 }
 
-struct Repo {
-    _tmp: tempfile::TempDir,
-    dir: PathBuf,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 impl Repo {
-    fn new(files: &[(&str, &str)]) -> Repo {
-        let tmp = tempfile::tempdir().expect("temp dir");
-        let repo = Repo {
-            dir: tmp.path().to_path_buf(),
-            _tmp: tmp,
-        };
-        for (name, text) in files {
-            repo.write(name, text);
-        }
-        repo.git(&["init", "-q"]);
-        repo.git(&["add", "-A"]);
-        repo.git(&["commit", "-q", "-m", "suite"]);
-        repo
-    }
-
-    fn write(&self, name: &str, text: &str) {
-        let path = self.dir.join(name);
-        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-        std::fs::write(path, text).expect("write");
-    }
-
-    fn git(&self, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdout(Stdio::null())
-            .status()
-            .expect("git runs")
-            .success();
-        assert!(ok, "git {args:?}");
-    }
-
-    fn xtask(&self, args: &[&str], stdin: Option<&Path>) -> Run {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-        cmd.arg("-C").arg(&self.dir).args(args);
-        for var in ["ENV_CLASS", "RUNNER_ID", "PROP_SEED", "REPLAYS"] {
-            cmd.env_remove(var);
-        }
-        if let Some(path) = stdin {
-            cmd.stdin(std::fs::File::open(path).expect("input"));
-        }
-        let out = cmd.output().expect("xtask runs");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+    /// Runs xtask with the file `input` on its stdin.
+    fn fed(&self, args: &[&str], input: &Path) -> Run {
+        let mut cmd = self.command(args);
+        cmd.stdin(std::fs::File::open(input).expect("input"));
+        cmd.output().expect("xtask runs").into()
     }
 
     fn gate(&self) -> (Run, serde_json::Value) {
@@ -109,7 +52,7 @@ impl Repo {
                 "--format",
                 "json",
             ],
-            None,
+            &[],
         );
         let report = serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("report: {e}\n{}\n{}", run.stdout, run.stderr));
@@ -192,7 +135,7 @@ fn the_docs_recipe_gives_the_same_signature_as_a_worker_and_as_a_process() {
     for extra in [&["--worker"][..], &[]] {
         let mut args = vec!["shrink", "--oracle", "python3 -m tests.oracles.invoice"];
         args.extend_from_slice(extra);
-        let run = repo.xtask(&args, Some(&input));
+        let run = repo.fed(&args, &input);
         assert_eq!(run.code, 0, "{extra:?}: {}", run.stderr);
         assert_eq!(run.stdout, "{\"lines\":[]}\n");
         assert!(
@@ -256,7 +199,7 @@ fn the_demo_oracle_serves_both_modes_alike() {
         for extra in [&["--worker"][..], &[]] {
             let mut args = vec!["shrink", "--oracle", "python3 p.py"];
             args.extend_from_slice(extra);
-            let run = repo.xtask(&args, Some(&input));
+            let run = repo.fed(&args, &input);
             assert_eq!(run.code, 0, "{extra:?}: {}", run.stderr);
             assert_eq!(run.stdout, minimal);
             assert!(
@@ -343,7 +286,7 @@ exit 0
             "input.json",
         ];
         args.extend_from_slice(extra);
-        let run = repo.xtask(&args, None);
+        let run = repo.xtask(&args, &[]);
         assert_eq!(
             (run.code, run.stdout.as_str()),
             (0, "{\"n\":1}\n"),

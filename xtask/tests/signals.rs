@@ -8,6 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+mod support;
+
 /// A temporary directory, and the argument that names every process a test's oracles start:
 /// `sleep <token>`, a number of seconds no other process on the machine passes.
 struct Scene {
@@ -39,19 +41,7 @@ impl Scene {
     }
 
     fn git(&self, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(&self.dir)
-            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
-            .args(["-c", "commit.gpgsign=false"])
-            .args(args)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .stdout(Stdio::null())
-            .status()
-            .expect("git runs")
-            .success();
-        assert!(ok, "git {args:?}");
+        support::git(&self.dir, args);
     }
 
     /// Starts xtask in the scene's directory.
