@@ -21,6 +21,7 @@ pub fn run(args: Args) -> Outcome {
         .context("cannot find this program's own path")
         .map_err(Failure::usage)?;
     let temp;
+    let _removed_on_stop;
     let dir = match &args.keep {
         Some(dir) => {
             if !usable_dir(dir) {
@@ -39,6 +40,8 @@ pub fn run(args: Args) -> Outcome {
                 .tempdir()
                 .context("cannot create a temporary directory")
                 .map_err(Failure::usage)?;
+            // A stopping signal ends the process without dropping `temp`.
+            _removed_on_stop = freezegate_gate::process::RemoveOnStop::new(temp.path());
             temp.path().to_path_buf()
         }
     };

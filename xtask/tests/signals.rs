@@ -234,3 +234,112 @@ fn sighup_while_a_worker_runs_exits_129() {
     wait_for_files(&scene.dir, "started.", 1, &mut xtask);
     interrupt(&scene, xtask, "HUP", 129);
 }
+
+/// The running processes (zombies aside) whose command line names `dir` or whose working
+/// folder is in it.
+fn processes_in(dir: &Path) -> Vec<(i32, String)> {
+    let dir = dir.to_string_lossy().into_owned();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .unwrap_or_default();
+        let cwd = std::fs::read_link(entry.path().join("cwd"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let running = std::fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .and_then(|stat| {
+                let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
+                Some(!matches!(state, 'Z' | 'X'))
+            })
+            .unwrap_or(false);
+        if running && (cmdline.contains(&dir) || cwd.starts_with(&dir)) {
+            found.push((pid, cmdline));
+        }
+    }
+    found
+}
+
+/// The demo runs each step as another xtask, which runs oracles of its own: SIGTERM sent to
+/// the demo alone (a CI runner's cancel) stops the step and its oracles too, and the
+/// demo's temporary repository does not outlive it.
+#[test]
+fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
+    let scene = Scene::new();
+    let mut xtask = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("demo")
+        .env("TMPDIR", &scene.dir)
+        .env_remove("REPLAYS")
+        .env_remove("PROP_SEED")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("xtask starts");
+    // Wait for the demo's repository and a step running in it.
+    let limit = Instant::now() + Duration::from_secs(120);
+    let demo = loop {
+        let repo = std::fs::read_dir(&scene.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("freezegate-demo-"))
+            });
+        if let Some(repo) = repo
+            && processes_in(&repo)
+                .iter()
+                .any(|(_, cmdline)| cmdline.contains(" gate"))
+        {
+            break repo;
+        }
+        if let Ok(Some(status)) = xtask.try_wait() {
+            panic!("the demo ended before its first gate: {status}");
+        }
+        assert!(Instant::now() < limit, "the demo never ran a gate");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let ok = Command::new("kill")
+        .args(["-TERM", &xtask.id().to_string()])
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok);
+    let limit = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = xtask.try_wait().expect("wait") {
+            break status;
+        }
+        if Instant::now() >= limit {
+            let _ = xtask.kill();
+            panic!("the demo still runs 30 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = xtask.wait_with_output().expect("output");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(status.code(), Some(143), "{status}\n{stderr}");
+    assert!(
+        stderr.contains("SIGTERM") && stderr.contains("stopped 1 child process"),
+        "{stderr}"
+    );
+    assert!(!demo.exists(), "{} is left", demo.display());
+    let limit = Instant::now() + Duration::from_secs(2);
+    let mut left = processes_in(&demo);
+    while !left.is_empty() && Instant::now() < limit {
+        std::thread::sleep(Duration::from_millis(20));
+        left = processes_in(&demo);
+    }
+    for (pid, _) in &left {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
+    assert!(left.is_empty(), "SIGTERM left running: {left:?}");
+}

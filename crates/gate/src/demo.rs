@@ -232,10 +232,22 @@ impl<'a> Demo<'a> {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let output = cmd.output().map_err(|source| DemoError::Spawn {
-            command: format!("xtask {}", args.join(" ")),
-            source,
-        })?;
+        // The step is another xtask with oracles of its own: a stopping signal sent to this
+        // one alone must reach it, or it and its oracles would outlive the demo.
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let (child, _forwarded) =
+            crate::process::ForwardStop::spawn(&mut cmd).map_err(|source| DemoError::Spawn {
+                command: format!("xtask {}", args.join(" ")),
+                source,
+            })?;
+        let output = child
+            .wait_with_output()
+            .map_err(|source| DemoError::Spawn {
+                command: format!("xtask {}", args.join(" ")),
+                source,
+            })?;
         let step = Step {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
