@@ -67,12 +67,39 @@ pub(crate) fn is_pytest_file(path: &str) -> bool {
         .is_some_and(|stem| stem.starts_with("test_") || stem.ends_with("_test"))
 }
 
+/// A Hypothesis property pytest no longer collects because a later binding of its name in its
+/// scope (the module, or the body of the class holding it) replaces it: pytest collects what a
+/// name is bound to once the module has run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Shadowed {
+    pub name: String,
+    /// The 1-based line of the property's `def`.
+    pub line: u32,
+    /// The 1-based line of the binding that replaces it.
+    pub by: u32,
+    /// That binding's form, as a report names it: `` `test_x = …` ``, `` `del test_x` ``, …
+    pub form: String,
+}
+
 /// The Hypothesis properties of a Python text that pytest no longer runs because a later
-/// definition of the same name in the same module or class replaces them: each with the name
-/// and the line of the definition that replaces it.
-pub(crate) fn redefined_properties(kind: FileKind, text: &str) -> Vec<PropertyDef> {
+/// binding of the same name in the same module or class replaces them (see [`Shadowed`]), in
+/// the order of their lines.
+///
+/// A binding is a `def` or `class`; an assignment (plain, annotated, augmented, to a tuple, an
+/// assignment expression `:=`); `del`; an `import` or `from … import`; the target of a `for`,
+/// `with … as` or `except … as`; a `type` alias — in the same scope, the blocks of `if`, `for`,
+/// `try`… in it included, after the `def`. A module global named explicitly (`globals()[…]`,
+/// `globals().update(…)` and its other mutating methods, `setattr(sys.modules[__name__], …)`,
+/// or a name a function declares `global`) and a class attribute named through its class
+/// (`TestCls.test_x = …`, `setattr(TestCls, …)`, `del TestCls.test_x`) count too: after the
+/// `def` at module level, anywhere in a function, since the gate does not follow calls. A
+/// property in a class is replaced too when the class's own name is bound again in its scope
+/// (`TestCls = None`, a later `class TestCls:`). An assignment that wraps the property (or its
+/// class) in place (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`) keeps it: the
+/// name still holds a callable that runs it.
+pub(crate) fn shadowed_properties(kind: FileKind, text: &str) -> Vec<Shadowed> {
     match kind {
-        FileKind::Python => python_scan(text).redefined,
+        FileKind::Python => python_scan(text).shadowed,
         FileKind::Rust | FileKind::Other => Vec::new(),
     }
 }
@@ -981,14 +1008,13 @@ fn python_properties(text: &str) -> (Vec<PropertyDef>, Vec<Span>) {
 /// What [`python_scan`] finds.
 struct PythonScan {
     /// The `@given` functions pytest collects: named `test…`, at module level or in classes
-    /// pytest collects, and not replaced by a later definition of the same name.
+    /// pytest collects, and not replaced by a later binding of the same name.
     collected: Vec<PropertyDef>,
     /// Every `@given` function, wherever it is: from its first decorator to the end of its
     /// indented body, without the functions and classes nested in it.
     spans: Vec<Span>,
-    /// Collectable `@given` functions replaced by a later definition: the name and the line of
-    /// that later definition.
-    redefined: Vec<PropertyDef>,
+    /// Collectable `@given` functions replaced by a later binding of their name.
+    shadowed: Vec<Shadowed>,
 }
 
 /// One logical line: physical lines `first..=last` (0-based).
@@ -998,42 +1024,75 @@ struct LogicalLine {
     indent: usize,
     /// The lines joined by blanks, comments and string contents blanked, leading blanks cut.
     text: String,
+    /// The same, with the string contents kept (as long as `text`, offset for offset).
+    code: String,
 }
 
-/// A block open at some indentation: what pytest collects inside it.
+/// A block open at some indentation: what pytest collects inside it, and whose names its
+/// statements bind.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Block {
     /// A class pytest collects (`Test…`, or a `unittest.TestCase`), inside collected ones.
     TestClass,
-    /// Any other block: a function, another class, `if`, `for`, `with`, `try`…
-    Other,
+    /// Another class: its names are its own, and pytest collects nothing in it.
+    Class,
+    /// A function: its names are its locals.
+    Function,
+    /// `if`, `for`, `with`, `try`…: its statements bind the names of the enclosing scope, but a
+    /// property in it is not counted (`if False:` hides one).
+    Compound,
 }
+
+/// An open block: its indentation, its kind, the index of the logical line opening it (which
+/// tells two blocks at one indentation apart) and its name (a class's or a function's).
+struct Open {
+    indent: usize,
+    block: Block,
+    opener: usize,
+    name: String,
+}
+
+/// The bindings of one scope, in order of lines: (name, line, form, a collectable property).
+type Bindings = Vec<(String, u32, String, bool)>;
+
+/// Every binding by scope and name, in order of lines: (line, form).
+type ByName<'a> = BTreeMap<(&'a [usize], &'a str), Vec<(u32, &'a str)>>;
 
 /// Reads a Python text's logical lines (so a continuation line or a multi-line string never
 /// ends a body) with the blocks that hold them, the way pytest collects: a `@given` function
-/// counts at module level or in a collected class, and a later `def` or `class` of the same
-/// name in the same scope replaces it.
+/// counts at module level or in a collected class, and a later binding of the same name in the
+/// same scope replaces it (see [`shadowed_properties`]).
 fn python_scan(text: &str) -> PythonScan {
     let (lexed, starts) = lex_python_lines(text);
-    let (bare, starts) = if lexed.clean {
-        (lexed.bare, starts)
+    let (bare, code, starts) = if lexed.clean {
+        (lexed.bare, lexed.code, starts)
     } else {
-        (text.to_string(), vec![true; text.split('\n').count()])
+        (
+            text.to_string(),
+            text.to_string(),
+            vec![true; text.split('\n').count()],
+        )
     };
     let physical: Vec<&str> = bare.split('\n').collect();
+    let physical_code: Vec<&str> = code.split('\n').collect();
     let mut logical: Vec<LogicalLine> = Vec::new();
     for (i, line) in physical.iter().enumerate() {
+        let code_line = physical_code.get(i).copied().unwrap_or(line);
+        let indent = line.len() - line.trim_start().len();
         if starts.get(i).copied().unwrap_or(true) || logical.is_empty() {
             logical.push(LogicalLine {
                 first: i,
                 last: i,
-                indent: line.len() - line.trim_start().len(),
-                text: line.trim_start().to_string(),
+                indent,
+                text: line[indent..].to_string(),
+                code: code_line.get(indent..).unwrap_or_default().to_string(),
             });
         } else if let Some(l) = logical.last_mut() {
             l.last = i;
             l.text.push(' ');
             l.text.push_str(line);
+            l.code.push(' ');
+            l.code.push_str(code_line);
         }
     }
     logical.retain(|l| !l.text.trim().is_empty());
@@ -1059,25 +1118,49 @@ fn python_scan(text: &str) -> PythonScan {
     let mut scan = PythonScan {
         collected: Vec::new(),
         spans: Vec::new(),
-        redefined: Vec::new(),
+        shadowed: Vec::new(),
     };
-    // Definitions by scope (the indentation of the enclosing collected blocks): (name, line,
-    // collectable property).
-    let mut scopes: BTreeMap<Vec<usize>, Vec<(String, u32, bool)>> = BTreeMap::new();
-    let mut stack: Vec<(usize, Block)> = Vec::new();
+    // Bindings by scope (the openers of the enclosing collected classes; the module is `[]`),
+    // in order of lines.
+    let mut scopes: BTreeMap<Vec<usize>, Bindings> = BTreeMap::new();
+    // Bindings made from inside a function, which may run at any time: (scope, name, line,
+    // form).
+    let mut anywhere: Vec<(Vec<usize>, String, u32, String)> = Vec::new();
+    // The collected classes by their dotted names from the module, with their scopes.
+    let mut classes: BTreeMap<Vec<String>, Vec<usize>> = BTreeMap::new();
+    // The name and line of each collected class, by opener.
+    let mut class_lines: BTreeMap<usize, (String, u32)> = BTreeMap::new();
+    // The names each function (by opener) declares `global`.
+    let mut globals: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    let mut stack: Vec<Open> = Vec::new();
     let mut given = false;
     let mut decorators: Option<usize> = None;
     for (k, l) in logical.iter().enumerate() {
-        while stack.last().is_some_and(|(indent, _)| *indent >= l.indent) {
+        while stack.last().is_some_and(|o| o.indent >= l.indent) {
             stack.pop();
         }
-        let collectable = stack.iter().all(|(_, b)| *b == Block::TestClass);
-        let scope: Vec<usize> = stack.iter().map(|(indent, _)| *indent).collect();
+        let collectable = stack.iter().all(|o| o.block == Block::TestClass);
+        let scopes_of: Vec<&Open> = stack
+            .iter()
+            .filter(|o| o.block != Block::Compound)
+            .collect();
+        // The scope this line binds names in, when it is the module or a collected class.
+        let here: Option<Vec<usize>> = scopes_of
+            .iter()
+            .all(|o| o.block == Block::TestClass)
+            .then(|| scopes_of.iter().map(|o| o.opener).collect());
+        let function = scopes_of
+            .last()
+            .filter(|o| o.block == Block::Function)
+            .map(|o| o.opener);
+        let in_function = scopes_of.iter().any(|o| o.block == Block::Function);
+        let line = number(l.first);
         if l.text.starts_with('@') {
             given |= is_given(&l.text);
             decorators.get_or_insert(l.first);
             continue;
         }
+        let mut bindings: Vec<Binding> = Vec::new();
         if let Some(c) = DEF.captures(&l.text) {
             let name = c.get(1).map_or("", |m| m.as_str()).to_string();
             let end = ends[k];
@@ -1092,49 +1175,140 @@ fn python_scan(text: &str) -> PythonScan {
                     &ends[k + 1..],
                 );
             }
-            if collectable {
-                scopes
-                    .entry(scope)
-                    .or_default()
-                    .push((name, number(l.first), counted));
+            if counted && let Some(scope) = &here {
+                scopes.entry(scope.clone()).or_default().push((
+                    name.clone(),
+                    line,
+                    "a later `def`".to_string(),
+                    true,
+                ));
+            } else {
+                bindings.push(Binding {
+                    form: "a later `def`".to_string(),
+                    target: Target::Local(name.clone()),
+                });
             }
-            stack.push((l.indent, Block::Other));
+            stack.push(Open {
+                indent: l.indent,
+                block: Block::Function,
+                opener: k,
+                name,
+            });
         } else if let Some(c) = CLASS.captures(&l.text) {
             let name = c.get(1).map_or("", |m| m.as_str()).to_string();
             let test = name.starts_with("Test") || l.text.contains("TestCase");
-            if collectable {
+            bindings.push(Binding {
+                form: "a later `class`".to_string(),
+                target: Target::Local(name.clone()),
+            });
+            let block = if collectable && test {
+                let mut path: Vec<String> = stack.iter().map(|o| o.name.clone()).collect();
+                path.push(name.clone());
+                let mut scope: Vec<usize> = stack.iter().map(|o| o.opener).collect();
+                scope.push(k);
+                classes.insert(path, scope);
+                class_lines.insert(k, (name.clone(), line));
+                Block::TestClass
+            } else {
+                Block::Class
+            };
+            stack.push(Open {
+                indent: l.indent,
+                block,
+                opener: k,
+                name,
+            });
+        } else {
+            bindings = python_bindings(&l.text, &l.code);
+            if is_block_header(&l.text) && l.text.trim_end().ends_with(':') {
+                stack.push(Open {
+                    indent: l.indent,
+                    block: Block::Compound,
+                    opener: k,
+                    name: String::new(),
+                });
+            }
+        }
+        for b in bindings {
+            let (scope, name, form) = match b.target {
+                Target::Declared(names) => {
+                    if let Some(f) = function {
+                        globals.entry(f).or_default().extend(names);
+                    }
+                    continue;
+                }
+                Target::Local(name) => {
+                    let declared = function
+                        .and_then(|f| globals.get(&f))
+                        .is_some_and(|g| g.contains(&name));
+                    if declared {
+                        let form = format!("{} after `global {name}` in a function", b.form);
+                        anywhere.push((Vec::new(), name, line, form));
+                        continue;
+                    }
+                    match &here {
+                        Some(scope) => (scope.clone(), name, b.form),
+                        None => continue,
+                    }
+                }
+                Target::Module(name) => (Vec::new(), name, b.form),
+                Target::Attr(path, name) => match classes.get(&path) {
+                    Some(scope) => (scope.clone(), name, b.form),
+                    None => continue,
+                },
+            };
+            if in_function {
+                anywhere.push((scope, name, line, form));
+            } else {
                 scopes
                     .entry(scope)
                     .or_default()
-                    .push((name, number(l.first), false));
+                    .push((name, line, form, false));
             }
-            let block = if collectable && test {
-                Block::TestClass
-            } else {
-                Block::Other
-            };
-            stack.push((l.indent, block));
-        } else if COMPOUND.is_match(&l.text) && l.text.trim_end().ends_with(':') {
-            stack.push((l.indent, Block::Other));
         }
         given = false;
         decorators = None;
     }
-    for defs in scopes.values() {
-        // The next definition of the same name, walking backwards.
-        let mut next: BTreeMap<&str, u32> = BTreeMap::new();
-        let mut later_of = vec![None; defs.len()];
-        for (i, (name, line, _)) in defs.iter().enumerate().rev() {
-            later_of[i] = next.insert(name.as_str(), *line);
+    let mut by_name: ByName<'_> = BTreeMap::new();
+    for (scope, bindings) in &scopes {
+        for (name, line, form, _) in bindings {
+            by_name
+                .entry((scope.as_slice(), name.as_str()))
+                .or_default()
+                .push((*line, form.as_str()));
         }
-        for ((name, line, counted), later) in defs.iter().zip(later_of) {
+    }
+    // The first binding of `name` in `scope` after `line`, or else one from a function.
+    let later = |scope: &[usize], name: &str, line: u32| -> Option<(u32, &str)> {
+        by_name
+            .get(&(scope, name))
+            .and_then(|b| b.get(b.partition_point(|(l, _)| *l <= line)).copied())
+            .or_else(|| {
+                anywhere
+                    .iter()
+                    .find(|(s, n, _, _)| s.as_slice() == scope && n == name)
+                    .map(|(_, _, by, form)| (*by, form.as_str()))
+            })
+    };
+    for (scope, bindings) in &scopes {
+        for (name, line, _, counted) in bindings {
             if !counted {
                 continue;
             }
-            match later {
-                Some(later) => scan.redefined.push(PropertyDef {
+            // One of its classes bound again (the outermost first), or its own name.
+            let replaced = (0..scope.len())
+                .find_map(|j| {
+                    let (class, class_line) = class_lines.get(&scope[j])?;
+                    let (by, form) = later(&scope[..j], class, *class_line)?;
+                    Some((by, format!("{form}, which replaces its class `{class}`")))
+                })
+                .or_else(|| later(scope, name, *line).map(|(by, form)| (by, form.to_string())));
+            match replaced {
+                Some((by, form)) => scan.shadowed.push(Shadowed {
                     name: name.clone(),
-                    line: later,
+                    line: *line,
+                    by,
+                    form,
                 }),
                 None => scan.collected.push(PropertyDef {
                     name: name.clone(),
@@ -1144,8 +1318,518 @@ fn python_scan(text: &str) -> PythonScan {
         }
     }
     scan.collected.sort_by_key(|d| d.line);
-    scan.redefined.sort_by_key(|d| d.line);
+    scan.shadowed.sort_by_key(|d| d.line);
     scan
+}
+
+/// What a statement binds.
+enum Target {
+    /// A name of the scope the statement runs in.
+    Local(String),
+    /// A module global named explicitly: `globals()[…]`, `setattr(sys.modules[__name__], …)`.
+    Module(String),
+    /// An attribute of a class named by its dotted path: `TestCls.test_x = …`.
+    Attr(Vec<String>, String),
+    /// The names a `global` statement declares.
+    Declared(Vec<String>),
+}
+
+/// One binding of a statement, with its form as a report names it.
+struct Binding {
+    target: Target,
+    form: String,
+}
+
+/// `match` and `case` are keywords only on a line opening a block: `match = 1` is an assignment.
+static SOFT_KEYWORD: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:match|case)\b"));
+static FOR_TARGET: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:async\s+)?for\b(.*?)\bin\b"));
+static WITH: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:async\s+)?with\b"));
+static AS: LazyLock<Regex> = LazyLock::new(|| re(r"\bas\b"));
+static EXCEPT_AS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^except\b.*\bas\s+([A-Za-z_][A-Za-z0-9_]*)"));
+static FROM_IMPORT: LazyLock<Regex> = LazyLock::new(|| re(r"^from\b.*?\bimport\b(.*)$"));
+static AS_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"\bas\s+([A-Za-z_][A-Za-z0-9_]*)\s*$"));
+static TYPE_ALIAS: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^type\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[.*\])?\s*="));
+/// Statements whose `=` signs (a `lambda`'s defaults) assign nothing.
+static NO_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"^(?:return|raise|assert|yield|await|nonlocal|pass|break|continue|lambda)\b")
+});
+static WALRUS: LazyLock<Regex> = LazyLock::new(|| re(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*:="));
+static GLOBALS_ITEM: LazyLock<Regex> = LazyLock::new(|| re(r"\bglobals\s*\(\s*\)\s*\["));
+static GLOBALS_CALL: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"\bglobals\s*\(\s*\)\s*\.\s*(update|setdefault|pop|__setitem__|__delitem__)\s*\(")
+});
+static SETATTR: LazyLock<Regex> = LazyLock::new(|| re(r"\b(setattr|delattr)\s*\("));
+static SYS_MODULES: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^sys\s*\.\s*modules\s*\[\s*__name__\s*\]$"));
+/// What follows a subscript it assigns to: `=` or an augmented operator, not `==`.
+static ASSIGNED: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^\s*(?:\*\*|//|>>|<<|[-+*/%&|^@])?=(?:[^=]|$)"));
+static KEYWORD_ARGUMENT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=(?:[^=]|$)"));
+
+/// Whether a logical line opens a compound statement's block.
+fn is_block_header(text: &str) -> bool {
+    COMPOUND.is_match(text) && (!SOFT_KEYWORD.is_match(text) || text.trim_end().ends_with(':'))
+}
+
+/// The bindings of a logical line that is neither a `def`, a `class` nor a decorator: `bare`
+/// with string contents blanked, `code` with them kept (offset for offset).
+fn python_bindings(bare: &str, code: &str) -> Vec<Binding> {
+    let mut out = Vec::new();
+    let statements = if is_block_header(bare) {
+        let colon = header_colon(bare);
+        let header = bare.get(..colon.unwrap_or(bare.len())).unwrap_or(bare);
+        header_bindings(header, &mut out);
+        walrus(header, &mut out);
+        colon.map_or_else(Vec::new, |c| split_top(bare, c + 1, b';'))
+    } else {
+        split_top(bare, 0, b';')
+    };
+    for r in statements {
+        if let (Some(b), Some(c)) = (bare.get(r.clone()), code.get(r)) {
+            statement_bindings(b, c, &mut out);
+        }
+    }
+    out
+}
+
+/// The pieces of `text` from `from` on between the `sep` bytes outside brackets.
+fn split_top(text: &str, from: usize, sep: u8) -> Vec<std::ops::Range<usize>> {
+    let mut pieces = Vec::new();
+    let mut depth = 0usize;
+    let mut start = from;
+    for (i, b) in text.bytes().enumerate().skip(from) {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ if b == sep && depth == 0 => {
+                pieces.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(start..text.len());
+    pieces
+}
+
+/// The offset of the colon ending a compound statement's header: the first outside brackets
+/// that is not `:=`.
+fn header_colon(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    for (i, b) in bytes.iter().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 && bytes.get(i + 1) != Some(&b'=') => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether `s` is a Python identifier.
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// The names and class attributes a target list binds (`a, (b, *c)`, `TestCls.test_x`); a
+/// subscript or a call binds none.
+fn targets(text: &str) -> Vec<Target> {
+    let flat: String = text
+        .chars()
+        .map(|c| if "()[]".contains(c) { ' ' } else { c })
+        .collect();
+    flat.split(',')
+        .filter_map(|t| {
+            let parts: Vec<&str> = t.trim().trim_start_matches('*').split('.').collect();
+            if !parts.iter().all(|p| is_identifier(p.trim())) {
+                return None;
+            }
+            let mut parts: Vec<String> = parts.iter().map(|p| p.trim().to_string()).collect();
+            let name = parts.pop()?;
+            Some(if parts.is_empty() {
+                Target::Local(name)
+            } else {
+                Target::Attr(parts, name)
+            })
+        })
+        .collect()
+}
+
+/// The form of a binding of `target`: `template` with `{}` standing for the target.
+fn form_of(target: &Target, template: &str) -> String {
+    let what = match target {
+        Target::Local(name) | Target::Module(name) => name.clone(),
+        Target::Attr(path, name) => format!("{}.{name}", path.join(".")),
+        Target::Declared(names) => names.join(", "),
+    };
+    template.replace("{}", &what)
+}
+
+/// Pushes a binding of each target of `text`, its form from `template`.
+fn bind_targets(text: &str, template: &str, out: &mut Vec<Binding>) {
+    for target in targets(text) {
+        out.push(Binding {
+            form: form_of(&target, template),
+            target,
+        });
+    }
+}
+
+/// The bindings of a compound statement's header: a `for` target, `with … as` targets, an
+/// `except … as` name.
+fn header_bindings(header: &str, out: &mut Vec<Binding>) {
+    if let Some(t) = FOR_TARGET.captures(header).and_then(|c| c.get(1)) {
+        bind_targets(t.as_str(), "`for {} in …`", out);
+    } else if WITH.is_match(header) {
+        for m in AS.find_iter(header) {
+            let rest = header.get(m.end()..).unwrap_or_default();
+            let from = m.end() + (rest.len() - rest.trim_start().len());
+            let target = match header.as_bytes().get(from) {
+                Some(b'(' | b'[') => matching_close(header, from)
+                    .and_then(|close| header.get(from..=close))
+                    .unwrap_or_default(),
+                _ => {
+                    let rest = header.get(from..).unwrap_or_default();
+                    let len = rest
+                        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+                        .unwrap_or(rest.len());
+                    rest.get(..len).unwrap_or_default()
+                }
+            };
+            bind_targets(target, "`with … as {}`", out);
+        }
+    } else if let Some(name) = EXCEPT_AS.captures(header).and_then(|c| c.get(1)) {
+        let target = Target::Local(name.as_str().to_string());
+        out.push(Binding {
+            form: form_of(&target, "`except … as {}` (deleted when the handler ends)"),
+            target,
+        });
+    }
+}
+
+/// The names an assignment expression (`(test_x := …)`) binds.
+fn walrus(text: &str, out: &mut Vec<Binding>) {
+    for c in WALRUS.captures_iter(text) {
+        if let Some(name) = c.get(1) {
+            let target = Target::Local(name.as_str().to_string());
+            out.push(Binding {
+                form: form_of(&target, "`({} := …)`"),
+                target,
+            });
+        }
+    }
+}
+
+/// The bindings of one simple statement: `bare` with string contents blanked, `code` with them
+/// kept.
+fn statement_bindings(bare: &str, code: &str, out: &mut Vec<Binding>) {
+    let lead = bare.len() - bare.trim_start().len();
+    let t = bare.trim();
+    let c = code.get(lead..lead + t.len()).unwrap_or(t);
+    let after = |keyword: &str| {
+        t.strip_prefix(keyword)
+            .filter(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    };
+    if let Some(rest) = after("del") {
+        bind_targets(rest, "`del {}`", out);
+    } else if let Some(rest) = after("import") {
+        for item in rest.split(',') {
+            let (name, template) = match AS_NAME.captures(item).and_then(|c| c.get(1)) {
+                Some(alias) => (alias.as_str(), "`import … as {}`"),
+                None => (
+                    item.split('.').next().unwrap_or_default().trim(),
+                    "`import {}`",
+                ),
+            };
+            if is_identifier(name) {
+                let target = Target::Local(name.to_string());
+                out.push(Binding {
+                    form: form_of(&target, template),
+                    target,
+                });
+            }
+        }
+    } else if let Some(rest) = FROM_IMPORT.captures(t).and_then(|c| c.get(1)) {
+        let items = rest.as_str().replace(['(', ')'], " ");
+        for item in items.split(',') {
+            let (name, template) = match AS_NAME.captures(item).and_then(|c| c.get(1)) {
+                Some(alias) => (alias.as_str(), "`from … import … as {}`"),
+                None => (item.trim(), "`from … import {}`"),
+            };
+            if is_identifier(name) {
+                let target = Target::Local(name.to_string());
+                out.push(Binding {
+                    form: form_of(&target, template),
+                    target,
+                });
+            }
+        }
+    } else if let Some(rest) = after("global") {
+        let names = rest
+            .split(',')
+            .map(str::trim)
+            .filter(|n| is_identifier(n))
+            .map(str::to_string)
+            .collect();
+        out.push(Binding {
+            target: Target::Declared(names),
+            form: String::new(),
+        });
+    } else if let Some(name) = TYPE_ALIAS.captures(t).and_then(|c| c.get(1)) {
+        let target = Target::Local(name.as_str().to_string());
+        out.push(Binding {
+            form: form_of(&target, "`type {} = …`"),
+            target,
+        });
+    } else if !NO_ASSIGNMENT.is_match(t) {
+        assignment(t, out);
+    }
+    walrus(t, out);
+    explicit_globals(t, c, out);
+}
+
+/// The targets of an assignment statement: every target list of `a = b = value`, the target of
+/// an annotated (`a: T = value`) or augmented (`a += value`) one; not a name the value wraps in
+/// place (`test_x = settings(…)(test_x)`).
+fn assignment(t: &str, out: &mut Vec<Binding>) {
+    let bytes = t.as_bytes();
+    let mut parts: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut from = 0;
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'=' if depth == 0 => {
+                if bytes.get(i + 1) == Some(&b'=') {
+                    i += 2;
+                    continue;
+                }
+                let prev = i.checked_sub(1).and_then(|p| bytes.get(p)).copied();
+                let before = i.checked_sub(2).and_then(|p| bytes.get(p)).copied();
+                let operator = match prev {
+                    Some(b'<' | b'>') if before == prev => Some(i - 2),
+                    Some(b'*' | b'/') if before == prev => Some(i - 2),
+                    Some(b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'@') => {
+                        Some(i - 1)
+                    }
+                    Some(b'<' | b'>' | b'!' | b':' | b'=') => {
+                        i += 1;
+                        continue;
+                    }
+                    _ => None,
+                };
+                match operator {
+                    Some(start) => {
+                        if parts.is_empty() {
+                            let op = t.get(start..=i).unwrap_or("=");
+                            let template = format!("`{{}} {op} …`");
+                            bind_targets(t.get(..start).unwrap_or_default(), &template, out);
+                        }
+                        return;
+                    }
+                    None => {
+                        parts.push(from..i);
+                        from = i + 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let value = t.get(from..).unwrap_or_default().trim();
+    for (j, part) in parts.into_iter().enumerate() {
+        let text = t.get(part).unwrap_or_default();
+        let (text, template) = match header_colon(text).filter(|_| j == 0) {
+            Some(colon) => (text.get(..colon).unwrap_or_default(), "`{}: … = …`"),
+            None if text.contains(',') => (text, "`…, {} = …`"),
+            None => (text, "`{} = …`"),
+        };
+        for target in targets(text) {
+            if wraps(value, &form_of(&target, "{}")) {
+                continue;
+            }
+            out.push(Binding {
+                form: form_of(&target, template),
+                target,
+            });
+        }
+    }
+}
+
+/// Whether `value` is `name` itself or a call whose only argument is `name` or such a call, as
+/// when decorators are applied by hand (`settings(…)(test_x)`, `a(b(test_x))`): the name stays
+/// bound to a callable that runs the property.
+fn wraps(value: &str, name: &str) -> bool {
+    if value == name {
+        return true;
+    }
+    let Some(inner_end) = value.len().checked_sub(1) else {
+        return false;
+    };
+    if !value.ends_with(')') {
+        return false;
+    }
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, b) in value.bytes().enumerate().rev() {
+        match b {
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return false;
+    };
+    let argument = value.get(open + 1..inner_end).unwrap_or_default().trim();
+    let callee = value.get(..open).unwrap_or_default().trim_end();
+    (argument == name || wraps(argument, name))
+        && callee.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ')' || c == ']')
+}
+
+/// The string literal starting at or after `from` (blanks and a `r`/`u` prefix skipped) in
+/// `bare`: its contents from `code`, and the offset after its closing quote.
+fn literal_at(bare: &str, code: &str, from: usize) -> Option<(String, usize)> {
+    let bytes = bare.as_bytes();
+    let mut p = from;
+    while bytes.get(p).is_some_and(|b| b.is_ascii_whitespace()) {
+        p += 1;
+    }
+    while bytes
+        .get(p)
+        .is_some_and(|b| matches!(b, b'r' | b'R' | b'u' | b'U'))
+    {
+        p += 1;
+    }
+    let quote = *bytes.get(p)?;
+    if quote != b'"' && quote != b'\'' {
+        return None;
+    }
+    let close = p + 1 + bare.get(p + 1..)?.find(char::from(quote))?;
+    Some((code.get(p + 1..close)?.to_string(), close + 1))
+}
+
+/// The arguments of the call whose `(` is at `open`, as ranges.
+fn arguments(bare: &str, open: usize) -> Vec<std::ops::Range<usize>> {
+    let close = matching_close(bare, open).unwrap_or(bare.len());
+    split_top(bare.get(..close).unwrap_or(bare), open + 1, b',')
+}
+
+/// Bindings that name their scope: a module global through `globals()` or
+/// `sys.modules[__name__]`, a class attribute through `setattr`/`delattr`.
+fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
+    let deleting = t.starts_with("del") && !t.starts_with("del_");
+    for m in GLOBALS_ITEM.find_iter(t) {
+        let Some((name, end)) = literal_at(t, c, m.end()) else {
+            continue;
+        };
+        let rest = t.get(end..).unwrap_or_default().trim_start();
+        let assigned = rest
+            .strip_prefix(']')
+            .is_some_and(|rest| ASSIGNED.is_match(rest));
+        if assigned || deleting {
+            let target = Target::Module(name);
+            let template = if deleting {
+                "`del globals()[\"{}\"]`"
+            } else {
+                "`globals()[\"{}\"] = …`"
+            };
+            out.push(Binding {
+                form: form_of(&target, template),
+                target,
+            });
+        }
+    }
+    for m in GLOBALS_CALL.captures_iter(t) {
+        let (Some(whole), Some(method)) = (m.get(0), m.get(1)) else {
+            continue;
+        };
+        let method = method.as_str();
+        let template = format!("`globals().{method}(…{{}}…)`");
+        let mut names = Vec::new();
+        for (k, arg) in arguments(t, whole.end() - 1).into_iter().enumerate() {
+            let text = t.get(arg.clone()).unwrap_or_default().trim_start();
+            if method == "update" {
+                if let Some(name) = KEYWORD_ARGUMENT.captures(text).and_then(|c| c.get(1)) {
+                    names.push(name.as_str().to_string());
+                } else if text.starts_with('{') {
+                    let open =
+                        arg.start + (t.get(arg.clone()).unwrap_or_default().len() - text.len());
+                    for item in arguments(t, open) {
+                        if let Some((name, end)) = literal_at(t, c, item.start)
+                            && t.get(end..)
+                                .unwrap_or_default()
+                                .trim_start()
+                                .starts_with(':')
+                        {
+                            names.push(name);
+                        }
+                    }
+                }
+            } else if k == 0
+                && let Some((name, _)) = literal_at(t, c, arg.start)
+            {
+                names.push(name);
+            }
+        }
+        for name in names {
+            let target = Target::Module(name);
+            out.push(Binding {
+                form: form_of(&target, &template),
+                target,
+            });
+        }
+    }
+    for m in SETATTR.captures_iter(t) {
+        let (Some(whole), Some(function)) = (m.get(0), m.get(1)) else {
+            continue;
+        };
+        let args = arguments(t, whole.end() - 1);
+        let (Some(object), Some(attribute)) = (args.first(), args.get(1)) else {
+            continue;
+        };
+        let object = t.get(object.clone()).unwrap_or_default().trim();
+        let Some((name, _)) = literal_at(t, c, attribute.start) else {
+            continue;
+        };
+        let function = function.as_str();
+        let target = if SYS_MODULES.is_match(object) {
+            Target::Module(name)
+        } else {
+            match targets(object).pop() {
+                Some(Target::Local(class)) if !object.contains(',') => {
+                    Target::Attr(vec![class], name)
+                }
+                Some(Target::Attr(mut path, last)) if !object.contains(',') => {
+                    path.push(last);
+                    Target::Attr(path, name)
+                }
+                _ => continue,
+            }
+        };
+        let template = format!("`{function}({object}, \"{{}}\", …)`");
+        let form = match &target {
+            Target::Module(name) | Target::Attr(_, name) => template.replace("{}", name),
+            Target::Local(_) | Target::Declared(_) => continue,
+        };
+        out.push(Binding { form, target });
+    }
 }
 
 /// For each logical line, the last physical line of the block it opens (its own last line
@@ -1390,14 +2074,265 @@ off! {
             vec![("test_alias".into(), 5), ("test_method".into(), 20)]
         );
         assert_eq!(
-            redefined_properties(FileKind::Python, text),
-            vec![PropertyDef {
+            shadowed_properties(FileKind::Python, text),
+            vec![Shadowed {
                 name: "test_twice".into(),
-                line: 31
+                line: 28,
+                by: 31,
+                form: "a later `def`".into(),
             }]
         );
         assert!(is_pytest_file("tests/test_tax.py") && is_pytest_file("tax_test.py"));
         assert!(!is_pytest_file("tests/tax_checks.py") && !is_pytest_file("tests/test_tax.pyi"));
+    }
+
+    /// The shadowed properties of `text`: (name, property line, binding line, form).
+    fn shadows(text: &str) -> Vec<(String, u32, u32, String)> {
+        shadowed_properties(FileKind::Python, text)
+            .into_iter()
+            .map(|s| (s.name, s.line, s.by, s.form))
+            .collect()
+    }
+
+    #[test]
+    fn every_binding_form_after_a_property_shadows_it() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        for (after, by, form) in [
+            ("test_x = None", 4, "`test_x = …`"),
+            ("a = test_x = None", 4, "`test_x = …`"),
+            ("test_x: object = None", 4, "`test_x: … = …`"),
+            ("test_x += 1", 4, "`test_x += …`"),
+            ("test_x //= 1", 4, "`test_x //= …`"),
+            ("a, (b, *test_x) = 1, (2, 3)", 4, "`…, test_x = …`"),
+            ("[test_x] = [1]", 4, "`test_x = …`"),
+            ("print((test_x := None))", 4, "`(test_x := …)`"),
+            ("if (test_x := 0):\n    pass", 4, "`(test_x := …)`"),
+            ("x = 1; del test_x", 4, "`del test_x`"),
+            ("del a, test_x", 4, "`del test_x`"),
+            ("import os.path as test_x", 4, "`import … as test_x`"),
+            ("import test_x", 4, "`import test_x`"),
+            ("from m import a, test_x", 4, "`from … import test_x`"),
+            (
+                "from m import (\n    y as test_x,\n)",
+                4,
+                "`from … import … as test_x`",
+            ),
+            ("for i, test_x in []:\n    pass", 4, "`for test_x in …`"),
+            ("async for test_x in x:\n    pass", 4, "`for test_x in …`"),
+            (
+                "with a as b, c as test_x:\n    pass",
+                4,
+                "`with … as test_x`",
+            ),
+            (
+                "with (a as (b, test_x)):\n    pass",
+                4,
+                "`with … as test_x`",
+            ),
+            (
+                "try:\n    pass\nexcept* E as test_x:\n    pass",
+                6,
+                "`except … as test_x` (deleted when the handler ends)",
+            ),
+            ("if True:\n    if 1: test_x = 2", 5, "`test_x = …`"),
+            ("while x:\n    test_x = 2", 5, "`test_x = …`"),
+            (
+                "else_ = 1\ntry:\n    pass\nfinally:\n    test_x = 1",
+                8,
+                "`test_x = …`",
+            ),
+            ("type test_x = int", 4, "`type test_x = …`"),
+            ("match = 1\ntest_x = match", 5, "`test_x = …`"),
+            (
+                "globals()['test_x'] = None",
+                4,
+                "`globals()[\"test_x\"] = …`",
+            ),
+            (
+                "globals()[\"test_x\"] += 1",
+                4,
+                "`globals()[\"test_x\"] = …`",
+            ),
+            ("del globals()['test_x']", 4, "`del globals()[\"test_x\"]`"),
+            (
+                "globals().update({'test_x': None})",
+                4,
+                "`globals().update(…test_x…)`",
+            ),
+            (
+                "globals().update(a=1, test_x=None)",
+                4,
+                "`globals().update(…test_x…)`",
+            ),
+            ("globals().pop('test_x')", 4, "`globals().pop(…test_x…)`"),
+            (
+                "delattr(sys.modules[__name__], 'test_x')",
+                4,
+                "`delattr(sys.modules[__name__], \"test_x\", …)`",
+            ),
+            (
+                "def f():\n    global a, test_x\n    test_x = 1",
+                6,
+                "`test_x = …` after `global test_x` in a function",
+            ),
+            (
+                "def f():\n    if x:\n        globals()['test_x'] = 1",
+                6,
+                "`globals()[\"test_x\"] = …`",
+            ),
+        ] {
+            let text = format!("{prop}{after}\n");
+            assert_eq!(
+                shadows(&text),
+                vec![("test_x".to_string(), 2, by, form.to_string())],
+                "{after}"
+            );
+            assert_eq!(names(FileKind::Python, &text), vec![], "{after}");
+        }
+        // A function rebinding a global may run after the property is defined whatever its
+        // place in the file.
+        let text = format!("def f():\n    global test_x\n    del test_x\n{prop}");
+        assert_eq!(
+            shadows(&text),
+            vec![(
+                "test_x".to_string(),
+                5,
+                3,
+                "`del test_x` after `global test_x` in a function".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn class_attributes_are_bound_in_the_class_body_or_through_the_class() {
+        let class = "class TestOuter:\n    class TestInner:\n        @given(st.integers())\n        def test_m(self, x):\n            pass\n";
+        for (after, by, form) in [
+            ("        test_m = None", 6, "`test_m = …`"),
+            (
+                "        if True:\n            del test_m",
+                7,
+                "`del test_m`",
+            ),
+            (
+                "        def test_m(self):\n            pass",
+                6,
+                "a later `def`",
+            ),
+            (
+                "TestOuter.TestInner.test_m = None",
+                6,
+                "`TestOuter.TestInner.test_m = …`",
+            ),
+            (
+                "del TestOuter.TestInner.test_m",
+                6,
+                "`del TestOuter.TestInner.test_m`",
+            ),
+            (
+                "setattr(TestOuter.TestInner, 'test_m', 1)",
+                6,
+                "`setattr(TestOuter.TestInner, \"test_m\", …)`",
+            ),
+            (
+                "def f():\n    TestOuter.TestInner.test_m = 1",
+                7,
+                "`TestOuter.TestInner.test_m = …`",
+            ),
+            // The class itself replaced.
+            (
+                "TestOuter = None",
+                6,
+                "`TestOuter = …`, which replaces its class `TestOuter`",
+            ),
+            (
+                "del TestOuter",
+                6,
+                "`del TestOuter`, which replaces its class `TestOuter`",
+            ),
+            (
+                "class TestOuter:\n    pass",
+                6,
+                "a later `class`, which replaces its class `TestOuter`",
+            ),
+            (
+                "    TestInner = 1",
+                6,
+                "`TestInner = …`, which replaces its class `TestInner`",
+            ),
+            (
+                "TestOuter.TestInner = None",
+                6,
+                "`TestOuter.TestInner = …`, which replaces its class `TestInner`",
+            ),
+        ] {
+            let text = format!("{class}{after}\n");
+            assert_eq!(
+                shadows(&text),
+                vec![("test_m".to_string(), 4, by, form.to_string())],
+                "{after}"
+            );
+        }
+        for after in [
+            "    test_m = None",
+            "TestInner.test_m = None",
+            "TestOuter.test_m = None",
+            "setattr(TestOuter, 'test_m', 1)",
+            "test_m = None",
+            "class TestOther:\n    class TestInner:\n        test_m = None",
+            "        def helper(self):\n            test_m = 1",
+            "        x = [test_m for test_m in ()]",
+            "TestOuter = wrap(TestOuter)",
+            "TestOuter.TestInner = wrap(TestOuter.TestInner)",
+            "TestOuter.TestInner.test_m = settings(max_examples=9)(TestOuter.TestInner.test_m)",
+            "TestOuter_ = None",
+            "def f():\n    TestOuter = None",
+        ] {
+            let text = format!("{class}{after}\n");
+            assert_eq!(shadows(&text), vec![], "{after}");
+            assert_eq!(names(FileKind::Python, &text).len(), 1, "{after}");
+        }
+    }
+
+    #[test]
+    fn bindings_elsewhere_before_or_wrapping_leave_a_property_collected() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        for after in [
+            "def helper():\n    test_x = 1\n    del test_x",
+            "def helper():\n    global other\n    test_x = 1",
+            "class Helpers:\n    test_x = 1",
+            "class TestOther:\n    test_x = 1",
+            "test_x = settings(max_examples=5)(test_x)",
+            "test_x = example(1)(example(2)(test_x))",
+            "test_x = test_x",
+            "test_x2 = 1; test_xy += 1; del test_x_",
+            "test_x: int",
+            "test_x == 1",
+            "f(test_x=1)",
+            "lambda test_x=1: test_x",
+            "return_ = lambda test_x=1: test_x",
+            "s = 'test_x = 1'",
+            "# test_x = 1",
+            "t = \"\"\"\ntest_x = 1\n\"\"\"",
+            "obj.test_x = 1",
+            "d[test_x] = 1",
+            "setattr(obj, 'test_x', 1)",
+            "globals()['test_x2'] = 1",
+            "globals()['test_x']",
+            "print(globals()['test_x'] == 1)",
+            "from m import *",
+            "match x:\n    case test_x:\n        pass",
+        ] {
+            let text = format!("{prop}{after}\n");
+            assert_eq!(shadows(&text), vec![], "{after}");
+            assert_eq!(
+                names(FileKind::Python, &text),
+                vec![("test_x".into(), 2)],
+                "{after}"
+            );
+        }
+        let text = format!("test_x = 1\nimport os as test_x\nfor test_x in x: pass\n{prop}");
+        assert_eq!(shadows(&text), vec![]);
+        assert_eq!(names(FileKind::Python, &text), vec![("test_x".into(), 5)]);
     }
 
     #[test]

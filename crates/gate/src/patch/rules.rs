@@ -19,7 +19,7 @@ use super::PatchError;
 use super::diff::{Line, squash};
 use super::props::{
     Lines, PropertyDef, Span, Views, is_pytest_file, logical_starts, properties, property_spans,
-    redefined_properties, views,
+    shadowed_properties, views,
 };
 
 /// The language of a file, by extension; rules say which kinds they read.
@@ -872,8 +872,8 @@ impl RuleSet {
             let removed: Vec<&LineRef<'_>> = commit.removed().filter(of_kind).collect();
             match &c.engine {
                 Engine::PropertyRemoved => {
-                    property_removed(rule, files, compiled, &mut findings);
-                    property_redefined(rule, files, &mut findings);
+                    let shadowed = property_shadowed(rule, files, &mut findings);
+                    property_removed(rule, files, compiled, &shadowed, &mut findings);
                 }
                 Engine::Added(patterns) => {
                     let mut pool = pool_of(removed.iter().copied(), s);
@@ -1910,16 +1910,22 @@ fn is_read_encoding(name: &str) -> bool {
         .contains(&n.as_str())
 }
 
-/// A property test that a later definition of the same name in the same module or class now
-/// replaces (pytest runs only the last one), where the commit's old files had no such
-/// replacement of that name.
-fn property_redefined(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
+/// A property test that a later binding of its name in its module or class now replaces
+/// (pytest collects only what the name is bound to last), where the commit's old files had no
+/// such replacement of that name: reported at the property's line, naming the binding. Returns
+/// the (file, name) pairs reported, whose `property-removed` finding this one is.
+fn property_shadowed(
+    rule: &Rule,
+    files: &[PropertyFile],
+    findings: &mut Vec<RawFinding>,
+) -> BTreeSet<(String, String)> {
+    let mut reported = BTreeSet::new();
     let mut before: BTreeMap<String, usize> = BTreeMap::new();
     for f in files {
         if let (Some(path), Some(text)) = (&f.old_path, &f.old_text) {
             let kind = FileKind::of(path);
             if rule.kinds.contains(&kind) && collects(kind, path) {
-                for d in redefined_properties(kind, text) {
+                for d in shadowed_properties(kind, text) {
                     *before.entry(d.name).or_insert(0) += 1;
                 }
             }
@@ -1931,28 +1937,34 @@ fn property_redefined(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<Ra
             if !(rule.kinds.contains(&kind) && collects(kind, path)) {
                 continue;
             }
-            for d in redefined_properties(kind, text) {
+            for d in shadowed_properties(kind, text) {
                 match before.get_mut(&d.name) {
                     Some(n) if *n > 0 => *n -= 1,
-                    _ => findings.push(RawFinding {
-                        file: path.clone(),
-                        line: d.line,
-                        rule: rule.id,
-                        explanation: format!(
-                            "{}: `{}` is defined again here, and only the last definition runs",
-                            rule.description, d.name
-                        ),
-                    }),
+                    _ => {
+                        findings.push(RawFinding {
+                            file: path.clone(),
+                            line: d.line,
+                            rule: rule.id,
+                            explanation: format!(
+                                "{}: `{}` is bound again at line {} by {}, and pytest collects \
+                                 only the last binding of a name",
+                                rule.description, d.name, d.by, d.form
+                            ),
+                        });
+                        reported.insert((path.clone(), d.name));
+                    }
                 }
             }
         }
     }
+    reported
 }
 
 fn property_removed(
     rule: &Rule,
     files: &[PropertyFile],
     compiled: &dyn Fn(&str) -> bool,
+    shadowed: &BTreeSet<(String, String)>,
     findings: &mut Vec<RawFinding>,
 ) {
     // Each property before, with its file's path before and after the commit.
@@ -1990,9 +2002,10 @@ fn property_removed(
                     moved.push((path, new_path.unwrap_or(path), def, true));
                 }
             }
-            None => moved.push((path, path, def, false)),
+            None => moved.push((path, new_path.unwrap_or(path), def, false)),
         }
     }
+    // `same_file`: the property file's path after the commit.
     for (path, same_file, def, renamed) in moved {
         let to = if renamed {
             Some(same_file)
@@ -2001,6 +2014,8 @@ fn property_removed(
             (!places.is_empty()).then(|| places.remove(0))
         };
         let explanation = match to {
+            // Still defined in its file, but bound again after: `property_shadowed` says so.
+            None if shadowed.contains(&(same_file.to_string(), def.name.clone())) => continue,
             None => format!("{}: `{}` is gone", rule.description, def.name),
             Some(to) if FileKind::of(to) == FileKind::Rust && !compiled(to) => format!(
                 "{}: `{}` moved to {to}, which no crate root or `mod` declaration compiles",
@@ -2319,6 +2334,157 @@ mod tests {
         assert!(!vacuous(FileKind::Python, "assert x is not x"));
         assert!(!vacuous(FileKind::Rust, "assert_eq!(f(\"a\"), f(\"b\"));"));
         assert!(!vacuous(FileKind::Rust, "assert_eq!(a, a + 1);"));
+    }
+
+    /// A module property `test_x` (line 6) and a method `test_m` of `TestCls` (line 12).
+    const SHADOW_BASE: &str = "from hypothesis import given, strategies as st
+import sys
+
+
+@given(st.integers())
+def test_x(x):
+    assert x == x
+
+
+class TestCls:
+    @given(st.integers())
+    def test_m(self, x):
+        assert x == x
+";
+
+    /// The `property-removed` findings on `py/test_a.py` after `new` replaces `old`: line and
+    /// explanation.
+    fn removals(old: &str, new: &str) -> Vec<(u32, String)> {
+        let path = "py/test_a.py";
+        RULE_SET
+            .apply(&[file(path, path, old, new)], 50, &|_| true)
+            .into_iter()
+            .filter(|f| f.rule == "property-removed")
+            .map(|f| (f.line, f.explanation))
+            .collect()
+    }
+
+    #[test]
+    fn a_later_binding_of_a_property_name_in_its_scope_removes_it() {
+        // (what the commit appends at module level, the property line, the binding's line in
+        // the appended text, a word of the form).
+        let module: &[(&str, u32, u32, &str)] = &[
+            ("test_x = None", 6, 1, "test_x = …"),
+            ("test_x: object = None", 6, 1, "test_x: … = …"),
+            ("test_x += 1", 6, 1, "test_x += …"),
+            ("a, test_x = 1, 2", 6, 1, "test_x = …"),
+            ("(test_x := None)", 6, 1, ":="),
+            ("x = 1; test_x = None", 6, 1, "test_x = …"),
+            ("if True:\n    test_x = None", 6, 2, "test_x = …"),
+            ("del test_x", 6, 1, "del test_x"),
+            ("import os as test_x", 6, 1, "import"),
+            ("from os import test_x", 6, 1, "from … import test_x"),
+            ("from os import (path as test_x,)", 6, 1, "from … import"),
+            ("for test_x in range(1):\n    pass", 6, 1, "for test_x in"),
+            (
+                "with open(__file__) as test_x:\n    pass",
+                6,
+                1,
+                "as test_x",
+            ),
+            (
+                "try:\n    pass\nexcept Exception as test_x:\n    pass",
+                6,
+                3,
+                "except … as test_x",
+            ),
+            (
+                "def _hide():\n    global test_x\n    test_x = None\n\n\n_hide()",
+                6,
+                3,
+                "global test_x",
+            ),
+            ("globals()[\"test_x\"] = None", 6, 1, "globals()"),
+            ("globals().update(test_x=None)", 6, 1, "globals().update"),
+            (
+                "setattr(sys.modules[__name__], \"test_x\", None)",
+                6,
+                1,
+                "setattr(sys.modules[__name__]",
+            ),
+            ("def test_x():\n    pass", 6, 1, "def"),
+            ("class test_x:\n    pass", 6, 1, "class"),
+            (
+                "setattr(TestCls, \"test_m\", None)",
+                12,
+                1,
+                "setattr(TestCls",
+            ),
+            ("TestCls.test_m = None", 12, 1, "TestCls.test_m = …"),
+            ("del TestCls.test_m", 12, 1, "del TestCls.test_m"),
+        ];
+        for (added, line, at, form) in module {
+            let new = format!("{SHADOW_BASE}\n{added}\n");
+            let by = 15 + at - 1;
+            let found = removals(SHADOW_BASE, &new);
+            assert_eq!(found.len(), 1, "{added}: {found:?}");
+            assert_eq!(found[0].0, *line, "{added}: {found:?}");
+            assert!(
+                found[0].1.contains(&format!("line {by}")) && found[0].1.contains(form),
+                "{added}: {found:?}"
+            );
+        }
+        // In the class's own body, after the method.
+        for (added, form) in [
+            ("test_m = None", "test_m = …"),
+            ("del test_m", "del test_m"),
+            ("test_m = property(lambda self: 1)", "test_m = …"),
+        ] {
+            let new = format!("{SHADOW_BASE}    {added}\n");
+            let found = removals(SHADOW_BASE, &new);
+            assert_eq!(found.len(), 1, "{added}: {found:?}");
+            assert_eq!(found[0].0, 12, "{added}: {found:?}");
+            assert!(
+                found[0].1.contains("line 14") && found[0].1.contains(form),
+                "{added}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_binding_elsewhere_or_before_or_wrapping_a_property_leaves_it() {
+        let appended = [
+            "def helper():\n    test_x = 1\n    test_m = 2",
+            "class Other:\n    test_x = 1\n    test_m = 2",
+            "class TestOther:\n    test_m = None\n\n    def test_m(self):\n        pass",
+            "def outer():\n    def inner():\n        global test_x2\n    test_x = inner",
+            "test_x = settings(max_examples=500)(test_x)",
+            "test_x = wrap(test_x)",
+            "# test_x = None",
+            "s = \"test_x = None\"",
+            "test_x2 = 1",
+            "test_x: int",
+            "assert test_x == test_x",
+            "print(test_x)",
+            "Other.test_m = None",
+            "setattr(Other, \"test_m\", None)",
+            "setattr(sys.modules[__name__], \"test_x2\", None)",
+            "globals()[\"test_x2\"] = None",
+            "globals().update(test_xy=None)",
+            "f = lambda test_x=1: test_x",
+            "call(test_x=None)",
+            "x = [test_x for test_x in range(3)]",
+        ];
+        for added in appended {
+            let new = format!("{SHADOW_BASE}\n{added}\n");
+            assert_eq!(removals(SHADOW_BASE, &new), vec![], "{added}");
+        }
+        // Bound before the `def`: the `def` wins.
+        let before = SHADOW_BASE.replace(
+            "\n\n@given",
+            "\ntest_x = None\nimport os as test_x\n\n@given",
+        );
+        assert_eq!(removals(SHADOW_BASE, &before), vec![]);
+        // Already shadowed before the commit: it was never a property, and an edit elsewhere
+        // does not make it one.
+        let shadowed = format!("{SHADOW_BASE}\ntest_x = None\n");
+        let edited = shadowed.replace("import sys", "import sys\nimport os");
+        assert_eq!(removals(&shadowed, &edited), vec![]);
     }
 
     #[test]
