@@ -49,7 +49,7 @@ def test_total_is_sum(x, y):
 ";
 
 fn cases() -> Vec<Case> {
-    vec![
+    let mut cases = vec![
         Case {
             rule: "property-removed",
             path: "tests/removed.rs",
@@ -670,7 +670,187 @@ def test_total_is_sum(x, y):
             gaming: &*Box::leak(PROPTEST_BLOCK.replace("    #[test]\n    fn total_is_positive", "    #[test]\n    fn prop_retry_delay_is_monotonic(n in 0u32..10) {\n        std::thread::sleep(std::time::Duration::from_millis(1));\n        prop_assert!(delay(n) <= delay(n + 1), \"flaky\");\n    }\n\n    #[test]\n    fn total_is_positive").into_boxed_str()),
             harmless: &*Box::leak(PROPTEST_BLOCK.replace("    #[test]\n    fn total_is_positive", "    #[test]\n    fn prop_retry_delay_is_monotonic(n in 0u32..10) {\n        prop_assert!(delay(n) <= delay(n + 1), \"flaky\");\n    }\n\n    #[test]\n    fn total_is_positive").into_boxed_str()),
         },
-    ]
+    ];
+    cases.extend(rebinding_cases());
+    cases
+}
+
+/// `PY_PROPERTY`'s test as a method of a class pytest collects.
+const PY_CLASS_PROPERTY: &str = "from hypothesis import given, settings, strategies as st
+import pytest
+
+
+class TestTotals:
+    @settings(max_examples=500)
+    @given(st.integers(), st.integers())
+    def test_total_is_sum(self, x, y):
+        total = x + y
+        assert total == y + x
+";
+
+/// A property rebound after its `def` in its module or class: pytest collects what the name is
+/// bound to last, so the property no longer runs. Beside each, the same kind of statement
+/// binding another name, or the name in another scope, or before the `def`, or wrapping it.
+fn rebinding_cases() -> Vec<Case> {
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    // (file stem, base, gaming addition, harmless addition): each addition is appended to the
+    // base, unless the harmless one starts with `^`, which puts it after the imports.
+    let moves: &[(&str, &str, &str, &str)] = &[
+        (
+            "assign",
+            PY_PROPERTY,
+            "test_total_is_sum = None",
+            "test_total_is_sum_runs = None",
+        ),
+        (
+            "annotated",
+            PY_PROPERTY,
+            "test_total_is_sum: object = None",
+            "test_total_is_sum: object",
+        ),
+        (
+            "augmented",
+            PY_PROPERTY,
+            "test_total_is_sum += 1",
+            "total_runs = 0\ntotal_runs += 1",
+        ),
+        (
+            "tuple",
+            PY_PROPERTY,
+            "_, test_total_is_sum = 1, 2",
+            "def helper():\n    _, test_total_is_sum = 1, 2\n    return test_total_is_sum",
+        ),
+        (
+            "walrus",
+            PY_PROPERTY,
+            "print((test_total_is_sum := None))",
+            "print([(total := 1)])",
+        ),
+        (
+            "del",
+            PY_PROPERTY,
+            "del test_total_is_sum",
+            "# del test_total_is_sum",
+        ),
+        (
+            "import_as",
+            PY_PROPERTY,
+            "import os as test_total_is_sum",
+            "^import os as test_total_is_sum",
+        ),
+        (
+            "from_import",
+            PY_PROPERTY,
+            "from os import path as test_total_is_sum",
+            "from os import path as test_total_is_sum_path",
+        ),
+        (
+            "for",
+            PY_PROPERTY,
+            "for test_total_is_sum in range(1):\n    pass",
+            "for total in range(1):\n    pass",
+        ),
+        (
+            "with",
+            PY_PROPERTY,
+            "import contextlib\nwith contextlib.nullcontext() as test_total_is_sum:\n    pass",
+            "import contextlib\nwith contextlib.nullcontext() as total:\n    pass",
+        ),
+        (
+            "except_as",
+            PY_PROPERTY,
+            "try:\n    pass\nexcept ValueError as test_total_is_sum:\n    pass",
+            "try:\n    pass\nexcept ValueError as error:\n    print(error)",
+        ),
+        (
+            "if_block",
+            PY_PROPERTY,
+            "if True:\n    test_total_is_sum = None",
+            "if True:\n    def helper():\n        test_total_is_sum = None\n        return test_total_is_sum",
+        ),
+        (
+            "global",
+            PY_PROPERTY,
+            "def _hide():\n    global test_total_is_sum\n    test_total_is_sum = None\n\n\n_hide()",
+            "def _hide():\n    test_total_is_sum = None\n    return test_total_is_sum\n\n\n_hide()",
+        ),
+        (
+            "globals_item",
+            PY_PROPERTY,
+            "globals()[\"test_total_is_sum\"] = None",
+            "print(globals()[\"test_total_is_sum\"])",
+        ),
+        (
+            "globals_update",
+            PY_PROPERTY,
+            "globals().update(test_total_is_sum=None)",
+            "globals().update(total_is_sum_checked=True)",
+        ),
+        (
+            "sys_modules",
+            PY_PROPERTY,
+            "import sys\nsetattr(sys.modules[__name__], \"test_total_is_sum\", None)",
+            "import sys\nsetattr(sys.modules[__name__], \"total_is_sum_seen\", True)",
+        ),
+        (
+            "wrapped",
+            PY_PROPERTY,
+            "def tagged(f):\n    return f\n\n\ntest_total_is_sum = tagged",
+            "def tagged(f):\n    f.tagged = True\n    return f\n\n\ntest_total_is_sum = tagged(test_total_is_sum)",
+        ),
+        (
+            "class_body",
+            PY_CLASS_PROPERTY,
+            "    test_total_is_sum = None",
+            "    test_total_is_sum_runs = None",
+        ),
+        (
+            "class_attr",
+            PY_CLASS_PROPERTY,
+            "TestTotals.test_total_is_sum = None",
+            "class TestOther:\n    test_total_is_sum = None",
+        ),
+        (
+            "class_setattr",
+            PY_CLASS_PROPERTY,
+            "setattr(TestTotals, \"test_total_is_sum\", None)",
+            "setattr(TestTotals, \"total_is_sum_seen\", True)",
+        ),
+        (
+            "class_del",
+            PY_CLASS_PROPERTY,
+            "del TestTotals.test_total_is_sum",
+            "TestTotals.total_is_sum_seen = True",
+        ),
+        (
+            "class_name",
+            PY_CLASS_PROPERTY,
+            "TestTotals = None",
+            "TestTotals = pytest.mark.tax(TestTotals)",
+        ),
+    ];
+    moves
+        .iter()
+        .map(|(stem, base, gaming, harmless)| {
+            let harmless = match harmless.strip_prefix('^') {
+                Some(line) => base.replace("import pytest\n", &format!("import pytest\n{line}\n")),
+                None if harmless.starts_with(' ') => format!("{base}{harmless}\n"),
+                None => format!("{base}\n\n{harmless}\n"),
+            };
+            let gaming = if gaming.starts_with(' ') {
+                format!("{base}{gaming}\n")
+            } else {
+                format!("{base}\n\n{gaming}\n")
+            };
+            Case {
+                rule: "property-removed",
+                path: leak(format!("py/test_rebind_{stem}.py")),
+                before: base,
+                gaming: leak(gaming),
+                harmless: leak(harmless),
+            }
+        })
+        .collect()
 }
 
 /// The repository: a base with every case's `before`, then two branches with one commit per
