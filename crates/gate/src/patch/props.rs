@@ -89,14 +89,15 @@ pub(crate) struct Shadowed {
 /// assignment expression `:=`); `del`; an `import` or `from … import`; the target of a `for`,
 /// `with … as` or `except … as`; a `type` alias — in the same scope, the blocks of `if`, `for`,
 /// `try`… in it included, after the `def`. A module global named explicitly (`globals()[…]`,
-/// `globals().update(…)` and its other mutating methods, `setattr(sys.modules[__name__], …)`,
-/// or a name a function declares `global`) and a class attribute named through its class
-/// (`TestCls.test_x = …`, `setattr(TestCls, …)`, `del TestCls.test_x`) count too: after the
-/// `def` at module level, anywhere in a function, since the gate does not follow calls. A
-/// property in a class is replaced too when the class's own name is bound again in its scope
-/// (`TestCls = None`, a later `class TestCls:`). An assignment that wraps the property (or its
-/// class) in place (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`) keeps it: the
-/// name still holds a callable that runs it.
+/// `globals().update(…)`, `.pop(…)`, `.__setitem__(…)`, `.__delitem__(…)`,
+/// `setattr(sys.modules[__name__], …)`, or a name a function declares `global`) and a class
+/// attribute named through its class (`TestCls.test_x = …`, `setattr(TestCls, …)`,
+/// `del TestCls.test_x`) count too: after the `def` at module level, anywhere in a function,
+/// since the gate does not follow calls. A property in a class is replaced too when the
+/// class's own name is bound again in its scope (`TestCls = None`, a later `class TestCls:`).
+/// An assignment that wraps the property (or its class) in place
+/// (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`) keeps it: the name still holds a
+/// callable that runs it.
 pub(crate) fn shadowed_properties(kind: FileKind, text: &str) -> Vec<Shadowed> {
     match kind {
         FileKind::Python => python_scan(text).shadowed,
@@ -1357,9 +1358,8 @@ static NO_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static WALRUS: LazyLock<Regex> = LazyLock::new(|| re(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*:="));
 static GLOBALS_ITEM: LazyLock<Regex> = LazyLock::new(|| re(r"\bglobals\s*\(\s*\)\s*\["));
-static GLOBALS_CALL: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"\bglobals\s*\(\s*\)\s*\.\s*(update|setdefault|pop|__setitem__|__delitem__)\s*\(")
-});
+static GLOBALS_CALL: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\bglobals\s*\(\s*\)\s*\.\s*(update|pop|__setitem__|__delitem__)\s*\("));
 static SETATTR: LazyLock<Regex> = LazyLock::new(|| re(r"\b(setattr|delattr)\s*\("));
 static SYS_MODULES: LazyLock<Regex> =
     LazyLock::new(|| re(r"^sys\s*\.\s*modules\s*\[\s*__name__\s*\]$"));
@@ -2166,6 +2166,16 @@ off! {
             ),
             ("globals().pop('test_x')", 4, "`globals().pop(…test_x…)`"),
             (
+                "globals().__setitem__('test_x', 1)",
+                4,
+                "`globals().__setitem__(…test_x…)`",
+            ),
+            (
+                "globals().__delitem__(\"test_x\")",
+                4,
+                "`globals().__delitem__(…test_x…)`",
+            ),
+            (
                 "delattr(sys.modules[__name__], 'test_x')",
                 4,
                 "`delattr(sys.modules[__name__], \"test_x\", …)`",
@@ -2318,6 +2328,8 @@ off! {
             "setattr(obj, 'test_x', 1)",
             "globals()['test_x2'] = 1",
             "globals()['test_x']",
+            "globals().setdefault('test_x', None)",
+            "globals().get('test_x')",
             "print(globals()['test_x'] == 1)",
             "from m import *",
             "match x:\n    case test_x:\n        pass",
@@ -2361,7 +2373,72 @@ off! {
         );
     }
 
+    /// Python text built from binding fragments, brackets, quotes and a property, in any order.
+    fn binding_soup() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "@given(st.integers())\ndef test_x(x):\n    pass\n",
+            "class TestA:\n",
+            "def f():\n",
+            "    ",
+            "\n",
+            "test_x",
+            "TestA.",
+            " = ",
+            " += ",
+            ":=",
+            ": int",
+            ", ",
+            ";",
+            "del ",
+            "global ",
+            "import ",
+            "from m import ",
+            " as ",
+            "for ",
+            " in ",
+            "with ",
+            "except E",
+            "if x:",
+            "globals()[",
+            "globals().update(",
+            "setattr(",
+            "sys.modules[__name__]",
+            "\"test_x\"",
+            "'",
+            "\"",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            "#",
+            "\\",
+            "é",
+            "wrap(",
+        ]);
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
     proptest! {
+        /// Whatever the bindings, the scan answers without a panic, and a property it reports
+        /// replaced is one it does not count, replaced at a line of the text.
+        #[test]
+        fn shadowed_properties_are_never_also_collected(text in binding_soup()) {
+            let lines = u32::try_from(text.split('\n').count()).unwrap();
+            let collected = properties(FileKind::Python, &text);
+            for s in shadowed_properties(FileKind::Python, &text) {
+                prop_assert!(s.line <= lines && s.by <= lines, "{:?}", s);
+                prop_assert!(!s.form.is_empty(), "{:?}", s);
+                prop_assert!(
+                    !collected.iter().any(|d| d.line == s.line),
+                    "{:?} in {:?}",
+                    s,
+                    collected
+                );
+            }
+        }
+
         #[test]
         fn python_logical_starts_have_one_entry_per_line(text in "[a-z()\\[\\]{}\"'#\\\\\n ]{0,60}") {
             let starts = logical_starts(FileKind::Python, &text);
