@@ -217,9 +217,18 @@ fn a_property_moved_to_a_file_nothing_compiles_is_removed() {
         let found = judge(&edits);
         assert!(found.is_empty(), "{edits:?}\n{found:?}");
     }
-    // A declaration in a comment, or in a module nothing compiles, does not count; nor does a
-    // `tests/` folder of something that is not a crate.
+    // A declaration in a comment, in a module nothing compiles, or with a `#[path]` (not
+    // followed) does not count; nor does a `tests/` folder of something that is not a crate.
     for edits in [
+        vec![
+            ("src/props/checks.rs", None),
+            ("src/props/old/checks.rs", Some(CHECKS)),
+            ("src/props/old/mod.rs", Some("mod checks;\n")),
+            (
+                "src/props/mod.rs",
+                Some("#[path = \"old/mod.rs\"]\nmod old;\nmod mod_props;\n"),
+            ),
+        ],
         vec![
             ("src/props/checks.rs", None),
             ("src/props/sums.rs", Some(CHECKS)),

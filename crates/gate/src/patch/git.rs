@@ -457,6 +457,41 @@ impl Git {
         Ok(names)
     }
 
+    /// Every regular file of `commit` under the folders `dirs` (from the repository root,
+    /// without a trailing `/`; `""` for the whole tree), recursively: its path from the
+    /// repository root and its blob id.
+    pub(crate) fn files_under(
+        &self,
+        commit: &str,
+        dirs: &[String],
+    ) -> Result<Vec<(String, String)>, PatchError> {
+        let folders: Vec<String> = if dirs.iter().any(String::is_empty) {
+            Vec::new()
+        } else {
+            dirs.iter().map(|d| format!("{d}/")).collect()
+        };
+        let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", commit, "--"];
+        args.extend(folders.iter().map(String::as_str));
+        let out = self.run(&[], &args)?;
+        let mut files = Vec::new();
+        for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let record = String::from_utf8_lossy(record);
+            let Some((meta, path)) = record.split_once('\t') else {
+                return Err(Self::output_error(&args, "no tab in an entry"));
+            };
+            let fields: Vec<&str> = meta.split(' ').collect();
+            let [mode, kind, oid] = fields.as_slice() else {
+                return Err(Self::output_error(&args, "malformed entry"));
+            };
+            // Pathspecs are patterns: keep only what lies under a folder asked for.
+            let under = folders.is_empty() || folders.iter().any(|f| path.starts_with(f));
+            if *kind == "blob" && matches!(*mode, "100644" | "100755") && under {
+                files.push((path.to_string(), (*oid).to_string()));
+            }
+        }
+        Ok(files)
+    }
+
     /// The bytes of a blob.
     pub(crate) fn blob(&self, oid: &str) -> Result<Vec<u8>, PatchError> {
         let args = ["cat-file", "--batch"];

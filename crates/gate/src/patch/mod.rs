@@ -8,7 +8,11 @@
 //!   `fixtures/`, the default globs [`DEFAULT_PROTECTED`] and the policy's `protected` globs —
 //!   needs a good SSH signature by a key of REV's `freeze/allowed_signers`, checked by git itself;
 //! - a commit's change to files matching `property_paths` is read for the gaming moves of the
-//!   [`RULES`] table; a finding blocks unless the commit carries such a signature.
+//!   [`RULES`] table; a finding blocks unless the commit carries such a signature;
+//! - a commit that stops compiling a Rust file under `property_paths` it leaves unchanged (it
+//!   deletes the file's `mod` line or puts it behind a `#[cfg]` or `#[path]`, deletes or
+//!   renames the declaring file, the crate root or its `Cargo.toml`) removes that file's
+//!   properties (`property-removed`), wherever the declaring file lies.
 //!
 //! Only `git` is run (no git library, no cryptography of our own). Globs match the whole path
 //! from the repository root; `*` stays within one directory, `**` crosses directories.
@@ -196,7 +200,8 @@ pub fn check_patch(
                 t
             }
         };
-        let own: Vec<FileChange> = own_change(&git, sha, &bringing_parents(&git, parents)?, &tree)?
+        let bringing = bringing_parents(&git, parents)?;
+        let own: Vec<FileChange> = own_change(&git, sha, &bringing, &tree)?
             .into_iter()
             .map(|change| change.relocated(&prefix))
             .collect();
@@ -238,6 +243,22 @@ pub fn check_patch(
         if let Some(e) = reach.into_error() {
             return Err(e);
         }
+        let uncompiled = reach::no_longer_compiled(&git, sha, &bringing, &own, &prefix, &|path| {
+            paths.is_property_path(path)
+        })?;
+        let mut found = found;
+        found.extend(uncompiled.into_iter().map(|u| rules::RawFinding {
+            file: u.file,
+            line: u.property.line,
+            rule: rules::PROPERTY_REMOVED.id,
+            explanation: format!(
+                "{}: `{}` no longer runs: {}",
+                rules::PROPERTY_REMOVED.description,
+                u.property.name,
+                u.why
+            ),
+        }));
+        found.sort();
         for f in found {
             report.findings.push(Finding {
                 commit: sha.clone(),

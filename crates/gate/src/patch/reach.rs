@@ -1,25 +1,36 @@
 //! Whether cargo compiles a Rust file of a commit's tree: a property moved to a file that no
-//! crate root or `mod` declaration reaches no longer runs.
+//! crate root or `mod` declaration reaches no longer runs, and neither does one whose file
+//! stays where it is while the commit takes away what compiled it ([`no_longer_compiled`]).
 //!
 //! A file is compiled when it is a crate root by cargo's conventions (`src/lib.rs`,
 //! `src/main.rs`, `build.rs`, `src/bin/*.rs`, `src/bin/*/main.rs`, `tests/*.rs`, `benches/*.rs`,
 //! `examples/*.rs`, `tests/*/main.rs` …) of a folder that holds a `Cargo.toml`, or (a root's
 //! place without a `Cargo.toml` too, such as `src/tests/checks.rs`) when a
 //! compiled file of its parent module declares it (`mod NAME;`, read outside comments and
-//! strings). The reading is approximate where Rust is richer: a `#[path]` attribute, a target
-//! with its own `path` in `Cargo.toml`, or an `include!` is not followed (such a file counts as
-//! not compiled), and a `mod NAME;` inside an inline `mod other { … }` is read as if it were at
-//! the top of its file.
+//! strings). A declaration counts only when a test build surely compiles it by convention
+//! ([`declared_modules`]): not behind `#[path = …]`, a `#[cfg(…)]` that is not always true
+//! with `test` set (`#[cfg(test)]` is fine, `#[cfg(feature = "x")]`, `#[cfg(unix)]`,
+//! `#[cfg(any())]` and `#[cfg(not(test))]` are not), or a `#[cfg_attr(…)]` that may yield
+//! either, and not in a file whose inner `#![cfg(…)]` is such a `cfg`. The reading is
+//! approximate where Rust is richer: a `#[path]` attribute, a target with its own `path` in
+//! `Cargo.toml` (or `autotests = false`, `test = false`), or an `include!` is not followed
+//! (such a file counts as not compiled, or as compiled by its conventional place), and a
+//! `mod NAME;` inside an inline `mod other { … }` is read as if it were at the top of its file
+//! (the attributes of `other` are not read).
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::PatchError;
+use super::diff::{FileChange, Side};
 use super::git::Git;
 use super::policy::read_at;
-use super::props::blank_rust_comments_and_strings;
+use super::props::{PropertyDef, properties, source_text};
+use super::props::{blank_rust_comments_and_strings, matching_close};
+use super::rules::FileKind;
 
 /// How deep a chain of `mod` declarations is followed.
 const MAX_DEPTH: usize = 32;
@@ -46,6 +57,12 @@ impl<'g> Reach<'g> {
     /// is kept for [`Reach::into_error`].
     pub(crate) fn compiled(&self, path: &str) -> bool {
         self.compiled_at(path, 0)
+    }
+
+    /// Whether `path` is a regular file of the tree. A git failure answers `false` and is kept
+    /// for [`Reach::into_error`].
+    pub(crate) fn holds(&self, path: &str) -> bool {
+        self.read(path).is_some()
     }
 
     /// The first git failure met, if any: the commit could not be judged.
@@ -121,6 +138,128 @@ impl<'g> Reach<'g> {
     }
 }
 
+/// A property of a file a commit leaves unchanged but no longer compiles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Uncompiled {
+    /// The property file (from the project folder).
+    pub file: String,
+    /// The property.
+    pub property: PropertyDef,
+    /// Why: the file is no longer compiled, after a change to these paths.
+    pub why: String,
+}
+
+/// The properties of the Rust files under `property_paths` that `commit` leaves as they were
+/// but no longer compiles, while one of the trees `before` (the parents that bring in
+/// commits) compiled them: their `mod` line deleted or put behind a `#[cfg]` or `#[path]`, the
+/// file declaring them or their crate's `Cargo.toml` deleted or renamed. `own` is the
+/// commit's own change, paths from the project folder (`prefix` in the work tree).
+///
+/// Only a change that can make a file stop compiling is followed: a deleted, renamed or
+/// retyped `Cargo.toml`, or a `.rs` file that declared a module ([`declared_modules`]) which
+/// its new text no longer declares. A commit with none runs no git at all; one that has some
+/// lists the property files below the folders of those paths and asks [`Reach`] on both sides.
+/// Files the commit changes itself are left to the rules. A git failure is an error.
+pub(crate) fn no_longer_compiled(
+    git: &Git,
+    commit: &str,
+    before: &[String],
+    own: &[FileChange],
+    prefix: &str,
+    is_property_path: &dyn Fn(&str) -> bool,
+) -> Result<Vec<Uncompiled>, PatchError> {
+    let is_manifest = |p: &str| p == "Cargo.toml" || p.ends_with("/Cargo.toml");
+    let mut causes: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for change in own {
+        for old in &change.old {
+            let path = old.path.as_str();
+            if path.starts_with("../") || !(path.ends_with(".rs") || is_manifest(path)) {
+                continue;
+            }
+            let kept = change
+                .new
+                .as_ref()
+                .filter(|n| n.path == old.path && n.is_text_file());
+            let lost = if is_manifest(path) {
+                kept.is_none()
+            } else {
+                let declared = |side: &Side| -> Result<BTreeSet<String>, PatchError> {
+                    Ok(if side.is_text_file() {
+                        declared_modules(&String::from_utf8_lossy(&git.blob(&side.oid)?))
+                    } else {
+                        BTreeSet::new()
+                    })
+                };
+                let had = declared(old)?;
+                let has = match kept {
+                    Some(new) if !had.is_empty() => declared(new)?,
+                    _ => BTreeSet::new(),
+                };
+                !had.is_subset(&has)
+            };
+            if lost {
+                let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+                causes
+                    .entry(dir.to_string())
+                    .or_default()
+                    .insert(path.to_string());
+            }
+        }
+    }
+    if causes.is_empty() || before.is_empty() {
+        return Ok(Vec::new());
+    }
+    let touched: BTreeSet<&str> = own.iter().flat_map(FileChange::paths).collect();
+    let folders: Vec<String> = causes
+        .keys()
+        .map(|dir| match (prefix, dir.as_str()) {
+            (p, "") => p.trim_end_matches('/').to_string(),
+            (p, d) => format!("{p}{d}"),
+        })
+        .collect();
+    let now = Reach::new(git, commit);
+    let then: Vec<Reach<'_>> = before.iter().map(|b| Reach::new(git, b)).collect();
+    let mut found = Vec::new();
+    for (top, oid) in git.files_under(commit, &folders)? {
+        let Some(path) = top.strip_prefix(prefix) else {
+            continue;
+        };
+        if FileKind::of(path) != FileKind::Rust || !is_property_path(path) || touched.contains(path)
+        {
+            continue;
+        }
+        let text = source_text(path, &git.blob(&oid)?);
+        let defs = properties(FileKind::Rust, &text);
+        if defs.is_empty()
+            || now.compiled(path)
+            || !then.iter().any(|t| t.holds(path) && t.compiled(path))
+        {
+            continue;
+        }
+        let changed: Vec<&str> = causes
+            .iter()
+            .filter(|(dir, _)| dir.is_empty() || path.starts_with(&format!("{dir}/")))
+            .flat_map(|(_, paths)| paths.iter().map(String::as_str))
+            .collect();
+        let module = module_of(path).map_or("", |(name, _)| name);
+        let why = format!(
+            "{path} is no longer compiled (no crate root or `mod {module};` reaches it after the change to {})",
+            changed.join(", ")
+        );
+        found.extend(defs.into_iter().map(|property| Uncompiled {
+            file: path.to_string(),
+            property,
+            why: why.clone(),
+        }));
+    }
+    for reach in std::iter::once(now).chain(then) {
+        if let Some(e) = reach.into_error() {
+            return Err(e);
+        }
+    }
+    Ok(found)
+}
+
 fn join(dir: &str, file: &str) -> String {
     if dir.is_empty() {
         file.to_string()
@@ -181,12 +320,214 @@ pub(crate) fn module_of(path: &str) -> Option<(&str, &str)> {
     Some((stem, dir))
 }
 
-/// Whether Rust `text` declares module `name` from a file (`mod name;`, any visibility and
-/// attributes), outside comments and strings.
+/// Whether Rust `text` declares module `name` from a file so that a test build compiles it
+/// ([`declared_modules`]).
 pub(crate) fn declares(text: &str, name: &str) -> bool {
+    declared_modules(text).contains(name)
+}
+
+/// `mod NAME;` outside comments and strings (group 1 the name).
+static MOD_LINE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\bmod\s+(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*;").ok());
+
+/// The modules Rust `text` declares from files (`mod NAME;`, any visibility) that a test build
+/// surely compiles: a declaration whose outer attributes include `#[path = …]`, a `#[cfg(…)]`
+/// that is not true in every test build ([`cfg_in_tests`]), or a `#[cfg_attr(…)]` that may
+/// yield a `path` or a `cfg`, does not count; nor does any when the file's inner attributes
+/// hold such a `#![cfg(…)]`. Read outside comments and strings.
+pub(crate) fn declared_modules(text: &str) -> BTreeSet<String> {
     let code = blank_rust_comments_and_strings(text);
-    Regex::new(&format!(r"\bmod\s+(?:r#)?{}\s*;", regex::escape(name)))
-        .is_ok_and(|re| re.is_match(&code))
+    let Some(re) = MOD_LINE.as_ref() else {
+        return BTreeSet::new();
+    };
+    if !inner_attributes(&code).iter().all(|a| keeps_compiled(a)) {
+        return BTreeSet::new();
+    }
+    re.captures_iter(&code)
+        .filter_map(|c| {
+            let (whole, name) = (c.get(0)?, c.get(1)?);
+            outer_attributes(&code, whole.start())
+                .iter()
+                .all(|a| keeps_compiled(a))
+                .then(|| name.as_str().to_string())
+        })
+        .collect()
+}
+
+/// The inner attributes (`#![…]`) that open blanked `code`, each as the text between the
+/// brackets.
+fn inner_attributes(code: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut rest = code.trim_start();
+    while let Some(after) = rest.strip_prefix("#!") {
+        let after = after.trim_start();
+        let open = code.len() - after.len();
+        if !after.starts_with('[') {
+            break;
+        }
+        let Some(close) = matching_close(code, open) else {
+            break;
+        };
+        found.push(&code[open + 1..close]);
+        rest = code[close + 1..].trim_start();
+    }
+    found
+}
+
+/// The outer attributes (`#[…]`) of the item that starts at `start` in blanked `code`, each as
+/// the text between the brackets; a visibility (`pub`, `pub(crate)`, …) between them and the
+/// item is skipped.
+fn outer_attributes(code: &str, start: usize) -> Vec<&str> {
+    let mut head = code[..start].trim_end();
+    if let Some(before) = head.strip_suffix(')')
+        && let Some(open) = before.rfind('(')
+        && is_word_end(code[..open].trim_end(), "pub")
+    {
+        head = code[..open].trim_end();
+    }
+    if is_word_end(head, "pub") {
+        head = head[..head.len() - 3].trim_end();
+    }
+    let mut found = Vec::new();
+    while head.ends_with(']') {
+        let close = head.len() - 1;
+        let Some(open) = matching_open(code, close) else {
+            break;
+        };
+        let Some(hash) = code[..open].trim_end().strip_suffix('#') else {
+            break;
+        };
+        found.push(&code[open + 1..close]);
+        head = hash.trim_end();
+    }
+    found
+}
+
+/// Whether `text` ends with the word `word`.
+fn is_word_end(text: &str, word: &str) -> bool {
+    text.strip_suffix(word).is_some_and(|before| {
+        !before
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+    })
+}
+
+/// The `[` that the `]` at `close` of blanked `code` closes.
+fn matching_open(code: &str, close: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, b) in code.as_bytes().get(..=close)?.iter().enumerate().rev() {
+        match b {
+            b']' => depth += 1,
+            b'[' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether an attribute (the text between its brackets) leaves a test build compiling the
+/// item it stands on: `#[path = …]` does not (the file is not the one by convention), a
+/// `cfg` does only when [`cfg_in_tests`] says it is always true there, a `cfg_attr` only
+/// when it yields neither a `path` nor a `cfg` or its condition is never true; any other
+/// attribute does.
+fn keeps_compiled(attribute: &str) -> bool {
+    let a: String = attribute.split_whitespace().collect();
+    let (name, args) = match a.split_once('(') {
+        Some((name, args)) => (name, args.strip_suffix(')')),
+        None => (a.split('=').next().unwrap_or_default(), None),
+    };
+    match name {
+        "path" => false,
+        "cfg" => args.is_some_and(|p| cfg_in_tests(p) == Some(true)),
+        "cfg_attr" => {
+            let Some(args) = args else {
+                return false;
+            };
+            let mut parts = split_top(args).into_iter();
+            let condition = parts.next().unwrap_or_default();
+            let yields_cfg_or_path = parts.any(|p| {
+                let p = p.split(['(', '=']).next().unwrap_or_default();
+                matches!(p, "cfg" | "path" | "cfg_attr")
+            });
+            !yields_cfg_or_path || cfg_in_tests(condition) == Some(false)
+        }
+        _ => true,
+    }
+}
+
+/// What a `cfg` predicate (whitespace removed) is in a test build: `Some(true)` when it holds
+/// in every one (`test`, `all()`, `any(test, feature = "x")`), `Some(false)` when in none
+/// (`any()`, `not(test)`), `None` when it depends on the configuration (`feature = "x"`,
+/// `unix`, `FALSE`) or is not read.
+pub(crate) fn cfg_in_tests(predicate: &str) -> Option<bool> {
+    let (name, args) = match predicate.split_once('(') {
+        Some((name, args)) => (name, Some(args.strip_suffix(')')?)),
+        None => (predicate, None),
+    };
+    let values = || {
+        args.map(|a| {
+            split_top(a)
+                .into_iter()
+                .map(cfg_in_tests)
+                .collect::<Vec<_>>()
+        })
+    };
+    match (name, args) {
+        ("test", None) => Some(true),
+        ("all", Some(_)) => {
+            let v = values()?;
+            if v.contains(&Some(false)) {
+                Some(false)
+            } else if v.iter().all(|x| *x == Some(true)) {
+                Some(true)
+            } else {
+                None
+            }
+        }
+        ("any", Some(_)) => {
+            let v = values()?;
+            if v.contains(&Some(true)) {
+                Some(true)
+            } else if v.iter().all(|x| *x == Some(false)) {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        ("not", Some(_)) => match values()?.as_slice() {
+            [one] => one.map(|b| !b),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The comma-separated parts of `list` at bracket depth 0 (an empty last part dropped).
+fn split_top(list: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut from = 0;
+    for (i, c) in list.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&list[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if from < list.len() {
+        parts.push(&list[from..]);
+    }
+    parts
 }
 
 #[cfg(test)]
@@ -223,9 +564,53 @@ mod tests {
         assert_eq!(module_of("src/props/mod.rs"), Some(("props", "src")));
         assert_eq!(module_of("x.py"), None);
         assert!(declares("#[cfg(test)]\npub(crate) mod props;\n", "props"));
+        assert!(declares(
+            "#[cfg(any(test, feature = \"x\"))]\n#[allow(dead_code)]\npub(in crate::a) mod props;\n",
+            "props"
+        ));
         assert!(!declares(
             "// mod props;\nconst S: &str = \"mod props;\";\nmod props_old;\nmod props {}\n",
             "props"
         ));
+    }
+
+    #[test]
+    fn a_declaration_behind_a_cfg_or_path_does_not_reach() {
+        for text in [
+            "#[cfg(any())]\nmod props;\n",
+            "#[cfg(test)]\n#[cfg(FALSE)]\nmod props;\n",
+            "#[cfg(not(test))] pub mod props;\n",
+            "#[path = \"other.rs\"]\nmod props;\n",
+            "#[cfg_attr(test, path = \"other.rs\")]\nmod props;\n",
+            "#![cfg(any())]\n//! Docs.\nmod props;\n",
+            "//! Docs.\n#![allow(unused)]\n#![cfg(feature = \"slow\")]\nmod props;\n",
+        ] {
+            assert!(!declares(text, "props"), "{text}");
+        }
+        assert_eq!(
+            declared_modules(
+                "#![allow(unused)]\nmod a;\n#[cfg(any())]\nmod b;\n#[cfg_attr(any(), path = \"x.rs\")]\nmod c;\n"
+            ),
+            ["a", "c"].map(String::from).into_iter().collect()
+        );
+    }
+
+    #[test]
+    fn cfg_predicates_in_a_test_build() {
+        for (predicate, value) in [
+            ("test", Some(true)),
+            ("all()", Some(true)),
+            ("any()", Some(false)),
+            ("not(test)", Some(false)),
+            ("any(test,feature=\"x\")", Some(true)),
+            ("all(test,unix)", None),
+            ("all(test,not(all()))", Some(false)),
+            ("feature=\"x\"", None),
+            ("FALSE", None),
+            ("not(any(test,", None),
+            ("not(test,test)", None),
+        ] {
+            assert_eq!(cfg_in_tests(predicate), value, "{predicate}");
+        }
     }
 }

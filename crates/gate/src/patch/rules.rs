@@ -311,6 +311,10 @@ const TOLERANT: &[&str] = &[
     r"\.\s*abs\s*\(\s*\)\s*<",
 ];
 
+/// The `property-removed` rule, the table's first, for the findings of files a commit does not
+/// change ([`super::reach::no_longer_compiled`]).
+pub(crate) const PROPERTY_REMOVED: &Rule = &RULES[0];
+
 /// The rule table (SPEC §9 step 2), in report order.
 pub const RULES: &[Rule] = &[
     Rule {
@@ -2037,6 +2041,12 @@ mod tests {
     use super::*;
     use crate::patch::diff::all_lines;
     use proptest::prelude::*;
+
+    #[test]
+    fn property_removed_is_the_first_rule() {
+        assert_eq!(PROPERTY_REMOVED.id, "property-removed");
+        assert!(matches!(PROPERTY_REMOVED.matcher, Matcher::PropertyRemoved));
+    }
 
     /// Compiled once: compiling the table is the slow part in a debug build.
     static RULE_SET: LazyLock<RuleSet> = LazyLock::new(|| RuleSet::new().unwrap());

@@ -1,0 +1,338 @@
+//! A Rust property file that stays where it is, unchanged, but stops being compiled: its `mod`
+//! line deleted or put behind a `#[cfg]` or `#[path]` in the file that declares it, its crate
+//! root renamed, its `Cargo.toml` deleted. Each move is one unsigned commit in a real git
+//! repository judged by `check_patch`, and must report the file's properties as
+//! `property-removed`; each has a harmless edit next to it that must stay silent.
+
+mod patch_support;
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::PermissionsExt;
+
+use freezegate_gate::patch::check_patch;
+use patch_support::{Repo, keys};
+
+const LIB: &str = "pub fn total(v: &[u32]) -> u64 {\n    v.iter().map(|x| u64::from(*x)).sum()\n}\n\n#[cfg(test)]\nmod props;\n";
+
+const PROPS_MOD: &str = "mod checks;\nmod more;\n";
+
+/// Two properties, `fn` on lines 7 and 13.
+const CHECKS: &str = "use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn total_is_sum(v in prop::collection::vec(0u32..1000, 0..20)) {
+        let total: u64 = v.iter().map(|x| u64::from(*x)).sum();
+        prop_assert_eq!(total, crate::total(&v));
+    }
+
+    #[test]
+    fn control(x in 0u32..10) {
+        prop_assert!(x < 10);
+    }
+}
+";
+
+/// One property, `fn` on line 5.
+const MORE: &str = "use proptest::prelude::*;
+
+proptest! {
+    #[test]
+    fn doubles(x in 0u32..100) {
+        prop_assert_eq!(x * 2, x + x);
+    }
+}
+";
+
+/// A crate whose `src/lib.rs` (outside `property_paths`) declares `src/props/`, and an
+/// integration-test crate `tests/it/` whose root declares `tests/it/props.rs`.
+fn base_repo() -> (Repo, String) {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\", \"src/props/**\"]\nmin_cases = 50\n",
+    );
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n",
+    );
+    repo.write("src/lib.rs", LIB);
+    repo.write("src/props/mod.rs", PROPS_MOD);
+    repo.write("src/props/checks.rs", CHECKS);
+    repo.write("src/props/more.rs", MORE);
+    repo.write("tests/it/main.rs", "mod props;\n");
+    repo.write("tests/it/props.rs", MORE);
+    repo.write("tests/top.rs", CHECKS);
+    repo.write("tests/main.rs", "mod top;\n");
+    repo.write("docs/notes.md", "notes\n");
+    let base = repo.commit("base");
+    (repo, base)
+}
+
+type Found = BTreeSet<(String, String, u32)>;
+
+/// The findings (rule, file, line) when `edits` (a path and its new text, or `None` to delete
+/// it) are committed on the base.
+fn judge(edits: &[(&str, Option<&str>)]) -> Found {
+    let (repo, base) = base_repo();
+    for (path, text) in edits {
+        match text {
+            Some(text) => repo.write(path, text),
+            None => repo.remove(path),
+        }
+    }
+    repo.commit("edit");
+    repo.check(&base)
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.file, f.line))
+        .collect()
+}
+
+fn removed(places: &[(&str, u32)]) -> Found {
+    places
+        .iter()
+        .map(|(file, line)| ("property-removed".to_string(), file.to_string(), *line))
+        .collect()
+}
+
+/// The properties of `src/props/`.
+fn src_props() -> Found {
+    removed(&[
+        ("src/props/checks.rs", 7),
+        ("src/props/checks.rs", 13),
+        ("src/props/more.rs", 5),
+    ])
+}
+
+#[test]
+fn a_deleted_mod_line_removes_the_properties_of_the_file_it_declared() {
+    // In a file outside `property_paths`: the whole module tree below it.
+    let found = judge(&[(
+        "src/lib.rs",
+        Some(&LIB.replace("#[cfg(test)]\nmod props;\n", "")),
+    )]);
+    assert_eq!(found, src_props());
+    // In a file under `property_paths`: the one file.
+    let found = judge(&[("src/props/mod.rs", Some("mod more;\n"))]);
+    assert_eq!(
+        found,
+        removed(&[("src/props/checks.rs", 7), ("src/props/checks.rs", 13)])
+    );
+    // In the root of an integration-test crate.
+    let found = judge(&[("tests/it/main.rs", Some("\n"))]);
+    assert_eq!(found, removed(&[("tests/it/props.rs", 5)]));
+    // The declaring file deleted.
+    let found = judge(&[("src/props/mod.rs", None)]);
+    assert_eq!(found, src_props());
+}
+
+#[test]
+fn edits_that_keep_the_mod_line_are_silent() {
+    for edits in [
+        vec![("src/lib.rs", Some(format!("{LIB}\npub fn other() {{}}\n")))],
+        vec![(
+            "src/lib.rs",
+            Some(LIB.replace(
+                "#[cfg(test)]\nmod props;\n",
+                "#[cfg(test)]\n#[allow(dead_code)]\npub(crate) mod props;\n",
+            )),
+        )],
+        vec![(
+            "src/lib.rs",
+            Some(LIB.replace(
+                "#[cfg(test)]\nmod props;\n",
+                "#[cfg(any(test, feature = \"slow\"))]\nmod props;\n",
+            )),
+        )],
+        vec![("src/lib.rs", Some(LIB.replace("#[cfg(test)]\n", "")))],
+        vec![(
+            "src/props/mod.rs",
+            Some("mod more;\n// a comment\nmod checks;\n".to_string()),
+        )],
+        vec![(
+            "tests/it/main.rs",
+            Some("mod props;\n\nfn helper() {}\n".to_string()),
+        )],
+        // `tests/top.rs` is a crate root of its own: the `mod top;` of `tests/main.rs` is not
+        // what compiles it.
+        vec![("tests/main.rs", Some("\n".to_string()))],
+        vec![("docs/notes.md", None)],
+        vec![("src/other.rs", Some("pub fn f() {}\n".to_string()))],
+    ] {
+        let edits: Vec<(&str, Option<&str>)> =
+            edits.iter().map(|(p, t)| (*p, t.as_deref())).collect();
+        let found = judge(&edits);
+        assert!(found.is_empty(), "{edits:?}\n{found:?}");
+    }
+}
+
+#[test]
+fn a_cfg_or_path_attribute_on_the_mod_line_removes_the_properties() {
+    for attribute in [
+        "#[cfg(any())]",
+        "#[cfg(FALSE)]",
+        "#[cfg(not(test))]",
+        "#[cfg(all(test, feature = \"never\"))]",
+        "#[cfg(feature = \"slow\")]",
+        "#[path = \"other.rs\"]",
+        "#[cfg_attr(test, path = \"other/mod.rs\")]",
+        "#[cfg_attr(test, cfg(any()))]",
+    ] {
+        let lib = LIB.replace(
+            "#[cfg(test)]\nmod props;\n",
+            &format!("{attribute}\nmod props;\n"),
+        );
+        let found = judge(&[("src/lib.rs", Some(&lib))]);
+        assert_eq!(found, src_props(), "{attribute}");
+        // The same attribute next to `#[cfg(test)]`, or on a line of its own before it.
+        let lib = LIB.replace("#[cfg(test)]\n", &format!("#[cfg(test)] {attribute}\n"));
+        let found = judge(&[("src/lib.rs", Some(&lib))]);
+        assert_eq!(found, src_props(), "{attribute}");
+    }
+    // An inner `#![cfg(…)]` of the declaring file turns off all it declares.
+    let found = judge(&[(
+        "src/props/mod.rs",
+        Some(&format!("#![cfg(any())]\n{PROPS_MOD}")),
+    )]);
+    assert!(src_props().iter().all(|f| found.contains(f)), "{found:?}");
+}
+
+#[test]
+fn a_renamed_crate_root_or_a_deleted_cargo_toml_removes_the_properties() {
+    let (repo, base) = base_repo();
+    repo.git(&["mv", "tests/it/main.rs", "tests/it/main.rs.off"]);
+    repo.commit("rename the root");
+    let found: Found = repo
+        .check(&base)
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.file, f.line))
+        .collect();
+    assert_eq!(found, removed(&[("tests/it/props.rs", 5)]));
+
+    let mut all = src_props();
+    all.extend(removed(&[
+        ("tests/it/props.rs", 5),
+        ("tests/top.rs", 7),
+        ("tests/top.rs", 13),
+    ]));
+    let found = judge(&[("Cargo.toml", None)]);
+    assert_eq!(found, all);
+    let (repo, base) = base_repo();
+    repo.git(&["mv", "Cargo.toml", "Cargo.toml.off"]);
+    repo.commit("rename the manifest");
+    let found: Found = repo
+        .check(&base)
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.file, f.line))
+        .collect();
+    assert_eq!(found, all);
+    // A changed manifest still makes a crate.
+    let found = judge(&[(
+        "Cargo.toml",
+        Some("[package]\nname = \"invoice\"\nversion = \"0.2.0\"\n"),
+    )]);
+    assert!(found.is_empty(), "{found:?}");
+}
+
+#[test]
+fn the_finding_names_the_file_and_why_and_a_signed_commit_does_not_block() {
+    let (repo, base) = base_repo();
+    repo.write("tests/it/main.rs", "\n");
+    let unsigned = repo.commit("drop the mod line");
+    let report = repo.check(&base);
+    let [finding] = report.findings.as_slice() else {
+        panic!("{:#?}", report.findings);
+    };
+    assert_eq!(finding.commit, unsigned);
+    assert_eq!(finding.file, "tests/it/props.rs");
+    assert!(finding.blocking);
+    assert!(
+        finding.explanation.contains("`doubles`")
+            && finding
+                .explanation
+                .contains("tests/it/props.rs is no longer compiled")
+            && finding.explanation.contains("tests/it/main.rs"),
+        "{}",
+        finding.explanation
+    );
+
+    let keys = keys();
+    let (repo, _) = base_repo();
+    repo.write("freeze/allowed_signers", &keys.alice.allowed_line());
+    let base = repo.commit("signers");
+    repo.write("tests/it/main.rs", "\n");
+    repo.commit_signed("drop the mod line", &keys.alice);
+    let report = repo.check(&base);
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    assert!(!report.findings[0].blocking);
+    assert!(!report.blocking());
+}
+
+/// A `git` that logs its arguments, and fails `ls-tree -r` when `fail` is set.
+fn wrapper(dir: &std::path::Path, fail: bool) -> (std::path::PathBuf, std::path::PathBuf) {
+    let log = dir.join("git-calls");
+    let script = dir.join("git-wrapper");
+    let failing = if fail {
+        "case \"$*\" in *ls-tree*-r*) exit 7;; esac\n"
+    } else {
+        ""
+    };
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\n{failing}exec git \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (script, log)
+}
+
+#[test]
+fn commits_that_cannot_change_what_is_compiled_start_no_extra_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, base) = base_repo();
+    // No Rust file or manifest; a Rust edit that keeps every `mod` line; a property file's
+    // own edit.
+    repo.write("docs/notes.md", "more notes\n");
+    repo.commit("docs");
+    repo.write("src/lib.rs", &format!("{LIB}\npub fn other() {{}}\n"));
+    repo.commit("code");
+    repo.write("src/props/more.rs", &format!("{MORE}\n// note\n"));
+    repo.commit("property");
+    let (git, log) = wrapper(tmp.path(), false);
+    let mut options = Repo::options("HEAD");
+    options.git = git.into();
+    let report = check_patch(repo.path(), &base, &options).unwrap();
+    assert!(report.findings.is_empty(), "{:#?}", report.findings);
+    let listings = |log: &std::path::Path| {
+        let calls = std::fs::read_to_string(log).unwrap();
+        calls.lines().filter(|l| l.contains(" ls-tree -r ")).count()
+    };
+    assert_eq!(listings(&log), 0);
+    // A commit that drops a `mod` line is looked at.
+    repo.write("tests/it/main.rs", "\n");
+    repo.commit("drop the mod line");
+    std::fs::remove_file(&log).unwrap();
+    let report = check_patch(repo.path(), &base, &options).unwrap();
+    assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
+    assert_eq!(listings(&log), 1);
+}
+
+#[test]
+fn a_git_failure_while_looking_is_an_error_not_a_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (repo, base) = base_repo();
+    repo.write("tests/it/main.rs", "\n");
+    repo.commit("drop the mod line");
+    let (git, _) = wrapper(tmp.path(), true);
+    let mut options = Repo::options("HEAD");
+    options.git = git.into();
+    assert!(check_patch(repo.path(), &base, &options).is_err());
+}
