@@ -280,7 +280,7 @@ fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("xtask starts");
-    // Wait for the demo's repository and a step running in it.
+    // Wait for the demo's repository and a step's oracles (Python, run in it).
     let limit = Instant::now() + Duration::from_secs(120);
     let demo = loop {
         let repo = std::fs::read_dir(&scene.dir)
@@ -295,14 +295,14 @@ fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
         if let Some(repo) = repo
             && processes_in(&repo)
                 .iter()
-                .any(|(_, cmdline)| cmdline.contains(" gate"))
+                .any(|(_, cmdline)| cmdline.contains("python3"))
         {
             break repo;
         }
         if let Ok(Some(status)) = xtask.try_wait() {
-            panic!("the demo ended before its first gate: {status}");
+            panic!("the demo ended before its oracles ran: {status}");
         }
-        assert!(Instant::now() < limit, "the demo never ran a gate");
+        assert!(Instant::now() < limit, "the demo never ran an oracle");
         std::thread::sleep(Duration::from_millis(20));
     };
     let ok = Command::new("kill")
@@ -325,8 +325,14 @@ fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
     let out = xtask.wait_with_output().expect("output");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(status.code(), Some(143), "{status}\n{stderr}");
+    // The step is almost always still running when the signal lands ("stopped 1 child
+    // process"), but one may just have ended: what must hold either way is below.
     assert!(
-        stderr.contains("SIGTERM") && stderr.contains("stopped 1 child process"),
+        stderr
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .contains("SIGTERM"),
         "{stderr}"
     );
     assert!(!demo.exists(), "{} is left", demo.display());
