@@ -335,7 +335,6 @@ fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
             .contains("SIGTERM"),
         "{stderr}"
     );
-    assert!(!demo.exists(), "{} is left", demo.display());
     let limit = Instant::now() + Duration::from_secs(2);
     let mut left = processes_in(&demo);
     while !left.is_empty() && Instant::now() < limit {
@@ -348,4 +347,5 @@ fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
             .status();
     }
     assert!(left.is_empty(), "SIGTERM left running: {left:?}");
+    assert!(!demo.exists(), "{} is left", demo.display());
 }
