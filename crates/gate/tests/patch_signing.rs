@@ -649,6 +649,74 @@ fn a_merge_that_drops_the_base_branchs_signed_changes_is_blocked() {
     assert_eq!(kinds, [ChangeKind::Deleted, ChangeKind::Modified]);
 }
 
+/// The same drop through an octopus merge (`git merge -s ours main topic`: three parents,
+/// the tree the patch branch's): it equals one parent everywhere, so "differs from every
+/// parent" saw nothing; against git's own merge of the parents, folded one by one, it
+/// changes both paths.
+#[test]
+fn an_octopus_merge_that_drops_the_base_branchs_signed_changes_is_blocked() {
+    let (repo, fork) = base_repo(true);
+    repo.branch("topic", &fork);
+    repo.write("docs/topic.md", "topic\n");
+    repo.commit("topic work");
+    repo.branch("agent", &fork);
+    repo.write("README.md", "agent work\n");
+    repo.commit("agent work");
+    repo.branch("main", &fork);
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\nreplays = 9\n",
+    );
+    repo.write("fixtures/tax.total/0123456789abcdef.json", "{\"a\":1}\n");
+    let base = repo.commit_signed("stronger policy, new fixture", &keys().alice);
+    repo.git(&["checkout", "-q", "agent"]);
+    repo.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "-s",
+        "ours",
+        "-m",
+        "merge main and topic",
+        "main",
+        "topic",
+    ]);
+    let merge = repo.git(&["rev-parse", "HEAD"]);
+    assert_eq!(
+        repo.git(&["rev-list", "--parents", "-n1", "HEAD"])
+            .split_whitespace()
+            .count(),
+        4,
+        "an octopus merge"
+    );
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![
+            (
+                merge.clone(),
+                "fixtures/tax.total/0123456789abcdef.json".to_string()
+            ),
+            (merge.clone(), "freezegate.toml".to_string()),
+        ]
+    );
+
+    // A clean octopus merge (the default strategy) owns nothing.
+    repo.git(&["checkout", "-q", "agent"]);
+    repo.git(&["reset", "-q", "--hard", "HEAD^"]);
+    repo.git(&[
+        "merge",
+        "-q",
+        "--no-ff",
+        "-m",
+        "merge main and topic",
+        "main",
+        "topic",
+    ]);
+    let report = repo.check(&base);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+}
+
 /// Two signed changes to one protected file that git merges without a conflict: the
 /// merge resolves nothing, so it needs no signature, though its version of the file differs
 /// from both parents'.

@@ -166,15 +166,16 @@ pub(crate) fn bringing_parents(git: &Git, parents: &[String]) -> Result<Vec<Stri
 /// The own change of `commit` against `parents` (none: against the empty tree), the parents
 /// being those [`bringing_parents`] keeps.
 ///
-/// One parent: git's diff with rename detection (`-M`). Two parents: the diff (`-M`) against
-/// the tree git's own merge of the two gives ([`Git::merge_tree`]), plus every path that merge
-/// could not resolve: what the merge commit holds that an automatic merge would not. So a
-/// merge that drops one side's changes (`git merge -s ours`, a hand-made revert) owns the
-/// paths it dropped, and a clean automatic merge of two changes to one file owns nothing.
-/// More parents, or a git without `merge-tree --write-tree`: a path belongs to the merge's
-/// own change when its content or mode at the merge differs from its content at *every*
-/// parent (absent counts as a content); a path deleted against every parent and one added
-/// against every parent with the same blob are paired as a rename.
+/// One parent: git's diff with rename detection (`-M`). Two parents or more: the diff (`-M`)
+/// against the tree git's own merge of them gives ([`automatic_merge`]), plus every path
+/// that merge could not resolve: what the merge commit holds that an automatic merge would
+/// not. So a merge that drops one side's changes (`git merge -s ours`, with two parents or
+/// as an octopus, or a hand-made revert) owns the paths it dropped, and a clean automatic
+/// merge of two changes to one file owns nothing. A git without `merge-tree --write-tree`:
+/// a path belongs to the merge's own change when its content or mode at the merge differs
+/// from its content at *every* parent (absent counts as a content); a path deleted against
+/// every parent and one added against every parent with the same blob are paired as a
+/// rename.
 pub(crate) fn own_change(
     git: &Git,
     commit: &str,
@@ -192,7 +193,9 @@ pub(crate) fn own_change(
             .iter()
             .map(from_raw)
             .collect()),
-        [a, b] if let Some((merged, conflicted)) = git.merge_tree(a, b, empty_tree)? => {
+        [_, _, ..]
+            if let Some((merged, conflicted)) = automatic_merge(git, parents, empty_tree)? =>
+        {
             let mut changes: Vec<FileChange> = git
                 .diff_trees(&merged, commit, true)?
                 .iter()
@@ -243,6 +246,36 @@ pub(crate) fn own_change(
             Ok(merge_own_change(&per_parent))
         }
     }
+}
+
+/// The tree git's own merge of `parents` (two or more) gives, with the paths it could not
+/// merge; `None` where this git cannot say. More than two parents are merged from the first
+/// on, each step's result standing as a commit ([`Git::commit_tree`]) for the next, as git's
+/// octopus strategy does; a path left conflicted by any step counts as conflicted.
+fn automatic_merge(
+    git: &Git,
+    parents: &[String],
+    empty_tree: &str,
+) -> Result<Option<(String, Vec<String>)>, PatchError> {
+    let Some((first, rest)) = parents.split_first() else {
+        return Ok(None);
+    };
+    let mut acc = first.clone();
+    let mut merged = None;
+    let mut conflicted: Vec<String> = Vec::new();
+    for (i, parent) in rest.iter().enumerate() {
+        let Some((tree, paths)) = git.merge_tree(&acc, parent, empty_tree)? else {
+            return Ok(None);
+        };
+        conflicted.extend(paths);
+        if i + 1 < rest.len() {
+            acc = git.commit_tree(&tree, &[&acc, parent])?;
+        }
+        merged = Some(tree);
+    }
+    conflicted.sort();
+    conflicted.dedup();
+    Ok(merged.map(|tree| (tree, conflicted)))
 }
 
 /// The intersection of per-parent changes (keyed by path), as described on [`own_change`].

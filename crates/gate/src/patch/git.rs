@@ -369,6 +369,42 @@ impl Git {
         Ok(Some((tree, conflicted)))
     }
 
+    /// A commit object of `tree` with `parents`, written to the object store and named by
+    /// no ref (as `merge-tree --write-tree` writes its trees): the stand-in for one step of
+    /// an octopus merge, so that the next step has a commit to merge with. Its identity and
+    /// date are fixed, so the same step gives the same object.
+    pub(crate) fn commit_tree(&self, tree: &str, parents: &[&str]) -> Result<String, PatchError> {
+        let mut args = vec![
+            "commit-tree",
+            "--no-gpg-sign",
+            "-m",
+            "freezegate: merge step",
+        ];
+        for parent in parents {
+            args.extend(["-p", parent]);
+        }
+        args.push(tree);
+        let out = self
+            .command(&[], &args)
+            .env("GIT_AUTHOR_NAME", "freezegate")
+            .env("GIT_AUTHOR_EMAIL", "freezegate@invalid")
+            .env("GIT_AUTHOR_DATE", "1970-01-01T00:00:00Z")
+            .env("GIT_COMMITTER_NAME", "freezegate")
+            .env("GIT_COMMITTER_EMAIL", "freezegate@invalid")
+            .env("GIT_COMMITTER_DATE", "1970-01-01T00:00:00Z")
+            .output()
+            .map_err(|source| PatchError::GitSpawn {
+                dir: self.dir.clone(),
+                source,
+            })?;
+        let out = Self::stdout_if_ok(&args, out)?;
+        let oid = String::from_utf8_lossy(&out).trim().to_string();
+        if oid.is_empty() || !oid.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(Self::output_error(&args, "no commit id"));
+        }
+        Ok(oid)
+    }
+
     /// The object id of the empty tree in this repository's hash function.
     pub(crate) fn empty_tree(&self) -> Result<String, PatchError> {
         let args = ["hash-object", "-t", "tree", "/dev/null"];
