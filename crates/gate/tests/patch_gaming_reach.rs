@@ -239,6 +239,86 @@ fn a_renamed_crate_root_or_a_deleted_cargo_toml_removes_the_properties() {
     assert!(found.is_empty(), "{found:?}");
 }
 
+/// What `Cargo.toml` says of its targets decides whether `cargo test` runs them: a manifest
+/// edit that turns a test target off removes the properties only it compiled.
+#[test]
+fn a_manifest_that_stops_running_a_target_removes_its_properties() {
+    let manifest =
+        |extra: &str| format!("[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n{extra}");
+    let it = || removed(&[("tests/it/props.rs", 5)]);
+    let top = || removed(&[("tests/top.rs", 7), ("tests/top.rs", 13)]);
+    let mut tests = it();
+    tests.extend(top());
+    for (extra, expected) in [
+        // No more test targets found by convention.
+        ("autotests = false\n", tests.clone()),
+        // …but the ones listed still run.
+        (
+            "autotests = false\n\n[[test]]\nname = \"it\"\npath = \"tests/it/main.rs\"\n",
+            top(),
+        ),
+        ("autotests = false\n\n[[test]]\nname = \"main\"\n", it()),
+        // A target whose tests never run.
+        ("\n[[test]]\nname = \"it\"\nharness = false\n", it()),
+        ("\n[[test]]\nname = \"it\"\ntest = false\n", it()),
+        (
+            "\n[[test]]\nname = \"it\"\nrequired-features = [\"slow\"]\n",
+            it(),
+        ),
+        ("\n[lib]\ntest = false\n", src_props()),
+        ("\n[lib]\nharness = false\n", src_props()),
+        ("\n[lib]\npath = \"src/other.rs\"\n", src_props()),
+    ] {
+        let found = judge(&[("Cargo.toml", Some(&manifest(extra)))]);
+        assert_eq!(found, expected, "{extra}");
+    }
+    // Harmless: a target off whose files another target still compiles (`tests/top.rs` is
+    // declared by `tests/main.rs`), a bench without the harness, a dependency.
+    for extra in [
+        "\n[[test]]\nname = \"top\"\nrequired-features = [\"slow\"]\n",
+        "\n[[bench]]\nname = \"speed\"\nharness = false\n",
+        "\n[dependencies]\nproptest = \"1\"\n",
+        "autobenches = false\n",
+    ] {
+        let found = judge(&[("Cargo.toml", Some(&manifest(extra)))]);
+        assert!(found.is_empty(), "{extra}: {found:?}");
+    }
+}
+
+/// A property moved to a file that a target of `Cargo.toml` names by its own `path` still
+/// runs; one moved to a target that runs no tests does not.
+#[test]
+fn a_target_path_in_the_manifest_compiles_the_file_it_names() {
+    for (extra, expected) in [
+        (
+            "\n[[test]]\nname = \"extra\"\npath = \"tests/suites/extra.rs\"\n",
+            Found::new(),
+        ),
+        (
+            "\n[[test]]\nname = \"extra\"\npath = \"tests/suites/extra.rs\"\nharness = false\n",
+            removed(&[("tests/top.rs", 7), ("tests/top.rs", 13)]),
+        ),
+    ] {
+        let (repo, base) = base_repo();
+        repo.write(
+            "Cargo.toml",
+            &format!("[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n{extra}"),
+        );
+        repo.write("tests/main.rs", "\n");
+        std::fs::create_dir_all(repo.path().join("tests/suites")).unwrap();
+        repo.git(&["mv", "tests/top.rs", "tests/suites/extra.rs"]);
+        repo.commit_signed("the suite gets a target of its own", &keys().alice);
+        let found: Found = repo
+            .check(&base)
+            .findings
+            .into_iter()
+            .filter(|f| f.rule == "property-removed")
+            .map(|f| (f.rule, f.file, f.line))
+            .collect();
+        assert_eq!(found, expected, "{extra}");
+    }
+}
+
 #[test]
 fn the_finding_names_the_file_and_why_and_a_signed_commit_does_not_block() {
     let (repo, base) = base_repo();

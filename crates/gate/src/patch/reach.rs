@@ -12,11 +12,18 @@
 //! with `test` set (`#[cfg(test)]` is fine, `#[cfg(feature = "x")]`, `#[cfg(unix)]`,
 //! `#[cfg(any())]` and `#[cfg(not(test))]` are not), or a `#[cfg_attr(…)]` that may yield
 //! either, and not in a file whose inner `#![cfg(…)]` is such a `cfg`. The reading is
-//! approximate where Rust is richer: a `#[path]` attribute, a target with its own `path` in
-//! `Cargo.toml` (or `autotests = false`, `test = false`), or an `include!` is not followed
-//! (such a file counts as not compiled, or as compiled by its conventional place), and a
-//! `mod NAME;` inside an inline `mod other { … }` is read as if it were at the top of its file
-//! (the attributes of `other` are not read).
+//! approximate where Rust is richer: a `#[path]` attribute or an `include!` is not followed
+//! (such a file counts as not compiled), and a `mod NAME;` inside an inline `mod other { … }`
+//! is read as if it were at the top of its file (the attributes of `other` are not read).
+//!
+//! The crate's `Cargo.toml` is read for its targets ([`tested_root`], [`target_at`]): a
+//! conventional root counts only if `cargo test` runs its tests — not with `autotests = false`
+//! (or `autobins`, `autobenches`, `autoexamples`) unless a target names it, not when its
+//! target has `test = false`, `harness = false` or `required-features`, not a `src/lib.rs`
+//! that `[lib]` moves elsewhere — and a file a target names by its own `path` is a root. What
+//! is not read: a workspace's `members` and `exclude`, `[features]` (`default` turning a
+//! required feature on), and targets of a manifest in another folder than the file's crate
+//! or one above it.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,9 +107,30 @@ impl<'g> Reach<'g> {
         // A root only where its crate folder holds a `Cargo.toml`: `src/tests/checks.rs` is a
         // module declared from `src/tests/mod.rs`, not the root of a crate `src`.
         if let Some(krate) = crate_root_of(path)
-            && self.read(&join(krate, "Cargo.toml")).is_some()
+            && let Some(manifest) = self.read(&join(krate, "Cargo.toml"))
         {
-            return true;
+            let rel = path[krate.len()..].trim_start_matches('/');
+            if tested_root(&manifest, rel) {
+                return true;
+            }
+            // Not a target whose tests run: it may still be a module of one that is
+            // (`tests/x.rs` declared by `mod x;` in `tests/main.rs`).
+        }
+        // A target's own `path` in the `Cargo.toml` of a folder above.
+        let mut dir = path;
+        while let Some((up, _)) = dir
+            .rsplit_once('/')
+            .or((!dir.is_empty()).then_some(("", "")))
+        {
+            dir = up;
+            if let Some(manifest) = self.read(&join(dir, "Cargo.toml"))
+                && target_at(&manifest, path[dir.len()..].trim_start_matches('/')) == Some(true)
+            {
+                return true;
+            }
+            if dir.is_empty() {
+                break;
+            }
         }
         let Some((name, parent)) = module_of(path) else {
             return false;
@@ -156,8 +184,9 @@ pub(crate) struct Uncompiled {
 /// commit's own change, paths from the project folder (`prefix` in the work tree).
 ///
 /// Only a change that can make a file stop compiling is followed: a deleted, renamed or
-/// retyped `Cargo.toml`, or a `.rs` file that declared a module ([`declared_modules`]) which
-/// its new text no longer declares. A commit with none runs no git at all; one that has some
+/// retyped `Cargo.toml`, one whose targets change ([`target_selection`]: `autotests`,
+/// `[[test]]` tables, `test`/`harness` flags …), or a `.rs` file that declared a module
+/// ([`declared_modules`]) which its new text no longer declares. A commit with none runs no git at all; one that has some
 /// lists the property files below the folders of those paths and asks [`Reach`] on both sides.
 /// Files the commit changes itself are left to the rules. A git failure is an error.
 pub(crate) fn no_longer_compiled(
@@ -181,7 +210,15 @@ pub(crate) fn no_longer_compiled(
                 .as_ref()
                 .filter(|n| n.path == old.path && n.is_text_file());
             let lost = if is_manifest(path) {
-                kept.is_none()
+                match kept {
+                    None => true,
+                    Some(new) => {
+                        let text = |side: &Side| -> Result<String, PatchError> {
+                            Ok(String::from_utf8_lossy(&git.blob(&side.oid)?).into_owned())
+                        };
+                        target_selection(&text(old)?) != target_selection(&text(new)?)
+                    }
+                }
             } else {
                 let declared = |side: &Side| -> Result<BTreeSet<String>, PatchError> {
                     Ok(if side.is_text_file() {
@@ -258,6 +295,148 @@ pub(crate) fn no_longer_compiled(
         }
     }
     Ok(found)
+}
+
+/// The kinds of cargo targets, with the manifest key of their table (or array of tables),
+/// the `package` key that turns their discovery off, and whether `test = false`,
+/// `harness = false` and `required-features` keep `cargo test` from running their tests
+/// (benches and examples are built in test mode only on request: their flags are not read).
+const TARGETS: [(&str, &str, bool); 4] = [
+    ("bin", "autobins", true),
+    ("test", "autotests", true),
+    ("bench", "autobenches", false),
+    ("example", "autoexamples", false),
+];
+
+/// Whether a target table keeps `cargo test` from running its tests: `test = false`,
+/// `harness = false` (its `#[test]` functions are never called) or `required-features`
+/// (built only when they are on).
+fn untested(target: &toml::Table) -> bool {
+    ["test", "harness"]
+        .iter()
+        .any(|k| target.get(*k).and_then(toml::Value::as_bool) == Some(false))
+        || target
+            .get("required-features")
+            .and_then(toml::Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+}
+
+/// The target tables of `kind` in a manifest.
+fn target_tables<'t>(doc: &'t toml::Table, kind: &str) -> Vec<&'t toml::Table> {
+    match doc.get(kind) {
+        Some(toml::Value::Array(a)) => a.iter().filter_map(toml::Value::as_table).collect(),
+        Some(toml::Value::Table(t)) => vec![t],
+        _ => Vec::new(),
+    }
+}
+
+/// Whether the file `rel` (a path in the crate folder) that cargo's conventions make a crate
+/// root is one whose tests `cargo test` runs, by what the crate's `Cargo.toml` says: not with
+/// `autotests = false` (or `autobins`, `autobenches`, `autoexamples`) unless a target names
+/// it, not when its target has `test = false`, `harness = false` or `required-features`, not
+/// `build.rs` with `build = false`, not `src/lib.rs` with a `[lib]` of `test = false`,
+/// `harness = false` or another `path`. A manifest that does not parse is read as cargo's
+/// conventions alone (cargo would stop at it, and the build fails anyway).
+fn tested_root(manifest: &str, rel: &str) -> bool {
+    let Ok(doc) = manifest.parse::<toml::Table>() else {
+        return true;
+    };
+    let package = doc.get("package").and_then(toml::Value::as_table);
+    let flag = |key: &str| {
+        package
+            .and_then(|p| p.get(key))
+            .and_then(toml::Value::as_bool)
+    };
+    if rel == "build.rs" {
+        return flag("build") != Some(false);
+    }
+    if rel == "src/lib.rs" {
+        return target_tables(&doc, "lib").first().is_none_or(|lib| {
+            !untested(lib)
+                && lib
+                    .get("path")
+                    .and_then(toml::Value::as_str)
+                    .is_none_or(|p| p.trim_start_matches("./") == rel)
+        });
+    }
+    let parts: Vec<&str> = rel.split('/').collect();
+    let (kind, name) = match parts.as_slice() {
+        ["src", "main.rs"] => (
+            "bin",
+            package
+                .and_then(|p| p.get("name"))
+                .and_then(toml::Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        ),
+        ["src", "bin", file] => ("bin", file.trim_end_matches(".rs").to_string()),
+        ["src", "bin", folder, "main.rs"] => ("bin", (*folder).to_string()),
+        [folder, file] => (
+            plural_kind(folder),
+            file.trim_end_matches(".rs").to_string(),
+        ),
+        [folder, sub, "main.rs"] => (plural_kind(folder), (*sub).to_string()),
+        _ => return true,
+    };
+    let Some((_, auto, flags)) = TARGETS.iter().find(|(k, _, _)| *k == kind) else {
+        return true;
+    };
+    let tables = target_tables(&doc, kind);
+    let named = tables
+        .iter()
+        .find(|t| match t.get("path").and_then(toml::Value::as_str) {
+            Some(path) => path.trim_start_matches("./") == rel,
+            None => t.get("name").and_then(toml::Value::as_str) == Some(name.as_str()),
+        });
+    match named {
+        Some(target) => !(*flags && untested(target)),
+        None => flag(auto) != Some(false),
+    }
+}
+
+/// What of a manifest decides which targets `cargo test` runs: the package's name, `build`
+/// and `auto*` keys and the target tables. Two manifests that agree on it compile the same
+/// files in a test build, so an edit elsewhere (a dependency) is not followed.
+fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
+    let doc = manifest.parse::<toml::Table>().ok()?;
+    let package = doc.get("package").and_then(toml::Value::as_table);
+    let mut keys = vec!["name", "build"];
+    keys.extend(TARGETS.iter().map(|(_, auto, _)| *auto));
+    let mut out: Vec<Option<toml::Value>> = keys
+        .iter()
+        .map(|k| package.and_then(|p| p.get(*k)).cloned())
+        .collect();
+    out.push(doc.get("lib").cloned());
+    out.extend(TARGETS.iter().map(|(kind, _, _)| doc.get(*kind).cloned()));
+    Some(out)
+}
+
+/// The target kind of a conventional roots folder.
+fn plural_kind(folder: &str) -> &'static str {
+    match folder {
+        "tests" => "test",
+        "benches" => "bench",
+        "examples" => "example",
+        _ => "",
+    }
+}
+
+/// Whether a target of `manifest` has `rel` as its own `path` (and then whether `cargo test`
+/// runs its tests); `None` when none has.
+fn target_at(manifest: &str, rel: &str) -> Option<bool> {
+    let doc = manifest.parse::<toml::Table>().ok()?;
+    let mut kinds = vec![("lib", true)];
+    kinds.extend(TARGETS.iter().map(|(k, _, flags)| (*k, *flags)));
+    kinds.into_iter().find_map(|(kind, flags)| {
+        target_tables(&doc, kind)
+            .into_iter()
+            .find(|t| {
+                t.get("path")
+                    .and_then(toml::Value::as_str)
+                    .is_some_and(|p| p.trim_start_matches("./") == rel)
+            })
+            .map(|t| !(flags && untested(t)))
+    })
 }
 
 fn join(dir: &str, file: &str) -> String {
@@ -533,6 +712,89 @@ fn split_top(list: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_manifest_says_which_roots_run_their_tests() {
+        let pkg = "[package]\nname = \"inv\"\n";
+        let m = |extra: &str| format!("{pkg}{extra}");
+        for (manifest, rel, runs) in [
+            (m(""), "src/lib.rs", true),
+            (m(""), "tests/a.rs", true),
+            (m(""), "tests/a/main.rs", true),
+            (m(""), "src/main.rs", true),
+            (m("autotests = false\n"), "tests/a.rs", false),
+            (m("autotests = false\n"), "src/lib.rs", true),
+            (
+                m("autotests = false\n[[test]]\nname = \"a\"\n"),
+                "tests/a.rs",
+                true,
+            ),
+            (
+                m("autotests = false\n[[test]]\nname = \"b\"\n"),
+                "tests/a.rs",
+                false,
+            ),
+            (
+                m("[[test]]\nname = \"a\"\nharness = false\n"),
+                "tests/a.rs",
+                false,
+            ),
+            (
+                m("[[test]]\nname = \"a\"\ntest = false\n"),
+                "tests/a/main.rs",
+                false,
+            ),
+            (
+                m("[[test]]\nname = \"a\"\nrequired-features = []\n"),
+                "tests/a.rs",
+                true,
+            ),
+            (
+                m("[[test]]\nname = \"a\"\npath = \"x/a.rs\"\n"),
+                "tests/a.rs",
+                true,
+            ),
+            (m("[lib]\ntest = false\n"), "src/lib.rs", false),
+            (m("[lib]\npath = \"./src/lib.rs\"\n"), "src/lib.rs", true),
+            (
+                m("[[bin]]\nname = \"inv\"\ntest = false\n"),
+                "src/main.rs",
+                false,
+            ),
+            (m("autobins = false\n"), "src/bin/tool.rs", false),
+            (
+                m("[[bench]]\nname = \"b\"\nharness = false\n"),
+                "benches/b.rs",
+                true,
+            ),
+            (m("autobenches = false\n"), "benches/b.rs", false),
+            (m("build = false\n"), "build.rs", false),
+            ("not [ toml".to_string(), "tests/a.rs", true),
+        ] {
+            assert_eq!(tested_root(&manifest, rel), runs, "{rel} under {manifest}");
+        }
+        let m = m(
+            "[[test]]\nname = \"x\"\npath = \"suites/x.rs\"\n[[bin]]\nname = \"t\"\npath = \"tools/t.rs\"\ntest = false\n",
+        );
+        assert_eq!(target_at(&m, "suites/x.rs"), Some(true));
+        assert_eq!(target_at(&m, "tools/t.rs"), Some(false));
+        assert_eq!(target_at(&m, "suites/y.rs"), None);
+        // Only what selects targets is compared.
+        assert_eq!(
+            target_selection(&format!(
+                "{pkg}version = \"1\"\n[dependencies]\nx = \"1\"\n"
+            )),
+            target_selection(pkg)
+        );
+        assert_ne!(
+            target_selection(&format!("{pkg}autotests = false\n")),
+            target_selection(pkg)
+        );
+        assert_ne!(
+            target_selection(&format!("{pkg}[[test]]\nname = \"a\"\n")),
+            target_selection(pkg)
+        );
+    }
 
     #[test]
     fn crate_roots_follow_cargo_conventions() {
