@@ -19,10 +19,10 @@
 //! The crate's `Cargo.toml` is read for its targets ([`tested_root`], [`target_at`]): a
 //! conventional root counts only if `cargo test` runs its tests — not with `autotests = false`
 //! (or `autobins`, `autobenches`, `autoexamples`) unless a target names it, not when its
-//! target has `test = false`, `harness = false` or `required-features`, not a `src/lib.rs`
-//! that `[lib]` moves elsewhere — and a file a target names by its own `path` is a root. What
-//! is not read: a workspace's `members` and `exclude`, `[features]` (`default` turning a
-//! required feature on), and targets of a manifest in another folder than the file's crate
+//! target has `test = false`, `harness = false` or `required-features` beyond the `default`
+//! features, not a `src/lib.rs` that `[lib]` moves elsewhere — and a file a target names by
+//! its own `path` is a root. What is not read: a workspace's `members` and `exclude`, features
+//! that turn on others, and the targets of a manifest in another folder than the file's crate
 //! or one above it.
 
 use std::cell::RefCell;
@@ -308,17 +308,26 @@ const TARGETS: [(&str, &str, bool); 4] = [
     ("example", "autoexamples", false),
 ];
 
-/// Whether a target table keeps `cargo test` from running its tests: `test = false`,
-/// `harness = false` (its `#[test]` functions are never called) or `required-features`
-/// (built only when they are on).
-fn untested(target: &toml::Table) -> bool {
+/// Whether a target table of `doc` keeps `cargo test` from running its tests: `test = false`,
+/// `harness = false` (its `#[test]` functions are never called) or `required-features` that
+/// the manifest's `default` features do not all turn on (built only when they are on).
+fn untested(doc: &toml::Table, target: &toml::Table) -> bool {
+    let defaults: Vec<&str> = doc
+        .get("features")
+        .and_then(|f| f.get("default"))
+        .and_then(toml::Value::as_array)
+        .map(|a| a.iter().filter_map(toml::Value::as_str).collect())
+        .unwrap_or_default();
     ["test", "harness"]
         .iter()
         .any(|k| target.get(*k).and_then(toml::Value::as_bool) == Some(false))
         || target
             .get("required-features")
             .and_then(toml::Value::as_array)
-            .is_some_and(|a| !a.is_empty())
+            .is_some_and(|a| {
+                a.iter()
+                    .any(|f| f.as_str().is_none_or(|f| !defaults.contains(&f)))
+            })
 }
 
 /// The target tables of `kind` in a manifest.
@@ -352,7 +361,7 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
     }
     if rel == "src/lib.rs" {
         return target_tables(&doc, "lib").first().is_none_or(|lib| {
-            !untested(lib)
+            !untested(&doc, lib)
                 && lib
                     .get("path")
                     .and_then(toml::Value::as_str)
@@ -389,7 +398,7 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
             None => t.get("name").and_then(toml::Value::as_str) == Some(name.as_str()),
         });
     match named {
-        Some(target) => !(*flags && untested(target)),
+        Some(target) => !(*flags && untested(&doc, target)),
         None => flag(auto) != Some(false),
     }
 }
@@ -435,7 +444,7 @@ fn target_at(manifest: &str, rel: &str) -> Option<bool> {
                     .and_then(toml::Value::as_str)
                     .is_some_and(|p| p.trim_start_matches("./") == rel)
             })
-            .map(|t| !(flags && untested(t)))
+            .map(|t| !(flags && untested(&doc, t)))
     })
 }
 
