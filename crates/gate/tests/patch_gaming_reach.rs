@@ -319,6 +319,51 @@ fn a_target_path_in_the_manifest_compiles_the_file_it_names() {
     }
 }
 
+/// A workspace that stops holding a crate (`exclude`, or `members` that no longer match it)
+/// stops testing it under `cargo test --workspace`.
+#[test]
+fn a_crate_dropped_from_its_workspace_loses_its_properties() {
+    let workspace = |section: &str| format!("[workspace]\n{section}\nresolver = \"3\"\n");
+    let judge_ws = |section: &str| -> Found {
+        let repo = Repo::new();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"crates/*/tests/**\"]\nmin_cases = 50\n",
+        );
+        repo.write("Cargo.toml", &workspace("members = [\"crates/*\"]"));
+        repo.write(
+            "crates/inv/Cargo.toml",
+            "[package]\nname = \"inv\"\nversion = \"0.1.0\"\n",
+        );
+        repo.write("crates/inv/src/lib.rs", "//! Invoices.\n");
+        repo.write("crates/inv/tests/props.rs", MORE);
+        let base = repo.commit("base");
+        repo.write("Cargo.toml", &workspace(section));
+        repo.commit("workspace");
+        repo.check(&base)
+            .findings
+            .into_iter()
+            .map(|f| (f.rule, f.file, f.line))
+            .collect()
+    };
+    let gone = removed(&[("crates/inv/tests/props.rs", 5)]);
+    for section in [
+        "members = [\"crates/*\"]\nexclude = [\"crates/inv\"]",
+        "members = [\"crates/other\"]",
+        "members = []",
+    ] {
+        assert_eq!(judge_ws(section), gone, "{section}");
+    }
+    for section in [
+        "members = [\"crates/*\", \"tools/*\"]",
+        "members = [\"crates/inv\"]",
+        "members = [\"crates/*\"]\nexclude = [\"crates/old\"]",
+    ] {
+        let found = judge_ws(section);
+        assert!(found.is_empty(), "{section}: {found:?}");
+    }
+}
+
 #[test]
 fn the_finding_names_the_file_and_why_and_a_signed_commit_does_not_block() {
     let (repo, base) = base_repo();

@@ -21,9 +21,11 @@
 //! (or `autobins`, `autobenches`, `autoexamples`) unless a target names it, not when its
 //! target has `test = false`, `harness = false` or `required-features` beyond the `default`
 //! features, not a `src/lib.rs` that `[lib]` moves elsewhere — and a file a target names by
-//! its own `path` is a root. What is not read: a workspace's `members` and `exclude`, features
-//! that turn on others, and the targets of a manifest in another folder than the file's crate
-//! or one above it.
+//! its own `path` is a root. A crate below a `[workspace]` counts only if the workspace holds
+//! it ([`workspace_holds`]: not under `exclude`, matched by `members` or a path dependency of
+//! the workspace's own package), as `cargo test --workspace` tests. What is not read: the path
+//! dependencies of other members, `default-members`, features that turn on others, and the
+//! targets of a manifest in another folder than the file's crate or one above it.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -100,6 +102,29 @@ impl<'g> Reach<'g> {
         answer
     }
 
+    /// Whether the crate in folder `krate` belongs to the workspace of the nearest folder above
+    /// it whose `Cargo.toml` has a `[workspace]` ([`workspace_holds`]); `true` when there is
+    /// none in the project.
+    fn in_workspace(&self, krate: &str) -> bool {
+        let mut dir = krate;
+        while let Some((up, _)) = dir
+            .rsplit_once('/')
+            .or((!dir.is_empty()).then_some(("", "")))
+        {
+            dir = up;
+            if let Some(text) = self.read(&join(dir, "Cargo.toml"))
+                && let Ok(doc) = text.parse::<toml::Table>()
+                && doc.contains_key("workspace")
+            {
+                return workspace_holds(&doc, krate[dir.len()..].trim_start_matches('/'));
+            }
+            if dir.is_empty() {
+                break;
+            }
+        }
+        true
+    }
+
     fn decide(&self, path: &str, depth: usize) -> bool {
         if depth > MAX_DEPTH {
             return false;
@@ -110,7 +135,7 @@ impl<'g> Reach<'g> {
             && let Some(manifest) = self.read(&join(krate, "Cargo.toml"))
         {
             let rel = path[krate.len()..].trim_start_matches('/');
-            if tested_root(&manifest, rel) {
+            if tested_root(&manifest, rel) && self.in_workspace(krate) {
                 return true;
             }
             // Not a target whose tests run: it may still be a module of one that is
@@ -404,7 +429,7 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
 }
 
 /// What of a manifest decides which targets `cargo test` runs: the package's name, `build`
-/// and `auto*` keys and the target tables. Two manifests that agree on it compile the same
+/// and `auto*` keys, the target tables and the `[workspace]` table. Two manifests that agree on it compile the same
 /// files in a test build, so an edit elsewhere (a dependency) is not followed.
 fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
     let doc = manifest.parse::<toml::Table>().ok()?;
@@ -416,8 +441,48 @@ fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
         .map(|k| package.and_then(|p| p.get(*k)).cloned())
         .collect();
     out.push(doc.get("lib").cloned());
+    out.push(doc.get("workspace").cloned());
     out.extend(TARGETS.iter().map(|(kind, _, _)| doc.get(*kind).cloned()));
     Some(out)
+}
+
+/// Whether the workspace manifest `doc` holds the crate in folder `rel` (a path below the
+/// manifest's folder): not under an `exclude` entry, and matched by a `members` glob or a
+/// `path` dependency of the manifest's own package. (Cargo also counts the path
+/// dependencies of other members; those are not read.)
+fn workspace_holds(doc: &toml::Table, rel: &str) -> bool {
+    let clean = |p: &str| p.trim_start_matches("./").trim_end_matches('/').to_string();
+    let strings = |key: &str| -> Vec<String> {
+        doc.get("workspace")
+            .and_then(|w| w.get(key))
+            .and_then(toml::Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(toml::Value::as_str)
+                    .map(clean)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    if strings("exclude")
+        .iter()
+        .any(|e| rel == e || rel.starts_with(&format!("{e}/")))
+    {
+        return false;
+    }
+    let member = strings("members").iter().any(|m| {
+        globset::GlobBuilder::new(m)
+            .literal_separator(true)
+            .build()
+            .is_ok_and(|g| g.compile_matcher().is_match(rel))
+    });
+    member
+        || ["dependencies", "dev-dependencies", "build-dependencies"]
+            .iter()
+            .filter_map(|t| doc.get(*t).and_then(toml::Value::as_table))
+            .flat_map(|deps| deps.values())
+            .filter_map(|d| d.get("path").and_then(toml::Value::as_str))
+            .any(|p| clean(p) == rel)
 }
 
 /// The target kind of a conventional roots folder.
@@ -788,6 +853,21 @@ mod tests {
         assert_eq!(target_at(&m, "suites/x.rs"), Some(true));
         assert_eq!(target_at(&m, "tools/t.rs"), Some(false));
         assert_eq!(target_at(&m, "suites/y.rs"), None);
+        let ws = |text: &str| text.parse::<toml::Table>().expect("toml");
+        let root = ws(
+            "[workspace]\nmembers = [\"crates/*\", \"tools/gen/\"]\nexclude = [\"crates/old\"]\n\
+                      [package]\nname = \"r\"\n[dev-dependencies]\nh = { path = \"./helpers\" }\n",
+        );
+        for (rel, held) in [
+            ("crates/a", true),
+            ("crates/a/nested", false),
+            ("crates/old", false),
+            ("tools/gen", true),
+            ("tools/other", false),
+            ("helpers", true),
+        ] {
+            assert_eq!(workspace_holds(&root, rel), held, "{rel}");
+        }
         // Only what selects targets is compared.
         assert_eq!(
             target_selection(&format!(
