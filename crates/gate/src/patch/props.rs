@@ -1668,39 +1668,44 @@ fn assignment(t: &str, out: &mut Vec<Binding>) {
 
 /// Whether `value` is `name` itself or a call whose only argument is `name` or such a call, as
 /// when decorators are applied by hand (`settings(…)(test_x)`, `a(b(test_x))`): the name stays
-/// bound to a callable that runs the property.
+/// bound to a callable that runs the property. One pass over `value` pairs its brackets, then
+/// the calls are peeled from the outside in, so deep nesting costs neither time nor stack.
 fn wraps(value: &str, name: &str) -> bool {
-    if value == name {
-        return true;
-    }
-    let Some(inner_end) = value.len().checked_sub(1) else {
-        return false;
-    };
-    if !value.ends_with(')') {
-        return false;
-    }
-    let mut depth = 0usize;
-    let mut open = None;
-    for (i, b) in value.bytes().enumerate().rev() {
+    let bytes = value.as_bytes();
+    // The opening bracket of each closing one.
+    let mut opens: Vec<Option<usize>> = vec![None; bytes.len()];
+    let mut stack: Vec<usize> = Vec::new();
+    for (i, b) in bytes.iter().enumerate() {
         match b {
-            b')' | b']' | b'}' => depth += 1,
-            b'(' | b'[' | b'{' => {
-                depth = depth.saturating_sub(1);
-                if depth == 0 {
-                    open = Some(i);
-                    break;
-                }
-            }
+            b'(' | b'[' | b'{' => stack.push(i),
+            b')' | b']' | b'}' => opens[i] = stack.pop(),
             _ => {}
         }
     }
-    let Some(open) = open else {
-        return false;
-    };
-    let argument = value.get(open + 1..inner_end).unwrap_or_default().trim();
-    let callee = value.get(..open).unwrap_or_default().trim_end();
-    (argument == name || wraps(argument, name))
-        && callee.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ')' || c == ']')
+    let (mut lo, mut hi) = (0, bytes.len());
+    loop {
+        let Some(v) = value.get(lo..hi) else {
+            return false;
+        };
+        let trimmed = v.trim();
+        lo += v.len() - v.trim_start().len();
+        hi = lo + trimmed.len();
+        if trimmed == name {
+            return true;
+        }
+        if !trimmed.ends_with(')') {
+            return false;
+        }
+        let Some(open) = opens.get(hi - 1).copied().flatten().filter(|o| *o >= lo) else {
+            return false;
+        };
+        let callee = value.get(lo..open).unwrap_or_default().trim_end();
+        if !callee.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ')' || c == ']') {
+            return false;
+        }
+        lo = open + 1;
+        hi -= 1;
+    }
 }
 
 /// The string literal starting at or after `from` (blanks and a `r`/`u` prefix skipped) in
@@ -2345,6 +2350,20 @@ off! {
         let text = format!("test_x = 1\nimport os as test_x\nfor test_x in x: pass\n{prop}");
         assert_eq!(shadows(&text), vec![]);
         assert_eq!(names(FileKind::Python, &text), vec![("test_x".into(), 5)]);
+    }
+
+    #[test]
+    fn deeply_nested_calls_cost_neither_stack_nor_quadratic_time() {
+        // A value nested 100 000 calls deep: read recursively it overflows the stack of a
+        // test thread, and rescanned at each level it takes minutes.
+        let n = 100_000;
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let wrapped = format!("{prop}test_x = {}test_x{}\n", "f(".repeat(n), ")".repeat(n));
+        assert_eq!(shadows(&wrapped), vec![]);
+        let other = format!("{prop}test_x = {}y{}\n", "f(".repeat(n), ")".repeat(n));
+        assert_eq!(shadows(&other).len(), 1);
+        let parens = format!("{prop}test_x = {}test_x{}\n", "(".repeat(n), ")".repeat(n));
+        assert_eq!(shadows(&parens).len(), 1);
     }
 
     #[test]
