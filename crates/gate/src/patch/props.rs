@@ -1608,6 +1608,9 @@ fn assignment(t: &str, out: &mut Vec<Binding>) {
         match bytes[i] {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            // The rest is a `lambda`, whose `=` signs are its parameters' defaults
+            // (`key = lambda a, test_x=1: a`): the value.
+            b'l' if depth == 0 && is_keyword_at(t, i, "lambda") => break,
             b'=' if depth == 0 => {
                 if bytes.get(i + 1) == Some(&b'=') {
                     i += 2;
@@ -1664,6 +1667,18 @@ fn assignment(t: &str, out: &mut Vec<Binding>) {
             });
         }
     }
+}
+
+/// Whether the word `keyword` starts at byte `at` of `text`, not as part of a longer name.
+fn is_keyword_at(text: &str, at: usize, keyword: &str) -> bool {
+    let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || !b.is_ascii();
+    let bytes = text.as_bytes();
+    bytes.get(at..).is_some_and(|rest| rest.starts_with(keyword.as_bytes()))
+        && !at
+            .checked_sub(1)
+            .and_then(|p| bytes.get(p))
+            .is_some_and(|b| word(b) || *b == b'.')
+        && !bytes.get(at + keyword.len()).is_some_and(word)
 }
 
 /// Whether `value` is `name` itself or a call whose only argument is `name` or such a call, as
@@ -2325,6 +2340,9 @@ off! {
             "f(test_x=1)",
             "lambda test_x=1: test_x",
             "return_ = lambda test_x=1: test_x",
+            "key = lambda a, test_x=1: a",
+            "key: object = lambda a, *, test_x=None: a",
+            "key = None if x else lambda a, test_x=1: a",
             "s = 'test_x = 1'",
             "# test_x = 1",
             "t = \"\"\"\ntest_x = 1\n\"\"\"",
