@@ -1745,16 +1745,43 @@ fn literal_at(bare: &str, code: &str, from: usize) -> Option<(String, usize)> {
     Some((code.get(p + 1..close)?.to_string(), close + 1))
 }
 
-/// The arguments of the call whose `(` is at `open`, as ranges.
-fn arguments(bare: &str, open: usize) -> Vec<std::ops::Range<usize>> {
-    let close = matching_close(bare, open).unwrap_or(bare.len());
-    split_top(bare.get(..close).unwrap_or(bare), open + 1, b',')
+/// The arguments of the call whose `(` is at `open`, as ranges: split at its commas, the
+/// brackets nested in it jumped over with `brackets` (of `bare`), so that reading every call
+/// of a statement costs one pass however deep they nest.
+fn arguments(bare: &str, brackets: &Brackets, open: usize) -> Vec<std::ops::Range<usize>> {
+    let bytes = bare.as_bytes();
+    let close = brackets.close(bare, open).unwrap_or(bare.len());
+    let mut pieces = Vec::new();
+    let mut start = open + 1;
+    let mut i = open + 1;
+    while i < close {
+        match bytes.get(i) {
+            Some(b'(' | b'[' | b'{') => {
+                i = brackets.close(bare, i).map_or(close, |c| c + 1);
+                continue;
+            }
+            Some(b',') => {
+                pieces.push(start..i);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    pieces.push(start..close.max(start));
+    pieces
 }
+
+/// The longest object of a `setattr`/`delattr` read as a class path: a longer one (nested
+/// calls, hand-made to be long) is not one, and reading it at every nesting would be
+/// quadratic.
+const MAX_OBJECT: usize = 256;
 
 /// Bindings that name their scope: a module global through `globals()` or
 /// `sys.modules[__name__]`, a class attribute through `setattr`/`delattr`.
 fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
     let deleting = t.starts_with("del") && !t.starts_with("del_");
+    let mut brackets: Option<Brackets> = None;
     for m in GLOBALS_ITEM.find_iter(t) {
         let Some((name, end)) = literal_at(t, c, m.end()) else {
             continue;
@@ -1783,7 +1810,11 @@ fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
         let method = method.as_str();
         let template = format!("`globals().{method}(…{{}}…)`");
         let mut names = Vec::new();
-        for (k, arg) in arguments(t, whole.end() - 1).into_iter().enumerate() {
+        let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
+        for (k, arg) in arguments(t, brackets, whole.end() - 1)
+            .into_iter()
+            .enumerate()
+        {
             let text = t.get(arg.clone()).unwrap_or_default().trim_start();
             if method == "update" {
                 if let Some(name) = KEYWORD_ARGUMENT.captures(text).and_then(|c| c.get(1)) {
@@ -1791,7 +1822,7 @@ fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
                 } else if text.starts_with('{') {
                     let open =
                         arg.start + (t.get(arg.clone()).unwrap_or_default().len() - text.len());
-                    for item in arguments(t, open) {
+                    for item in arguments(t, brackets, open) {
                         if let Some((name, end)) = literal_at(t, c, item.start)
                             && t.get(end..)
                                 .unwrap_or_default()
@@ -1820,11 +1851,15 @@ fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
         let (Some(whole), Some(function)) = (m.get(0), m.get(1)) else {
             continue;
         };
-        let args = arguments(t, whole.end() - 1);
+        let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
+        let args = arguments(t, brackets, whole.end() - 1);
         let (Some(object), Some(attribute)) = (args.first(), args.get(1)) else {
             continue;
         };
         let object = t.get(object.clone()).unwrap_or_default().trim();
+        if object.len() > MAX_OBJECT {
+            continue;
+        }
         let Some((name, _)) = literal_at(t, c, attribute.start) else {
             continue;
         };
@@ -2382,6 +2417,26 @@ off! {
         assert_eq!(shadows(&other).len(), 1);
         let parens = format!("{prop}test_x = {}test_x{}\n", "(".repeat(n), ")".repeat(n));
         assert_eq!(shadows(&parens).len(), 1);
+    }
+
+    #[test]
+    fn nested_explicit_global_calls_are_read_in_linear_time() {
+        // 20 000 nested calls on one line: re-reading each call's arguments to its end took
+        // seconds (minutes in a debug build).
+        let n = 20_000;
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let started = std::time::Instant::now();
+        for call in ["globals().update(", "globals().pop(", "setattr(", "delattr("] {
+            let text = format!("{prop}{}'a'{}\n", call.repeat(n), ")".repeat(n));
+            assert_eq!(shadows(&text), vec![], "{call}");
+        }
+        let text = format!(
+            "{prop}f({}globals().update(test_x=1){})\n",
+            "f(".repeat(n),
+            ")".repeat(n)
+        );
+        assert_eq!(shadows(&text).len(), 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
