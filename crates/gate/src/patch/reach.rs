@@ -717,8 +717,19 @@ fn keeps_compiled(attribute: &str) -> bool {
 /// What a `cfg` predicate (whitespace removed) is in a test build: `Some(true)` when it holds
 /// in every one (`test`, `all()`, `any(test, feature = "x")`), `Some(false)` when in none
 /// (`any()`, `not(test)`), `None` when it depends on the configuration (`feature = "x"`,
-/// `unix`, `FALSE`) or is not read.
+/// `unix`, `FALSE`) or is not read — as is one nested deeper than [`MAX_CFG_DEPTH`].
 pub(crate) fn cfg_in_tests(predicate: &str) -> Option<bool> {
+    cfg_at_depth(predicate, 0)
+}
+
+/// How deep `all`/`any`/`not` are followed in a `cfg` predicate: deeper is not read, so that a
+/// hand-made `not(not(…))` a hundred thousand deep costs neither stack nor quadratic time.
+const MAX_CFG_DEPTH: usize = 32;
+
+fn cfg_at_depth(predicate: &str, depth: usize) -> Option<bool> {
+    if depth > MAX_CFG_DEPTH {
+        return None;
+    }
     let (name, args) = match predicate.split_once('(') {
         Some((name, args)) => (name, Some(args.strip_suffix(')')?)),
         None => (predicate, None),
@@ -727,7 +738,7 @@ pub(crate) fn cfg_in_tests(predicate: &str) -> Option<bool> {
         args.map(|a| {
             split_top(a)
                 .into_iter()
-                .map(cfg_in_tests)
+                .map(|p| cfg_at_depth(p, depth + 1))
                 .collect::<Vec<_>>()
         })
     };
@@ -963,5 +974,12 @@ mod tests {
         ] {
             assert_eq!(cfg_in_tests(predicate), value, "{predicate}");
         }
+        // Nested past reading: not read, so the declaration does not count; no stack overflow.
+        let n = 100_000;
+        let deep = format!("{}test{}", "not(not(".repeat(n), "))".repeat(n));
+        assert_eq!(cfg_in_tests(&deep), None);
+        assert!(!declares(&format!("#[cfg({deep})]\nmod props;\n"), "props"));
+        let shallow = format!("{}test{}", "not(not(".repeat(8), "))".repeat(8));
+        assert_eq!(cfg_in_tests(&shallow), Some(true));
     }
 }
