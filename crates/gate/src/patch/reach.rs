@@ -28,6 +28,7 @@
 //! targets of a manifest in another folder than the file's crate or one above it.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::LazyLock;
 
@@ -44,11 +45,19 @@ use super::rules::FileKind;
 /// How deep a chain of `mod` declarations is followed.
 const MAX_DEPTH: usize = 32;
 
-/// Answers "is this file compiled" for one commit's tree, reading git lazily and remembering.
+/// Answers "is this file compiled" for one commit's tree, reading git lazily and remembering:
+/// the answers, and what each file declares and each roots folder holds, so that judging
+/// every file of a folder reads each file once (not once for each file it might declare).
 pub(crate) struct Reach<'g> {
     git: &'g Git,
     commit: &'g str,
     memo: RefCell<BTreeMap<String, bool>>,
+    /// The modules each path declares ([`declared_modules`]); `None`: not a regular file.
+    declared: RefCell<BTreeMap<String, Option<Rc<BTreeSet<String>>>>>,
+    /// The file names of each roots folder.
+    folders: RefCell<BTreeMap<String, Rc<Vec<String>>>>,
+    /// The text of each `Cargo.toml` read; `None`: not a regular file.
+    manifests: RefCell<BTreeMap<String, Option<Rc<String>>>>,
     error: RefCell<Option<PatchError>>,
 }
 
@@ -58,6 +67,9 @@ impl<'g> Reach<'g> {
             git,
             commit,
             memo: RefCell::new(BTreeMap::new()),
+            declared: RefCell::new(BTreeMap::new()),
+            folders: RefCell::new(BTreeMap::new()),
+            manifests: RefCell::new(BTreeMap::new()),
             error: RefCell::new(None),
         }
     }
@@ -71,7 +83,7 @@ impl<'g> Reach<'g> {
     /// Whether `path` is a regular file of the tree. A git failure answers `false` and is kept
     /// for [`Reach::into_error`].
     pub(crate) fn holds(&self, path: &str) -> bool {
-        self.read(path).is_some()
+        self.modules(path).is_some()
     }
 
     /// The first git failure met, if any: the commit could not be judged.
@@ -83,14 +95,53 @@ impl<'g> Reach<'g> {
         self.error.borrow_mut().get_or_insert(e);
     }
 
-    fn read(&self, path: &str) -> Option<String> {
-        match read_at(self.git, self.commit, path) {
-            Ok(bytes) => bytes.map(|b| String::from_utf8_lossy(&b).into_owned()),
+    /// The modules `path` declares, read once; `None` when it is not a regular file.
+    fn modules(&self, path: &str) -> Option<Rc<BTreeSet<String>>> {
+        if let Some(known) = self.declared.borrow().get(path) {
+            return known.clone();
+        }
+        let modules = match read_at(self.git, self.commit, path) {
+            Ok(bytes) => bytes.map(|b| Rc::new(declared_modules(&String::from_utf8_lossy(&b)))),
             Err(e) => {
                 self.fail(e);
                 None
             }
+        };
+        self.declared
+            .borrow_mut()
+            .insert(path.to_string(), modules.clone());
+        modules
+    }
+
+    /// The text of the `Cargo.toml` at `path`, read once; `None` when it is not a regular file.
+    fn read(&self, path: &str) -> Option<Rc<String>> {
+        if let Some(known) = self.manifests.borrow().get(path) {
+            return known.clone();
         }
+        let text = match read_at(self.git, self.commit, path) {
+            Ok(bytes) => bytes.map(|b| Rc::new(String::from_utf8_lossy(&b).into_owned())),
+            Err(e) => {
+                self.fail(e);
+                None
+            }
+        };
+        self.manifests
+            .borrow_mut()
+            .insert(path.to_string(), text.clone());
+        text
+    }
+
+    /// The file names of `parent` (from the project folder), listed once.
+    fn files_in(&self, parent: &str) -> Result<Rc<Vec<String>>, PatchError> {
+        if let Some(known) = self.folders.borrow().get(parent) {
+            return Ok(Rc::clone(known));
+        }
+        let folder = format!("{}{parent}", self.git.prefix().unwrap_or_default());
+        let names = Rc::new(self.git.files_in(self.commit, &folder)?);
+        self.folders
+            .borrow_mut()
+            .insert(parent.to_string(), Rc::clone(&names));
+        Ok(names)
     }
 
     fn compiled_at(&self, path: &str, depth: usize) -> bool {
@@ -168,11 +219,10 @@ impl<'g> Reach<'g> {
             candidates.push(format!("{parent}.rs"));
         }
         if is_roots_folder(parent) {
-            let folder = format!("{}{parent}", self.git.prefix().unwrap_or_default());
-            match self.git.files_in(self.commit, &folder) {
+            match self.files_in(parent) {
                 Ok(names) => candidates.extend(
                     names
-                        .into_iter()
+                        .iter()
                         .filter(|n| n.ends_with(".rs"))
                         .map(|n| join(parent, &n)),
                 ),
@@ -185,7 +235,7 @@ impl<'g> Reach<'g> {
         candidates.sort();
         candidates.dedup();
         candidates.into_iter().filter(|c| c != path).any(|c| {
-            self.read(&c).is_some_and(|text| declares(&text, name))
+            self.modules(&c).is_some_and(|m| m.contains(name))
                 && self.compiled_at(&c, depth + 1)
         })
     }
@@ -575,7 +625,8 @@ pub(crate) fn module_of(path: &str) -> Option<(&str, &str)> {
 
 /// Whether Rust `text` declares module `name` from a file so that a test build compiles it
 /// ([`declared_modules`]).
-pub(crate) fn declares(text: &str, name: &str) -> bool {
+#[cfg(test)]
+fn declares(text: &str, name: &str) -> bool {
     declared_modules(text).contains(name)
 }
 
