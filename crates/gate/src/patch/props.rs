@@ -2512,7 +2512,83 @@ off! {
         proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
     }
 
+    /// Text of any Unicode characters (multi-byte ones, `\r`, tabs, lone `\`) mixed with the
+    /// words and brackets the Python and Rust scans look for.
+    fn unicode_soup() -> impl Strategy<Value = String> {
+        let words = prop::sample::select(vec![
+            "@given(st.integers())\n",
+            "def test_x(x):\n",
+            "class TestA:\n",
+            "    ",
+            "test_x",
+            " = ",
+            ":=",
+            "lambda ",
+            "global ",
+            "del ",
+            "import ",
+            "from m import ",
+            " as ",
+            "for ",
+            " in ",
+            "with ",
+            "except E",
+            "if x:",
+            "globals()[",
+            "globals().update(",
+            "setattr(",
+            "sys.modules[__name__]",
+            "wrap(",
+            "f\"{",
+            "'''",
+            "\"",
+            "'",
+            "(",
+            ")",
+            "[",
+            "]",
+            "{",
+            "}",
+            "#",
+            ",",
+            ";",
+            "mod props;",
+            "#[cfg(test)]",
+            "#![cfg(",
+            "#[path = \"x.rs\"]",
+            "pub(crate) ",
+            "proptest! {",
+            "#[test]",
+            "fn p(x in 0u8..3) {",
+            "/*",
+            "*/",
+            "//",
+            "r#\"",
+            "\"#",
+            "not(",
+            "any(",
+            "'a'",
+        ])
+        .prop_map(str::to_string);
+        let piece = prop_oneof!["\\PC{0,3}", "[é😀\u{a0}\u{3000}\t\r\n\\\\ ]{1,3}", words];
+        proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
+    }
+
     proptest! {
+        /// No text of any characters makes a scan panic.
+        #[test]
+        fn scans_never_panic_on_unicode_text(text in unicode_soup()) {
+            for kind in [FileKind::Python, FileKind::Rust, FileKind::Other] {
+                let _ = properties(kind, &text);
+                let _ = property_spans(kind, &text);
+                let _ = shadowed_properties(kind, &text);
+                let _ = logical_starts(kind, &text);
+                let _ = views(kind, &text);
+            }
+            let _ = source_text("tests/test_a.py", text.as_bytes());
+            let _ = crate::patch::reach::declared_modules(&text);
+        }
+
         /// Whatever the bindings, the scan answers without a panic, and a property it reports
         /// replaced is one it does not count, replaced at a line of the text.
         #[test]
