@@ -503,3 +503,33 @@ fn a_wide_tests_folder_is_judged_reading_each_file_once() {
     // About 0.5 s here once each file is read once; 33 s when read again for every file.
     assert!(took < std::time::Duration::from_secs(10), "{took:?}");
 }
+
+#[test]
+fn a_folder_named_like_pathspec_magic_is_read_literally() {
+    // git reads `:(glob)…` in a pathspec as magic that `ls-tree` refuses: the gate must ask
+    // for the folder by its literal name.
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"**/props.rs\"]\nmin_cases = 50\n",
+    );
+    repo.write(
+        ":(glob)k/Cargo.toml",
+        "[package]\nname = \"k\"\nversion = \"0.1.0\"\n",
+    );
+    repo.write(":(glob)k/src/lib.rs", LIB);
+    repo.write(":(glob)k/src/props.rs", MORE);
+    let base = repo.commit("base");
+    repo.write(
+        ":(glob)k/src/lib.rs",
+        &LIB.replace("#[cfg(test)]\nmod props;\n", ""),
+    );
+    repo.commit("drop the mod line");
+    let found: Found = repo
+        .check(&base)
+        .findings
+        .into_iter()
+        .map(|f| (f.rule, f.file, f.line))
+        .collect();
+    assert_eq!(found, removed(&[(":(glob)k/src/props.rs", 5)]));
+}

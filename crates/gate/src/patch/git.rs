@@ -79,6 +79,10 @@ pub(crate) struct RawSignature {
     pub key: String,
 }
 
+/// The option that makes git read a path given after `--` as the path itself: a folder named
+/// `:(glob)x` or `:!x` is not pathspec magic (which `ls-tree` refuses, failing the gate).
+const LITERAL: &str = "--literal-pathspecs";
+
 impl Git {
     pub(crate) fn new(dir: &Path, program: OsString, env: Vec<(OsString, OsString)>) -> Self {
         Git {
@@ -450,7 +454,7 @@ impl Git {
         commit: &str,
         path: &str,
     ) -> Result<Option<(String, String)>, PatchError> {
-        let args = ["ls-tree", "-z", "--full-tree", commit, "--", path];
+        let args = [LITERAL, "ls-tree", "-z", "--full-tree", commit, "--", path];
         let out = self.run(&[], &args)?;
         for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
             let record = String::from_utf8_lossy(record);
@@ -476,7 +480,7 @@ impl Git {
     /// without a trailing `/`) of `commit`.
     pub(crate) fn files_in(&self, commit: &str, dir: &str) -> Result<Vec<String>, PatchError> {
         let folder = format!("{dir}/");
-        let args = ["ls-tree", "-z", "--full-tree", commit, "--", &folder];
+        let args = [LITERAL, "ls-tree", "-z", "--full-tree", commit, "--", &folder];
         let out = self.run(&[], &args)?;
         let mut names = Vec::new();
         for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
@@ -506,7 +510,7 @@ impl Git {
         } else {
             dirs.iter().map(|d| format!("{d}/")).collect()
         };
-        let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", commit, "--"];
+        let mut args = vec![LITERAL, "ls-tree", "-r", "-z", "--full-tree", commit, "--"];
         args.extend(folders.iter().map(String::as_str));
         let out = self.run(&[], &args)?;
         let mut files = Vec::new();
@@ -519,7 +523,7 @@ impl Git {
             let [mode, kind, oid] = fields.as_slice() else {
                 return Err(Self::output_error(&args, "malformed entry"));
             };
-            // Pathspecs are patterns: keep only what lies under a folder asked for.
+            // Keep only what lies under a folder asked for.
             let under = folders.is_empty() || folders.iter().any(|f| path.starts_with(f));
             if *kind == "blob" && matches!(*mode, "100644" | "100755") && under {
                 files.push((path.to_string(), (*oid).to_string()));
