@@ -1780,7 +1780,7 @@ const MAX_OBJECT: usize = 256;
 /// Bindings that name their scope: a module global through `globals()` or
 /// `sys.modules[__name__]`, a class attribute through `setattr`/`delattr`.
 fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
-    let deleting = t.starts_with("del") && !t.starts_with("del_");
+    let deleting = is_keyword_at(t, 0, "del");
     let mut brackets: Option<Brackets> = None;
     for m in GLOBALS_ITEM.find_iter(t) {
         let Some((name, end)) = literal_at(t, c, m.end()) else {
@@ -2387,6 +2387,8 @@ off! {
             "globals()['test_x2'] = 1",
             "globals()['test_x']",
             "globals().setdefault('test_x', None)",
+            "delta = globals()['test_x']",
+            "delattr(globals()['test_x'], 'hypothesis')",
             "globals().get('test_x')",
             "print(globals()['test_x'] == 1)",
             "from m import *",
