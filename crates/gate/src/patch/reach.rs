@@ -28,8 +28,8 @@
 //! targets of a manifest in another folder than the file's crate or one above it.
 
 use std::cell::RefCell;
-use std::rc::Rc;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 use std::sync::LazyLock;
 
 use regex::Regex;
@@ -235,8 +235,7 @@ impl<'g> Reach<'g> {
         candidates.sort();
         candidates.dedup();
         candidates.into_iter().filter(|c| c != path).any(|c| {
-            self.modules(&c).is_some_and(|m| m.contains(name))
-                && self.compiled_at(&c, depth + 1)
+            self.modules(&c).is_some_and(|m| m.contains(name)) && self.compiled_at(&c, depth + 1)
         })
     }
 }
@@ -647,10 +646,11 @@ pub(crate) fn declared_modules(text: &str) -> BTreeSet<String> {
     if !inner_attributes(&code).iter().all(|a| keeps_compiled(a)) {
         return BTreeSet::new();
     }
+    let pairs = square_pairs(&code);
     re.captures_iter(&code)
         .filter_map(|c| {
             let (whole, name) = (c.get(0)?, c.get(1)?);
-            outer_attributes(&code, whole.start())
+            outer_attributes(&code, &pairs, whole.start())
                 .iter()
                 .all(|a| keeps_compiled(a))
                 .then(|| name.as_str().to_string())
@@ -680,11 +680,18 @@ fn inner_attributes(code: &str) -> Vec<&str> {
 
 /// The outer attributes (`#[…]`) of the item that starts at `start` in blanked `code`, each as
 /// the text between the brackets; a visibility (`pub`, `pub(crate)`, …) between them and the
-/// item is skipped.
-fn outer_attributes(code: &str, start: usize) -> Vec<&str> {
+/// item is skipped. `pairs` are the square brackets of `code` ([`square_pairs`]); a `(` is
+/// looked for back to the end of the item before only, so that reading every `mod` line of a
+/// text costs one pass.
+fn outer_attributes<'c>(
+    code: &'c str,
+    pairs: &BTreeMap<usize, usize>,
+    start: usize,
+) -> Vec<&'c str> {
     let mut head = code[..start].trim_end();
     if let Some(before) = head.strip_suffix(')')
-        && let Some(open) = before.rfind('(')
+        && let Some(open) = before.rfind(['(', ';', '{', '}', ']'])
+        && before[open..].starts_with('(')
         && is_word_end(code[..open].trim_end(), "pub")
     {
         head = code[..open].trim_end();
@@ -695,7 +702,7 @@ fn outer_attributes(code: &str, start: usize) -> Vec<&str> {
     let mut found = Vec::new();
     while head.ends_with(']') {
         let close = head.len() - 1;
-        let Some(open) = matching_open(code, close) else {
+        let Some(&open) = pairs.get(&close) else {
             break;
         };
         let Some(hash) = code[..open].trim_end().strip_suffix('#') else {
@@ -717,22 +724,22 @@ fn is_word_end(text: &str, word: &str) -> bool {
     })
 }
 
-/// The `[` that the `]` at `close` of blanked `code` closes.
-fn matching_open(code: &str, close: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    for (i, b) in code.as_bytes().get(..=close)?.iter().enumerate().rev() {
+/// For each `]` of blanked `code`, the `[` it closes, in one pass.
+fn square_pairs(code: &str) -> BTreeMap<usize, usize> {
+    let mut pairs = BTreeMap::new();
+    let mut open = Vec::new();
+    for (i, b) in code.bytes().enumerate() {
         match b {
-            b']' => depth += 1,
-            b'[' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 {
-                    return Some(i);
+            b'[' => open.push(i),
+            b']' => {
+                if let Some(o) = open.pop() {
+                    pairs.insert(i, o);
                 }
             }
             _ => {}
         }
     }
-    None
+    pairs
 }
 
 /// Whether an attribute (the text between its brackets) leaves a test build compiling the
@@ -1006,6 +1013,20 @@ mod tests {
             ),
             ["a", "c"].map(String::from).into_iter().collect()
         );
+    }
+
+    #[test]
+    fn many_mod_lines_after_stray_brackets_are_read_in_linear_time() {
+        // Each `mod` line after a `]` or `)` that opens nothing: looking back for the `[` or
+        // `(` from each one read the whole text before it again.
+        let started = std::time::Instant::now();
+        for stray in ["]", ")", "pub)"] {
+            let text: String = (0..50_000)
+                .map(|i| format!("{stray}\nmod a{i};\n"))
+                .collect();
+            assert_eq!(declared_modules(&text).len(), 50_000, "{stray}");
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
     }
 
     #[test]
