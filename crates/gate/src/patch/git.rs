@@ -480,7 +480,15 @@ impl Git {
     /// without a trailing `/`) of `commit`.
     pub(crate) fn files_in(&self, commit: &str, dir: &str) -> Result<Vec<String>, PatchError> {
         let folder = format!("{dir}/");
-        let args = [LITERAL, "ls-tree", "-z", "--full-tree", commit, "--", &folder];
+        let args = [
+            LITERAL,
+            "ls-tree",
+            "-z",
+            "--full-tree",
+            commit,
+            "--",
+            &folder,
+        ];
         let out = self.run(&[], &args)?;
         let mut names = Vec::new();
         for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {

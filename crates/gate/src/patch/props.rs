@@ -1673,7 +1673,9 @@ fn assignment(t: &str, out: &mut Vec<Binding>) {
 fn is_keyword_at(text: &str, at: usize, keyword: &str) -> bool {
     let word = |b: &u8| b.is_ascii_alphanumeric() || *b == b'_' || !b.is_ascii();
     let bytes = text.as_bytes();
-    bytes.get(at..).is_some_and(|rest| rest.starts_with(keyword.as_bytes()))
+    bytes
+        .get(at..)
+        .is_some_and(|rest| rest.starts_with(keyword.as_bytes()))
         && !at
             .checked_sub(1)
             .and_then(|p| bytes.get(p))
@@ -2428,7 +2430,12 @@ off! {
         let n = 20_000;
         let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
         let started = std::time::Instant::now();
-        for call in ["globals().update(", "globals().pop(", "setattr(", "delattr("] {
+        for call in [
+            "globals().update(",
+            "globals().pop(",
+            "setattr(",
+            "delattr(",
+        ] {
             let text = format!("{prop}{}'a'{}\n", call.repeat(n), ")".repeat(n));
             assert_eq!(shadows(&text), vec![], "{call}");
         }
