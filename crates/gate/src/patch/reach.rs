@@ -224,7 +224,7 @@ impl<'g> Reach<'g> {
                     names
                         .iter()
                         .filter(|n| n.ends_with(".rs"))
-                        .map(|n| join(parent, &n)),
+                        .map(|n| join(parent, n)),
                 ),
                 Err(e) => {
                     self.fail(e);
