@@ -1514,10 +1514,14 @@ fn header_bindings(header: &str, out: &mut Vec<Binding>) {
     }
 }
 
-/// The names an assignment expression (`(test_x := …)`) binds.
+/// The names an assignment expression (`(test_x := …)`) binds. A name just after `{` is an
+/// f-string's replacement field whose format spec starts with a `=` fill (`f"{test_x:=^40}"`),
+/// which binds nothing.
 fn walrus(text: &str, out: &mut Vec<Binding>) {
     for c in WALRUS.captures_iter(text) {
-        if let Some(name) = c.get(1) {
+        if let Some(name) = c.get(1)
+            && !text[..name.start()].trim_end().ends_with('{')
+        {
             let target = Target::Local(name.as_str().to_string());
             out.push(Binding {
                 form: form_of(&target, "`({} := …)`"),
@@ -2391,6 +2395,8 @@ off! {
             "globals().setdefault('test_x', None)",
             "delta = globals()['test_x']",
             "delattr(globals()['test_x'], 'hypothesis')",
+            "print(f\"{test_x:=^40}\")",
+            "print(f'{ test_x :=>9}')",
             "globals().get('test_x')",
             "print(globals()['test_x'] == 1)",
             "from m import *",
