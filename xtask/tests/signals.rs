@@ -61,33 +61,11 @@ impl Scene {
 
     /// The running processes (zombies aside) whose command line holds the token.
     fn survivors(&self) -> Vec<(i32, String)> {
-        let mut found = Vec::new();
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return found;
-        };
-        for entry in entries.flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-                continue;
-            };
-            let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-                continue;
-            };
-            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if !cmdline.contains(&self.token) {
-                continue;
-            }
-            let running = std::fs::read_to_string(entry.path().join("stat"))
-                .ok()
-                .and_then(|stat| {
-                    let state = stat.rsplit_once(')')?.1.trim_start().chars().next()?;
-                    Some(!matches!(state, 'Z' | 'X'))
-                })
-                .unwrap_or(false);
-            if running {
-                found.push((pid, cmdline));
-            }
-        }
-        found
+        running_processes()
+            .into_iter()
+            .filter(|p| p.cmdline.contains(&self.token))
+            .map(|p| (p.pid, p.cmdline))
+            .collect()
     }
 
     /// Kills what the test left behind, so that a failing test does not leave sleeps.
@@ -235,21 +213,21 @@ fn sighup_while_a_worker_runs_exits_129() {
     interrupt(&scene, xtask, "HUP", 129);
 }
 
-/// The running processes (zombies aside) whose command line names `dir` or whose working
-/// folder is in it.
-fn processes_in(dir: &Path) -> Vec<(i32, String)> {
-    let dir = dir.to_string_lossy().into_owned();
+/// A running process (zombies aside): its id, command line (arguments joined by spaces) and
+/// working folder.
+struct Running {
+    pid: i32,
+    cmdline: String,
+    cwd: String,
+}
+
+/// Every running process this test can see.
+fn running_processes() -> Vec<Running> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
             continue;
         };
-        let cmdline = std::fs::read(entry.path().join("cmdline"))
-            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
-            .unwrap_or_default();
-        let cwd = std::fs::read_link(entry.path().join("cwd"))
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
         let running = std::fs::read_to_string(entry.path().join("stat"))
             .ok()
             .and_then(|stat| {
@@ -257,11 +235,28 @@ fn processes_in(dir: &Path) -> Vec<(i32, String)> {
                 Some(!matches!(state, 'Z' | 'X'))
             })
             .unwrap_or(false);
-        if running && (cmdline.contains(&dir) || cwd.starts_with(&dir)) {
-            found.push((pid, cmdline));
+        if !running {
+            continue;
         }
+        let cmdline = std::fs::read(entry.path().join("cmdline"))
+            .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+            .unwrap_or_default();
+        let cwd = std::fs::read_link(entry.path().join("cwd"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        found.push(Running { pid, cmdline, cwd });
     }
     found
+}
+
+/// The running processes whose command line names `dir` or whose working folder is in it.
+fn processes_in(dir: &Path) -> Vec<(i32, String)> {
+    let dir = dir.to_string_lossy().into_owned();
+    running_processes()
+        .into_iter()
+        .filter(|p| p.cmdline.contains(&dir) || p.cwd.starts_with(&dir))
+        .map(|p| (p.pid, p.cmdline))
+        .collect()
 }
 
 /// The demo runs each step as another xtask, which runs oracles of its own: SIGTERM sent to

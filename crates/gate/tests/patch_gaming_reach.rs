@@ -84,7 +84,12 @@ fn judge(edits: &[(&str, Option<&str>)]) -> Found {
         }
     }
     repo.commit("edit");
-    repo.check(&base)
+    findings(&repo, &base)
+}
+
+/// The findings (rule, file, line) of the check of `base..HEAD`.
+fn findings(repo: &Repo, base: &str) -> Found {
+    repo.check(base)
         .findings
         .into_iter()
         .map(|f| (f.rule, f.file, f.line))
@@ -205,12 +210,7 @@ fn a_renamed_crate_root_or_a_deleted_cargo_toml_removes_the_properties() {
     let (repo, base) = base_repo();
     repo.git(&["mv", "tests/it/main.rs", "tests/it/main.rs.off"]);
     repo.commit("rename the root");
-    let found: Found = repo
-        .check(&base)
-        .findings
-        .into_iter()
-        .map(|f| (f.rule, f.file, f.line))
-        .collect();
+    let found = findings(&repo, &base);
     assert_eq!(found, removed(&[("tests/it/props.rs", 5)]));
 
     let mut all = src_props();
@@ -224,12 +224,7 @@ fn a_renamed_crate_root_or_a_deleted_cargo_toml_removes_the_properties() {
     let (repo, base) = base_repo();
     repo.git(&["mv", "Cargo.toml", "Cargo.toml.off"]);
     repo.commit("rename the manifest");
-    let found: Found = repo
-        .check(&base)
-        .findings
-        .into_iter()
-        .map(|f| (f.rule, f.file, f.line))
-        .collect();
+    let found = findings(&repo, &base);
     assert_eq!(found, all);
     // A changed manifest still makes a crate.
     let found = judge(&[(
@@ -308,12 +303,9 @@ fn a_target_path_in_the_manifest_compiles_the_file_it_names() {
         std::fs::create_dir_all(repo.path().join("tests/suites")).unwrap();
         repo.git(&["mv", "tests/top.rs", "tests/suites/extra.rs"]);
         repo.commit_signed("the suite gets a target of its own", &keys().alice);
-        let found: Found = repo
-            .check(&base)
-            .findings
+        let found: Found = findings(&repo, &base)
             .into_iter()
-            .filter(|f| f.rule == "property-removed")
-            .map(|f| (f.rule, f.file, f.line))
+            .filter(|(rule, _, _)| rule == "property-removed")
             .collect();
         assert_eq!(found, expected, "{extra}");
     }
@@ -340,11 +332,7 @@ fn a_crate_dropped_from_its_workspace_loses_its_properties() {
         let base = repo.commit("base");
         repo.write("Cargo.toml", &workspace(section));
         repo.commit("workspace");
-        repo.check(&base)
-            .findings
-            .into_iter()
-            .map(|f| (f.rule, f.file, f.line))
-            .collect()
+        findings(&repo, &base)
     };
     let gone = removed(&[("crates/inv/tests/props.rs", 5)]);
     for section in [
@@ -532,11 +520,6 @@ fn a_folder_named_like_pathspec_magic_is_read_literally() {
         &LIB.replace("#[cfg(test)]\nmod props;\n", ""),
     );
     repo.commit("drop the mod line");
-    let found: Found = repo
-        .check(&base)
-        .findings
-        .into_iter()
-        .map(|f| (f.rule, f.file, f.line))
-        .collect();
+    let found = findings(&repo, &base);
     assert_eq!(found, removed(&[(":(glob)k/src/props.rs", 5)]));
 }
