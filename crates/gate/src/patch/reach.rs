@@ -354,7 +354,7 @@ pub(crate) fn no_longer_compiled(
             .collect();
         let module = module_of(path).map_or("", |(name, _)| name);
         let why = format!(
-            "{path} is no longer compiled (no crate root or `mod {module};` reaches it after the change to {})",
+            "{path} is no longer compiled (neither a crate root `cargo test` runs nor a `mod {module};` reaches it after the change to {})",
             changed.join(", ")
         );
         found.extend(defs.into_iter().map(|property| Uncompiled {
