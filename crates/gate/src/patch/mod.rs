@@ -11,8 +11,9 @@
 //!   [`RULES`] table; a finding blocks unless the commit carries such a signature;
 //! - a commit that stops compiling a Rust file under `property_paths` it leaves unchanged (it
 //!   deletes the file's `mod` line or puts it behind a `#[cfg]` or `#[path]`, deletes or
-//!   renames the declaring file, the crate root or its `Cargo.toml`) removes that file's
-//!   properties (`property-removed`), wherever the declaring file lies.
+//!   renames the declaring file, the crate root or its `Cargo.toml`, or edits that manifest so
+//!   that `cargo test` no longer runs the target or its workspace no longer holds the crate)
+//!   removes that file's properties (`property-removed`), wherever the declaring file lies.
 //!
 //! Only `git` is run (no git library, no cryptography of our own). Globs match the whole path
 //! from the repository root; `*` stays within one directory, `**` crosses directories.
