@@ -972,7 +972,7 @@ fn python_string(lx: &mut Lexer<'_>, q: usize, f: bool, depth: usize) -> usize {
 }
 
 /// Lexes the expression of an f-string replacement field starting at `from` (code, with nested
-/// strings); returns the offset of its closing `}`.
+/// strings) and its format spec, if any; returns the offset of its closing `}`.
 fn python_fstring_expression(lx: &mut Lexer<'_>, from: usize, depth: usize) -> usize {
     let mut nesting = 0usize;
     let mut j = from;
@@ -983,6 +983,9 @@ fn python_fstring_expression(lx: &mut Lexer<'_>, from: usize, depth: usize) -> u
                 j = python_string(lx, j, f, depth);
                 continue;
             }
+            // Outside brackets a `:` starts the format spec (an assignment expression there
+            // needs parentheses): `f"{x:'>10}"`, `f"{x:=^40}"`.
+            b':' if nesting == 0 => return python_format_spec(lx, j + 1, depth),
             b'(' | b'[' | b'{' => nesting += 1,
             b')' | b']' => nesting = nesting.saturating_sub(1),
             b'}' => {
@@ -996,6 +999,37 @@ fn python_fstring_expression(lx: &mut Lexer<'_>, from: usize, depth: usize) -> u
         j += 1;
     }
     lx.clean = false;
+    lx.src.len()
+}
+
+/// Lexes the format spec of an f-string replacement field starting at `from`: text (quotes
+/// in it are characters, not strings) with replacement fields of its own (`{width}`) until
+/// the `}` that closes the field, whose offset it returns.
+fn python_format_spec(lx: &mut Lexer<'_>, from: usize, depth: usize) -> usize {
+    let mut literal_from = from;
+    let mut j = from;
+    while let Some(&b) = lx.src.get(j) {
+        match b {
+            b'{' => {
+                lx.literal(literal_from, j);
+                if depth >= MAX_FSTRING_DEPTH {
+                    lx.clean = false;
+                    return lx.src.len();
+                }
+                j = python_fstring_expression(lx, j + 1, depth + 1) + 1;
+                literal_from = j;
+            }
+            b'}' => {
+                lx.literal(literal_from, j);
+                return j;
+            }
+            // A spec never spans lines: the string (or the file) is broken here.
+            b'\n' => break,
+            _ => j += 1,
+        }
+    }
+    lx.clean = false;
+    lx.literal(literal_from, j);
     lx.src.len()
 }
 
@@ -2397,6 +2431,10 @@ off! {
             "delattr(globals()['test_x'], 'hypothesis')",
             "print(f\"{test_x:=^40}\")",
             "print(f'{ test_x :=>9}')",
+            // A quote as the fill: the file still lexes, so a keyword argument on a line of
+            // its own is read as one.
+            "print(f\"{x:'>10}\")\nf(\n    test_x=1,\n)",
+            "print(f\"{x:{w}.{p}f}\")\nf(\n    test_x=1,\n)",
             "globals().get('test_x')",
             "print(globals()['test_x'] == 1)",
             "from m import *",
