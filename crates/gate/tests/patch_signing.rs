@@ -701,6 +701,38 @@ fn an_octopus_merge_that_drops_the_base_branchs_signed_changes_is_blocked() {
         ]
     );
 
+    // The same merge with an unrelated third parent (an orphan commit of the empty tree):
+    // git refuses unrelated histories unless asked, and a refusal fell back to the older rule.
+    repo.git(&["checkout", "-q", "agent"]);
+    repo.git(&["reset", "-q", "--hard", "HEAD^"]);
+    let empty = repo.git(&["hash-object", "-t", "tree", "-w", "/dev/null"]);
+    let orphan = repo.git(&["commit-tree", "-m", "orphan", empty.trim()]);
+    let tree = repo.git(&["rev-parse", "agent^{tree}"]);
+    let merge = repo.git(&[
+        "commit-tree",
+        "-m",
+        "merge",
+        "-p",
+        "agent",
+        "-p",
+        "main",
+        "-p",
+        orphan.trim(),
+        tree.trim(),
+    ]);
+    repo.git(&["reset", "-q", "--hard", merge.trim()]);
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![
+            (
+                merge.trim().to_string(),
+                "fixtures/tax.total/0123456789abcdef.json".to_string()
+            ),
+            (merge.trim().to_string(), "freezegate.toml".to_string()),
+        ]
+    );
+
     // A clean octopus merge (the default strategy) owns nothing.
     repo.git(&["checkout", "-q", "agent"]);
     repo.git(&["reset", "-q", "--hard", "HEAD^"]);

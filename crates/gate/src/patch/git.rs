@@ -339,6 +339,9 @@ impl Git {
             attr_source.as_str(),
             "merge-tree",
             "--write-tree",
+            // An unrelated parent (an orphan commit) must not make git refuse and the check
+            // fall back to the older rule, which a merge keeping one parent's tree passes.
+            "--allow-unrelated-histories",
             "-z",
             "--name-only",
             "--no-messages",

@@ -1548,14 +1548,11 @@ fn header_bindings(header: &str, out: &mut Vec<Binding>) {
     }
 }
 
-/// The names an assignment expression (`(test_x := …)`) binds. A name just after `{` is an
-/// f-string's replacement field whose format spec starts with a `=` fill (`f"{test_x:=^40}"`),
-/// which binds nothing.
+/// The names an assignment expression (`(test_x := …)`, `{test_x := None}`) binds. (An
+/// f-string's format spec with a `=` fill, `f"{test_x:=^40}"`, is string text, blanked.)
 fn walrus(text: &str, out: &mut Vec<Binding>) {
     for c in WALRUS.captures_iter(text) {
-        if let Some(name) = c.get(1)
-            && !text[..name.start()].trim_end().ends_with('{')
-        {
+        if let Some(name) = c.get(1) {
             let target = Target::Local(name.as_str().to_string());
             out.push(Binding {
                 form: form_of(&target, "`({} := …)`"),
@@ -2201,6 +2198,7 @@ off! {
             ("a, (b, *test_x) = 1, (2, 3)", 4, "`…, test_x = …`"),
             ("[test_x] = [1]", 4, "`test_x = …`"),
             ("print((test_x := None))", 4, "`(test_x := …)`"),
+            ("{test_x := None}", 4, "`(test_x := …)`"),
             ("if (test_x := 0):\n    pass", 4, "`(test_x := …)`"),
             ("x = 1; del test_x", 4, "`del test_x`"),
             ("del a, test_x", 4, "`del test_x`"),
