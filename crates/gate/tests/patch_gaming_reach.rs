@@ -56,7 +56,7 @@ fn base_repo() -> (Repo, String) {
     );
     repo.write(
         "Cargo.toml",
-        "[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n",
+        "[package]\nname = \"invoice\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     );
     repo.write("src/lib.rs", LIB);
     repo.write("src/props/mod.rs", PROPS_MOD);
@@ -229,7 +229,7 @@ fn a_renamed_crate_root_or_a_deleted_cargo_toml_removes_the_properties() {
     // A changed manifest still makes a crate.
     let found = judge(&[(
         "Cargo.toml",
-        Some("[package]\nname = \"invoice\"\nversion = \"0.2.0\"\n"),
+        Some("[package]\nname = \"invoice\"\nversion = \"0.2.0\"\nedition = \"2021\"\n"),
     )]);
     assert!(found.is_empty(), "{found:?}");
 }
@@ -238,8 +238,9 @@ fn a_renamed_crate_root_or_a_deleted_cargo_toml_removes_the_properties() {
 /// edit that turns a test target off removes the properties only it compiled.
 #[test]
 fn a_manifest_that_stops_running_a_target_removes_its_properties() {
-    let manifest =
-        |extra: &str| format!("[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n{extra}");
+    let manifest = |extra: &str| {
+        format!("[package]\nname = \"invoice\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{extra}")
+    };
     let it = || removed(&[("tests/it/props.rs", 5)]);
     let top = || removed(&[("tests/top.rs", 7), ("tests/top.rs", 13)]);
     let mut tests = it();
@@ -263,13 +264,31 @@ fn a_manifest_that_stops_running_a_target_removes_its_properties() {
         ("\n[lib]\ntest = false\n", src_props()),
         ("\n[lib]\nharness = false\n", src_props()),
         ("\n[lib]\npath = \"src/other.rs\"\n", src_props()),
+        // A target of the file's name at another path: cargo infers none for the file.
+        (
+            "\n[[test]]\nname = \"it\"\npath = \"tests/empty.rs\"\n",
+            it(),
+        ),
+        // The default feature a target requires, dropped.
+        (
+            "\n[features]\ndefault = []\nslow = []\n\n[[test]]\nname = \"it\"\nrequired-features = [\"slow\"]\n",
+            it(),
+        ),
     ] {
         let found = judge(&[("Cargo.toml", Some(&manifest(extra)))]);
         assert_eq!(found, expected, "{extra}");
     }
+    // Edition 2015 (the `edition` key gone): one declared test target turns the discovery
+    // of the others off.
+    let found = judge(&[(
+        "Cargo.toml",
+        Some("[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n\n[[test]]\nname = \"main\"\n"),
+    )]);
+    assert_eq!(found, it());
     // Harmless: a target off whose files another target still compiles (`tests/top.rs` is
     // declared by `tests/main.rs`), a bench without the harness, a dependency.
     for extra in [
+        "\n[features]\ndefault = [\"slow\"]\nslow = []\n\n[[test]]\nname = \"it\"\nrequired-features = [\"slow\"]\n",
         "\n[[test]]\nname = \"top\"\nrequired-features = [\"slow\"]\n",
         "\n[[bench]]\nname = \"speed\"\nharness = false\n",
         "\n[dependencies]\nproptest = \"1\"\n",
@@ -297,7 +316,9 @@ fn a_target_path_in_the_manifest_compiles_the_file_it_names() {
         let (repo, base) = base_repo();
         repo.write(
             "Cargo.toml",
-            &format!("[package]\nname = \"invoice\"\nversion = \"0.1.0\"\n{extra}"),
+            &format!(
+                "[package]\nname = \"invoice\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{extra}"
+            ),
         );
         repo.write("tests/main.rs", "\n");
         std::fs::create_dir_all(repo.path().join("tests/suites")).unwrap();
@@ -325,7 +346,7 @@ fn a_crate_dropped_from_its_workspace_loses_its_properties() {
         repo.write("Cargo.toml", &workspace("members = [\"crates/*\"]"));
         repo.write(
             "crates/inv/Cargo.toml",
-            "[package]\nname = \"inv\"\nversion = \"0.1.0\"\n",
+            "[package]\nname = \"inv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
         );
         repo.write("crates/inv/src/lib.rs", "//! Invoices.\n");
         repo.write("crates/inv/tests/props.rs", MORE);
@@ -350,6 +371,53 @@ fn a_crate_dropped_from_its_workspace_loses_its_properties() {
         let found = judge_ws(section);
         assert!(found.is_empty(), "{section}: {found:?}");
     }
+}
+
+/// A workspace root that is also a package: a crate it holds only as a path dependency
+/// stops being tested when the dependency goes; an explicit test `path` in an excluded
+/// crate's manifest does not bring it back.
+#[test]
+fn a_member_by_path_dependency_or_an_excluded_crate_with_a_target_path() {
+    let judge_root = |root: &str, root_after: &str, inv_after: Option<&str>| -> Found {
+        let repo = Repo::new();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"crates/*/tests/**\"]\nmin_cases = 50\n",
+        );
+        repo.write("Cargo.toml", root);
+        repo.write("src/lib.rs", "//! Root.\n");
+        repo.write(
+            "crates/inv/Cargo.toml",
+            "[package]\nname = \"inv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        repo.write("crates/inv/src/lib.rs", "//! Invoices.\n");
+        repo.write("crates/inv/tests/props.rs", MORE);
+        let base = repo.commit("base");
+        repo.write("Cargo.toml", root_after);
+        if let Some(inv) = inv_after {
+            repo.write("crates/inv/Cargo.toml", inv);
+        }
+        repo.commit("manifests");
+        findings(&repo, &base)
+    };
+    let pkg = "[package]\nname = \"root\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
+    let gone = removed(&[("crates/inv/tests/props.rs", 5)]);
+    // A member only as the root package's path dependency, the dependency removed.
+    let with_dep =
+        format!("[workspace]\n\n{pkg}\n[dependencies]\ninv = {{ path = \"crates/inv\" }}\n");
+    let without = format!("[workspace]\n\n{pkg}");
+    assert_eq!(judge_root(&with_dep, &without, None), gone);
+    // A member through `[workspace.dependencies]` stays one over an unrelated edit.
+    let inherited = format!(
+        "[workspace]\n\n[workspace.dependencies]\ninv = {{ path = \"crates/inv\" }}\n\n{pkg}\n[dependencies]\ninv = {{ workspace = true }}\n"
+    );
+    let found = judge_root(&inherited, &inherited.replace("0.1.0", "0.2.0"), None);
+    assert!(found.is_empty(), "{found:?}");
+    // Excluded, with an explicit test path added in the crate's own manifest.
+    let members = "[workspace]\nmembers = [\"crates/*\"]\n";
+    let excluded = "[workspace]\nmembers = [\"crates/*\"]\nexclude = [\"crates/inv\"]\n";
+    let explicit = "[package]\nname = \"inv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[[test]]\nname = \"props\"\npath = \"tests/props.rs\"\n";
+    assert_eq!(judge_root(members, excluded, Some(explicit)), gone);
 }
 
 #[test]
@@ -459,7 +527,7 @@ fn wide_repo(n: usize) -> (Repo, String) {
     );
     repo.write(
         "Cargo.toml",
-        "[package]\nname = \"wide\"\nversion = \"0.1.0\"\n",
+        "[package]\nname = \"wide\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     );
     repo.write("src/lib.rs", "pub fn one() -> u8 { 1 }\n");
     for i in 0..n {
@@ -510,7 +578,7 @@ fn a_folder_named_like_pathspec_magic_is_read_literally() {
     );
     repo.write(
         ":(glob)k/Cargo.toml",
-        "[package]\nname = \"k\"\nversion = \"0.1.0\"\n",
+        "[package]\nname = \"k\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
     );
     repo.write(":(glob)k/src/lib.rs", LIB);
     repo.write(":(glob)k/src/props.rs", MORE);

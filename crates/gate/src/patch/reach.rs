@@ -20,10 +20,12 @@
 //! conventional root counts only if `cargo test` runs its tests — not with `autotests = false`
 //! (or `autobins`, `autobenches`, `autoexamples`) unless a target names it, not when its
 //! target has `test = false`, `harness = false` or `required-features` beyond the `default`
-//! features, not a `src/lib.rs` that `[lib]` moves elsewhere — and a file a target names by
-//! its own `path` is a root. A crate below a `[workspace]` counts only if the workspace holds
+//! features, not when a target of its name has another `path`, not in an edition-2015 crate
+//! that declares any target of its kind, not a `src/lib.rs` that `[lib]` moves elsewhere —
+//! and a file a target names by its own `path` is a root. A crate below a `[workspace]` counts only if the workspace holds
 //! it ([`workspace_holds`]: not under `exclude`, matched by `members` or a path dependency of
-//! the workspace's own package), as `cargo test --workspace` tests. What is not read: the path
+//! the workspace's own package or `[workspace.dependencies]`), as `cargo test --workspace`
+//! tests. What is not read: the path
 //! dependencies of other members, `default-members`, features that turn on others, and the
 //! targets of a manifest in another folder than the file's crate or one above it.
 
@@ -201,6 +203,7 @@ impl<'g> Reach<'g> {
             dir = up;
             if let Some(manifest) = self.read(&join(dir, "Cargo.toml"))
                 && target_at(&manifest, path[dir.len()..].trim_start_matches('/')) == Some(true)
+                && self.in_workspace(dir)
             {
                 return true;
             }
@@ -465,16 +468,28 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
         return true;
     };
     let tables = target_tables(&doc, kind);
-    let named = tables
-        .iter()
-        .find(|t| match t.get("path").and_then(toml::Value::as_str) {
-            Some(path) => path.trim_start_matches("./") == rel,
-            None => t.get("name").and_then(toml::Value::as_str) == Some(name.as_str()),
-        });
-    match named {
-        Some(target) => !(*flags && untested(&doc, target)),
-        None => flag(auto) != Some(false),
+    let path_of = |t: &toml::Table| {
+        t.get("path")
+            .and_then(toml::Value::as_str)
+            .map(|p| p.trim_start_matches("./").to_string())
+    };
+    if let Some(target) = tables.iter().find(|t| path_of(t).as_deref() == Some(rel)) {
+        return !(*flags && untested(&doc, target));
     }
+    if let Some(target) = tables
+        .iter()
+        .find(|t| t.get("name").and_then(toml::Value::as_str) == Some(name.as_str()))
+    {
+        // A target of this name at another path: cargo drops the one it would have inferred
+        // here.
+        return path_of(target).is_none() && !(*flags && untested(&doc, target));
+    }
+    // Edition 2015 (no `edition` key): one declared target of a kind turns that kind's
+    // discovery off.
+    let edition_2015 = package
+        .and_then(|p| p.get("edition"))
+        .is_none_or(|e| e.as_str() == Some("2015"));
+    flag(auto) != Some(false) && (tables.is_empty() || !edition_2015)
 }
 
 /// What of a manifest decides which targets `cargo test` runs: the package's name, `build`
@@ -483,22 +498,46 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
 fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
     let doc = manifest.parse::<toml::Table>().ok()?;
     let package = doc.get("package").and_then(toml::Value::as_table);
-    let mut keys = vec!["name", "build"];
+    let mut keys = vec!["name", "build", "edition"];
     keys.extend(TARGETS.iter().map(|(_, auto, _)| *auto));
     let mut out: Vec<Option<toml::Value>> = keys
         .iter()
         .map(|k| package.and_then(|p| p.get(*k)).cloned())
         .collect();
-    out.push(doc.get("lib").cloned());
-    out.push(doc.get("workspace").cloned());
+    for key in ["lib", "workspace", "features"] {
+        out.push(doc.get(key).cloned());
+    }
     out.extend(TARGETS.iter().map(|(kind, _, _)| doc.get(*kind).cloned()));
+    // The package's path dependencies: in a workspace they are members.
+    let mut paths = path_dependencies(&doc);
+    paths.sort();
+    out.push(Some(toml::Value::Array(
+        paths.into_iter().map(toml::Value::String).collect(),
+    )));
     Some(out)
+}
+
+/// The `path` of every dependency of the manifest's package and of its
+/// `[workspace.dependencies]`, as written.
+fn path_dependencies(doc: &toml::Table) -> Vec<String> {
+    let workspace = doc
+        .get("workspace")
+        .and_then(|w| w.get("dependencies"))
+        .and_then(toml::Value::as_table);
+    ["dependencies", "dev-dependencies", "build-dependencies"]
+        .iter()
+        .filter_map(|t| doc.get(*t).and_then(toml::Value::as_table))
+        .chain(workspace)
+        .flat_map(|deps| deps.values())
+        .filter_map(|d| d.get("path").and_then(toml::Value::as_str))
+        .map(str::to_string)
+        .collect()
 }
 
 /// Whether the workspace manifest `doc` holds the crate in folder `rel` (a path below the
 /// manifest's folder): not under an `exclude` entry, and matched by a `members` glob or a
-/// `path` dependency of the manifest's own package. (Cargo also counts the path
-/// dependencies of other members; those are not read.)
+/// `path` dependency of the manifest's own package or of its `[workspace.dependencies]`.
+/// (Cargo also counts the path dependencies of other members; those are not read.)
 fn workspace_holds(doc: &toml::Table, rel: &str) -> bool {
     let clean = |p: &str| p.trim_start_matches("./").trim_end_matches('/').to_string();
     let strings = |key: &str| -> Vec<String> {
@@ -525,13 +564,7 @@ fn workspace_holds(doc: &toml::Table, rel: &str) -> bool {
             .build()
             .is_ok_and(|g| g.compile_matcher().is_match(rel))
     });
-    member
-        || ["dependencies", "dev-dependencies", "build-dependencies"]
-            .iter()
-            .filter_map(|t| doc.get(*t).and_then(toml::Value::as_table))
-            .flat_map(|deps| deps.values())
-            .filter_map(|d| d.get("path").and_then(toml::Value::as_str))
-            .any(|p| clean(p) == rel)
+    member || path_dependencies(doc).iter().any(|p| clean(p) == rel)
 }
 
 /// The target kind of a conventional roots folder.
@@ -892,8 +925,16 @@ mod tests {
                 "tests/a.rs",
                 true,
             ),
+            // A target of that name elsewhere: cargo infers none here.
             (
                 m("[[test]]\nname = \"a\"\npath = \"x/a.rs\"\n"),
+                "tests/a.rs",
+                false,
+            ),
+            // Edition 2015 (no `edition`): one declared test turns discovery off.
+            (m("[[test]]\nname = \"b\"\n"), "tests/a.rs", false),
+            (
+                m("edition = \"2021\"\n[[test]]\nname = \"b\"\n"),
                 "tests/a.rs",
                 true,
             ),
@@ -925,6 +966,7 @@ mod tests {
         let ws = |text: &str| text.parse::<toml::Table>().expect("toml");
         let root = ws(
             "[workspace]\nmembers = [\"crates/*\", \"tools/gen/\"]\nexclude = [\"crates/old\"]\n\
+                      [workspace.dependencies]\nshared = { path = \"libs/shared\" }\n\
                       [package]\nname = \"r\"\n[dev-dependencies]\nh = { path = \"./helpers\" }\n",
         );
         for (rel, held) in [
@@ -934,6 +976,7 @@ mod tests {
             ("tools/gen", true),
             ("tools/other", false),
             ("helpers", true),
+            ("libs/shared", true),
         ] {
             assert_eq!(workspace_holds(&root, rel), held, "{rel}");
         }
@@ -948,6 +991,18 @@ mod tests {
             target_selection(&format!("{pkg}autotests = false\n")),
             target_selection(pkg)
         );
+        for changed in [
+            "[features]\ndefault = [\"slow\"]\n",
+            "edition = \"2021\"\n",
+            "[dependencies]\ninv = { path = \"crates/inv\" }\n",
+            "[workspace.dependencies]\ninv = { path = \"crates/inv\" }\n",
+        ] {
+            assert_ne!(
+                target_selection(&format!("{pkg}{changed}")),
+                target_selection(pkg),
+                "{changed}"
+            );
+        }
         assert_ne!(
             target_selection(&format!("{pkg}[[test]]\nname = \"a\"\n")),
             target_selection(pkg)
