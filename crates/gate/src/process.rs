@@ -192,7 +192,8 @@ pub struct ForwardStop {
 }
 
 impl ForwardStop {
-    /// Starts `command` and registers the child. Once a stopping signal has arrived it starts
+    /// Starts `command` and registers the child (by pidfd; without one it runs
+    /// unregistered). Once a stopping signal has arrived it starts
     /// nothing and never returns (the signal's thread is ending the process), so no child can
     /// start unregistered while the others are being stopped.
     pub fn spawn(command: &mut Command) -> std::io::Result<(Child, ForwardStop)> {
@@ -203,24 +204,14 @@ impl ForwardStop {
             return Err(std::io::Error::other("stopping"));
         }
         let child = command.spawn()?;
-        let pid = rustix::process::Pid::from_raw(child.id().try_into().unwrap_or(i32::MAX));
-        let fd = match pid.map(|pid| pidfd_open(pid, PidfdFlags::empty())) {
-            Some(Ok(fd)) => fd,
-            Some(Err(e)) => {
-                let mut child = child;
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(e.into());
-            }
-            None => {
-                let mut child = child;
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(std::io::Error::other("a child without a process id"));
-            }
-        };
         let id = NEXT.fetch_add(1, Ordering::Relaxed);
-        children.push((id, fd));
+        // Without a pidfd (a kernel older than 5.3, a seccomp filter that refuses it, a
+        // child already gone) the child runs unregistered: a stop does not reach it, as
+        // before this registry existed, but the step itself is not refused.
+        let pid = rustix::process::Pid::from_raw(child.id().try_into().unwrap_or(i32::MAX));
+        if let Some(Ok(fd)) = pid.map(|pid| pidfd_open(pid, PidfdFlags::empty())) {
+            children.push((id, fd));
+        }
         Ok((child, ForwardStop { id }))
     }
 }
