@@ -58,8 +58,8 @@ pub(crate) struct Reach<'g> {
     declared: RefCell<BTreeMap<String, Option<Rc<BTreeSet<String>>>>>,
     /// The file names of each roots folder.
     folders: RefCell<BTreeMap<String, Rc<Vec<String>>>>,
-    /// The text of each `Cargo.toml` read; `None`: not a regular file.
-    manifests: RefCell<BTreeMap<String, Option<Rc<String>>>>,
+    /// Each `Cargo.toml` read, parsed once; `None`: not a regular file, `Some(None)`: not TOML.
+    manifests: RefCell<BTreeMap<String, Option<Rc<Option<toml::Table>>>>>,
     error: RefCell<Option<PatchError>>,
 }
 
@@ -115,22 +115,22 @@ impl<'g> Reach<'g> {
         modules
     }
 
-    /// The text of the `Cargo.toml` at `path`, read once; `None` when it is not a regular file.
-    fn read(&self, path: &str) -> Option<Rc<String>> {
-        if let Some(known) = self.manifests.borrow().get(path) {
+    /// The `Cargo.toml` of folder `dir`, read and parsed once (`None` inside when it is not
+    /// TOML); `None` when there is no such regular file.
+    fn manifest(&self, dir: &str) -> Option<Rc<Option<toml::Table>>> {
+        let path = join(dir, "Cargo.toml");
+        if let Some(known) = self.manifests.borrow().get(&path) {
             return known.clone();
         }
-        let text = match read_at(self.git, self.commit, path) {
-            Ok(bytes) => bytes.map(|b| Rc::new(String::from_utf8_lossy(&b).into_owned())),
+        let parsed = match read_at(self.git, self.commit, &path) {
+            Ok(bytes) => bytes.map(|b| Rc::new(String::from_utf8_lossy(&b).parse().ok())),
             Err(e) => {
                 self.fail(e);
                 None
             }
         };
-        self.manifests
-            .borrow_mut()
-            .insert(path.to_string(), text.clone());
-        text
+        self.manifests.borrow_mut().insert(path, parsed.clone());
+        parsed
     }
 
     /// The file names of `parent` (from the project folder), listed once.
@@ -159,20 +159,12 @@ impl<'g> Reach<'g> {
     /// it whose `Cargo.toml` has a `[workspace]` ([`workspace_holds`]); `true` when there is
     /// none in the project.
     fn in_workspace(&self, krate: &str) -> bool {
-        let mut dir = krate;
-        while let Some((up, _)) = dir
-            .rsplit_once('/')
-            .or((!dir.is_empty()).then_some(("", "")))
-        {
-            dir = up;
-            if let Some(text) = self.read(&join(dir, "Cargo.toml"))
-                && let Ok(doc) = text.parse::<toml::Table>()
+        for dir in ancestors(krate) {
+            if let Some(manifest) = self.manifest(dir)
+                && let Some(doc) = manifest.as_ref()
                 && doc.contains_key("workspace")
             {
-                return workspace_holds(&doc, krate[dir.len()..].trim_start_matches('/'));
-            }
-            if dir.is_empty() {
-                break;
+                return workspace_holds(doc, krate[dir.len()..].trim_start_matches('/'));
             }
         }
         true
@@ -185,30 +177,23 @@ impl<'g> Reach<'g> {
         // A root only where its crate folder holds a `Cargo.toml`: `src/tests/checks.rs` is a
         // module declared from `src/tests/mod.rs`, not the root of a crate `src`.
         if let Some(krate) = crate_root_of(path)
-            && let Some(manifest) = self.read(&join(krate, "Cargo.toml"))
+            && let Some(manifest) = self.manifest(krate)
         {
             let rel = path[krate.len()..].trim_start_matches('/');
-            if tested_root(&manifest, rel) && self.in_workspace(krate) {
+            if tested_root(manifest.as_ref().as_ref(), rel) && self.in_workspace(krate) {
                 return true;
             }
             // Not a target whose tests run: it may still be a module of one that is
             // (`tests/x.rs` declared by `mod x;` in `tests/main.rs`).
         }
         // A target's own `path` in the `Cargo.toml` of a folder above.
-        let mut dir = path;
-        while let Some((up, _)) = dir
-            .rsplit_once('/')
-            .or((!dir.is_empty()).then_some(("", "")))
-        {
-            dir = up;
-            if let Some(manifest) = self.read(&join(dir, "Cargo.toml"))
-                && target_at(&manifest, path[dir.len()..].trim_start_matches('/')) == Some(true)
+        for dir in ancestors(path) {
+            if let Some(manifest) = self.manifest(dir)
+                && let Some(doc) = manifest.as_ref()
+                && target_at(doc, path[dir.len()..].trim_start_matches('/')) == Some(true)
                 && self.in_workspace(dir)
             {
                 return true;
-            }
-            if dir.is_empty() {
-                break;
             }
         }
         let Some((name, parent)) = module_of(path) else {
@@ -421,10 +406,10 @@ fn target_tables<'t>(doc: &'t toml::Table, kind: &str) -> Vec<&'t toml::Table> {
 /// `autotests = false` (or `autobins`, `autobenches`, `autoexamples`) unless a target names
 /// it, not when its target has `test = false`, `harness = false` or `required-features`, not
 /// `build.rs` with `build = false`, not `src/lib.rs` with a `[lib]` of `test = false`,
-/// `harness = false` or another `path`. A manifest that does not parse is read as cargo's
-/// conventions alone (cargo would stop at it, and the build fails anyway).
-fn tested_root(manifest: &str, rel: &str) -> bool {
-    let Ok(doc) = manifest.parse::<toml::Table>() else {
+/// `harness = false` or another `path`. A manifest that does not parse (`None`) is read as
+/// cargo's conventions alone (cargo would stop at it, and the build fails anyway).
+fn tested_root(manifest: Option<&toml::Table>, rel: &str) -> bool {
+    let Some(doc) = manifest else {
         return true;
     };
     let package = doc.get("package").and_then(toml::Value::as_table);
@@ -437,8 +422,8 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
         return flag("build") != Some(false);
     }
     if rel == "src/lib.rs" {
-        return target_tables(&doc, "lib").first().is_none_or(|lib| {
-            !untested(&doc, lib)
+        return target_tables(doc, "lib").first().is_none_or(|lib| {
+            !untested(doc, lib)
                 && lib
                     .get("path")
                     .and_then(toml::Value::as_str)
@@ -467,14 +452,14 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
     let Some((_, auto, flags)) = TARGETS.iter().find(|(k, _, _)| *k == kind) else {
         return true;
     };
-    let tables = target_tables(&doc, kind);
+    let tables = target_tables(doc, kind);
     let path_of = |t: &toml::Table| {
         t.get("path")
             .and_then(toml::Value::as_str)
             .map(|p| p.trim_start_matches("./").to_string())
     };
     if let Some(target) = tables.iter().find(|t| path_of(t).as_deref() == Some(rel)) {
-        return !(*flags && untested(&doc, target));
+        return !(*flags && untested(doc, target));
     }
     if let Some(target) = tables
         .iter()
@@ -482,7 +467,7 @@ fn tested_root(manifest: &str, rel: &str) -> bool {
     {
         // A target of this name at another path: cargo drops the one it would have inferred
         // here.
-        return path_of(target).is_none() && !(*flags && untested(&doc, target));
+        return path_of(target).is_none() && !(*flags && untested(doc, target));
     }
     // Edition 2015 (no `edition` key): one declared target of a kind turns that kind's
     // discovery off.
@@ -579,19 +564,28 @@ fn plural_kind(folder: &str) -> &'static str {
 
 /// Whether a target of `manifest` has `rel` as its own `path` (and then whether `cargo test`
 /// runs its tests); `None` when none has.
-fn target_at(manifest: &str, rel: &str) -> Option<bool> {
-    let doc = manifest.parse::<toml::Table>().ok()?;
+fn target_at(doc: &toml::Table, rel: &str) -> Option<bool> {
     let mut kinds = vec![("lib", true)];
     kinds.extend(TARGETS.iter().map(|(k, _, flags)| (*k, *flags)));
     kinds.into_iter().find_map(|(kind, flags)| {
-        target_tables(&doc, kind)
+        target_tables(doc, kind)
             .into_iter()
             .find(|t| {
                 t.get("path")
                     .and_then(toml::Value::as_str)
                     .is_some_and(|p| p.trim_start_matches("./") == rel)
             })
-            .map(|t| !(flags && untested(&doc, t)))
+            .map(|t| !(flags && untested(doc, t)))
+    })
+}
+
+/// The folders above `path`, nearest first, the project folder (`""`) last; none for `""`.
+fn ancestors(path: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(path).filter(|p| !p.is_empty());
+    std::iter::from_fn(move || {
+        let up = rest?.rsplit_once('/').map_or("", |(up, _)| up);
+        rest = Some(up).filter(|u| !u.is_empty());
+        Some(up)
     })
 }
 
@@ -955,11 +949,17 @@ mod tests {
             (m("build = false\n"), "build.rs", false),
             ("not [ toml".to_string(), "tests/a.rs", true),
         ] {
-            assert_eq!(tested_root(&manifest, rel), runs, "{rel} under {manifest}");
+            let doc = manifest.parse::<toml::Table>().ok();
+            assert_eq!(
+                tested_root(doc.as_ref(), rel),
+                runs,
+                "{rel} under {manifest}"
+            );
         }
         let m = m(
             "[[test]]\nname = \"x\"\npath = \"suites/x.rs\"\n[[bin]]\nname = \"t\"\npath = \"tools/t.rs\"\ntest = false\n",
         );
+        let m = m.parse::<toml::Table>().expect("toml");
         assert_eq!(target_at(&m, "suites/x.rs"), Some(true));
         assert_eq!(target_at(&m, "tools/t.rs"), Some(false));
         assert_eq!(target_at(&m, "suites/y.rs"), None);
