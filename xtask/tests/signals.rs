@@ -109,7 +109,15 @@ fn wait_for_files(dir: &Path, prefix: &str, count: usize, child: &mut Child) {
 
 /// Sends `signal` to xtask, waits for it, and checks its exit code, its message and that no
 /// process of the scene still runs.
-fn interrupt(scene: &Scene, mut xtask: Child, signal: &str, code: i32) {
+fn interrupt(scene: &Scene, xtask: Child, signal: &str, code: i32) {
+    stop(xtask, signal, code, Duration::from_secs(20));
+    let left = still_running(|| scene.survivors());
+    assert!(left.is_empty(), "SIG{signal} left running: {left:?}");
+}
+
+/// Sends `signal` to xtask, waits up to `limit` for it to exit, and checks that it exits with
+/// `code` and names the signal on its last line of stderr.
+fn stop(mut xtask: Child, signal: &str, code: i32, limit: Duration) {
     let ok = Command::new("kill")
         .arg(format!("-{signal}"))
         .arg(xtask.id().to_string())
@@ -117,14 +125,14 @@ fn interrupt(scene: &Scene, mut xtask: Child, signal: &str, code: i32) {
         .expect("kill runs")
         .success();
     assert!(ok, "kill -{signal}");
-    let limit = Instant::now() + Duration::from_secs(20);
+    let limit = Instant::now() + limit;
     let status = loop {
         if let Some(status) = xtask.try_wait().expect("wait") {
             break status;
         }
         if Instant::now() >= limit {
             let _ = xtask.kill();
-            panic!("xtask still runs 20 s after SIG{signal}");
+            panic!("xtask still runs after SIG{signal}");
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -136,14 +144,18 @@ fn interrupt(scene: &Scene, mut xtask: Child, signal: &str, code: i32) {
         last.contains(&format!("SIG{signal}")),
         "the last line names the signal: {stderr}"
     );
-    // xtask kills before it exits; the kernel may take a moment to finish the dying.
+}
+
+/// What `find` still lists after up to 2 s: xtask kills before it exits, and the kernel may
+/// take a moment to finish the dying.
+fn still_running(find: impl Fn() -> Vec<(i32, String)>) -> Vec<(i32, String)> {
     let limit = Instant::now() + Duration::from_secs(2);
-    let mut left = scene.survivors();
+    let mut left = find();
     while !left.is_empty() && Instant::now() < limit {
         std::thread::sleep(Duration::from_millis(20));
-        left = scene.survivors();
+        left = find();
     }
-    assert!(left.is_empty(), "SIG{signal} left running: {left:?}");
+    left
 }
 
 #[test]
@@ -300,42 +312,10 @@ fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
         assert!(Instant::now() < limit, "the demo never ran an oracle");
         std::thread::sleep(Duration::from_millis(20));
     };
-    let ok = Command::new("kill")
-        .args(["-TERM", &xtask.id().to_string()])
-        .status()
-        .expect("kill runs")
-        .success();
-    assert!(ok);
-    let limit = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = xtask.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() >= limit {
-            let _ = xtask.kill();
-            panic!("the demo still runs 30 s after SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let out = xtask.wait_with_output().expect("output");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(status.code(), Some(143), "{status}\n{stderr}");
     // The step is almost always still running when the signal lands ("stopped 1 child
-    // process"), but one may just have ended: what must hold either way is below.
-    assert!(
-        stderr
-            .lines()
-            .last()
-            .unwrap_or_default()
-            .contains("SIGTERM"),
-        "{stderr}"
-    );
-    let limit = Instant::now() + Duration::from_secs(2);
-    let mut left = processes_in(&demo);
-    while !left.is_empty() && Instant::now() < limit {
-        std::thread::sleep(Duration::from_millis(20));
-        left = processes_in(&demo);
-    }
+    // process"), but one may just have ended: what must hold either way is checked.
+    stop(xtask, "TERM", 143, Duration::from_secs(30));
+    let left = still_running(|| processes_in(&demo));
     for (pid, _) in &left {
         let _ = Command::new("kill")
             .args(["-KILL", &pid.to_string()])
