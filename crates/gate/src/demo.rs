@@ -248,6 +248,9 @@ impl<'a> Demo<'a> {
                 command: format!("xtask {}", args.join(" ")),
                 source,
             })?;
+        // A stop that ended the step is ending this process too: its output and exit code
+        // (143) are the stop's, not the demo's.
+        crate::process::park_if_stopping();
         let step = Step {
             code: output.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
