@@ -190,6 +190,14 @@ fn moves() -> Vec<(&'static str, &'static str, Edit)> {
             ),
         ),
         (
+            "a `case` capture of the property's name",
+            "property-removed",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\nmatch [1, None]:\n    case [_, test_roundtrip]:\n        pass\n",
+            ),
+        ),
+        (
             "the file renamed out of pytest's file pattern",
             "property-removed",
             Box::new(|repo: &Repo| {
@@ -420,6 +428,13 @@ fn harmless() -> Vec<(&'static str, Edit)> {
             invoice(
                 "@settings(max_examples=200)\n@given(st.lists(st.integers(min_value=0, max_value=1000)))\ndef test_cached_total_equals_fresh_sum(xs):\n    total = cached_total(xs)\n    fresh = fresh_sum(xs)\n    assert total == fresh\n",
                 "class TestInvoice:\n    @settings(max_examples=200)\n    @given(st.lists(st.integers(min_value=0, max_value=1000)))\n    def test_cached_total_equals_fresh_sum(self, xs):\n        total = cached_total(xs)\n        fresh = fresh_sum(xs)\n        assert total == fresh\n",
+            ),
+        ),
+        (
+            "a `case` capture in a function",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\ndef classify(v):\n    match v:\n        case [_, test_roundtrip]:\n            return test_roundtrip\n",
             ),
         ),
         (

@@ -87,15 +87,15 @@ pub(crate) struct Shadowed {
 ///
 /// A binding is a `def` or `class`; an assignment (plain, annotated, augmented, to a tuple, an
 /// assignment expression `:=`); `del`; an `import` or `from … import`; the target of a `for`,
-/// `with … as` or `except … as`; a `type` alias — in the same scope, the blocks of `if`, `for`,
-/// `try`… in it included, after the `def`. A module global named explicitly (`globals()[…]`,
-/// `globals().update(…)`, `.pop(…)`, `.__setitem__(…)`, `.__delitem__(…)`,
-/// `setattr(sys.modules[__name__], …)`, or a name a function declares `global`) and a class
-/// attribute named through its class (`TestCls.test_x = …`, `setattr(TestCls, …)`,
-/// `del TestCls.test_x`) count too: after the `def` at module level, anywhere in a function,
-/// since the gate does not follow calls. A property in a class is replaced too when the
-/// class's own name is bound again in its scope (`TestCls = None`, a later `class TestCls:`).
-/// An assignment that wraps the property (or its class) in place
+/// `with … as` or `except … as`; a capture of a `case` pattern; a `type` alias — in the same
+/// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`. A module global
+/// named explicitly (`globals()[…]`, `globals().update(…)`, `.pop(…)`, `.__setitem__(…)`,
+/// `.__delitem__(…)`, `setattr(sys.modules[__name__], …)`, or a name a function declares
+/// `global`) and a class attribute named through its class (`TestCls.test_x = …`,
+/// `setattr(TestCls, …)`, `del TestCls.test_x`) count too: after the `def` at module level,
+/// anywhere in a function, since the gate does not follow calls. A property in a class is
+/// replaced too when the class's own name is bound again in its scope (`TestCls = None`, a
+/// later `class TestCls:`). An assignment that wraps the property (or its class) in place
 /// (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`) keeps it: the name still holds a
 /// callable that runs it.
 pub(crate) fn shadowed_properties(kind: FileKind, text: &str) -> Vec<Shadowed> {
@@ -1254,7 +1254,12 @@ fn python_scan(text: &str) -> PythonScan {
                 name,
             });
         } else {
-            bindings = python_bindings(&l.text, &l.code);
+            let context = Context {
+                in_match: stack.last().is_some_and(|o| {
+                    o.block == Block::Compound && is_keyword_at(&logical[o.opener].text, 0, "match")
+                }),
+            };
+            bindings = python_bindings(&l.text, &l.code, &context);
             if is_block_header(&l.text) && l.text.trim_end().ends_with(':') {
                 stack.push(Open {
                     indent: l.indent,
@@ -1369,6 +1374,12 @@ enum Target {
     Declared(Vec<String>),
 }
 
+/// What reading one logical line needs from where it stands.
+struct Context {
+    /// Directly in a `match` statement's block: a line starting with `case` is a pattern.
+    in_match: bool,
+}
+
 /// One binding of a statement, with its form as a report names it.
 struct Binding {
     target: Target,
@@ -1410,12 +1421,17 @@ fn is_block_header(text: &str) -> bool {
 
 /// The bindings of a logical line that is neither a `def`, a `class` nor a decorator: `bare`
 /// with string contents blanked, `code` with them kept (offset for offset).
-fn python_bindings(bare: &str, code: &str) -> Vec<Binding> {
+fn python_bindings(bare: &str, code: &str, context: &Context) -> Vec<Binding> {
     let mut out = Vec::new();
-    let statements = if is_block_header(bare) {
+    let case = context.in_match && is_keyword_at(bare, 0, "case");
+    let statements = if case || is_block_header(bare) {
         let colon = header_colon(bare);
         let header = bare.get(..colon.unwrap_or(bare.len())).unwrap_or(bare);
-        header_bindings(header, &mut out);
+        if case {
+            case_captures(header.get(4..).unwrap_or_default(), &mut out);
+        } else {
+            header_bindings(header, &mut out);
+        }
         walrus(header, &mut out);
         colon.map_or_else(Vec::new, |c| split_top(bare, c + 1, b';'))
     } else {
@@ -1427,6 +1443,62 @@ fn python_bindings(bare: &str, code: &str) -> Vec<Binding> {
         }
     }
     out
+}
+
+/// The names a `case` pattern (the text after `case`, up to its colon) captures: every name
+/// not dotted (`P.a` is a value), not called (`P(…)` names a class), not a keyword of a class
+/// pattern (`y=` in `P(y=v)`), not `_`; the guard (`if …` outside brackets) is an expression.
+fn case_captures(pattern: &str, out: &mut Vec<Binding>) {
+    let mut depth = 0usize;
+    let mut end = pattern.len();
+    for (i, b) in pattern.bytes().enumerate() {
+        match b {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b'i' if depth == 0 && is_keyword_at(pattern, i, "if") => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let pattern = pattern.get(..end).unwrap_or(pattern);
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    // The last character before the current one that is not a blank.
+    let mut before: Option<char> = None;
+    let mut chars = pattern.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if !word(c) {
+            if !c.is_whitespace() {
+                before = Some(c);
+            }
+            continue;
+        }
+        let mut j = i + c.len_utf8();
+        while let Some(&(k, d)) = chars.peek().filter(|(_, d)| word(*d)) {
+            j = k + d.len_utf8();
+            chars.next();
+        }
+        let name = pattern.get(i..j).unwrap_or_default();
+        let next = pattern
+            .get(j..)
+            .unwrap_or_default()
+            .trim_start()
+            .chars()
+            .next();
+        let captured = is_identifier(name)
+            && before != Some('.')
+            && !matches!(next, Some('.' | '(' | '=' | '\'' | '"'))
+            && !matches!(name, "_" | "None" | "True" | "False" | "as");
+        if captured {
+            let target = Target::Local(name.to_string());
+            out.push(Binding {
+                form: form_of(&target, "a capture `{}` of a `case` pattern"),
+                target,
+            });
+        }
+        before = Some(c);
+    }
 }
 
 /// The pieces of `text` from `from` on between the `sep` bytes outside brackets.
@@ -2436,7 +2508,6 @@ off! {
             "globals().get('test_x')",
             "print(globals()['test_x'] == 1)",
             "from m import *",
-            "match x:\n    case test_x:\n        pass",
         ] {
             let text = format!("{prop}{after}\n");
             assert_eq!(shadows(&text), vec![], "{after}");
@@ -2449,6 +2520,108 @@ off! {
         let text = format!("test_x = 1\nimport os as test_x\nfor test_x in x: pass\n{prop}");
         assert_eq!(shadows(&text), vec![]);
         assert_eq!(names(FileKind::Python, &text), vec![("test_x".into(), 5)]);
+    }
+
+    /// Asserts that each `after`, put after the property `test_x` (line 2) of `prop`, replaces
+    /// it by its first line after the property's, with `form`; and that each `harmless` one
+    /// leaves it collected.
+    fn check_rebindings(prop: &str, replacing: &[(&str, &str)], harmless: &[&str]) {
+        let at = u32::try_from(prop.lines().count()).unwrap() + 1;
+        let name = if prop.contains("def test_m") {
+            "test_m"
+        } else {
+            "test_x"
+        };
+        let line = u32::try_from(
+            prop.lines()
+                .position(|l| l.contains(&format!("def {name}")))
+                .unwrap(),
+        )
+        .unwrap()
+            + 1;
+        for (after, form) in replacing {
+            let text = format!("{prop}{after}\n");
+            let found = shadows(&text);
+            assert_eq!(found.len(), 1, "{after}: {found:?}");
+            assert_eq!(
+                (found[0].0.as_str(), found[0].1, found[0].3.as_str()),
+                (name, line, *form),
+                "{after}"
+            );
+            assert!(found[0].2 >= at, "{after}: {found:?}");
+            assert_eq!(names(FileKind::Python, &text), vec![], "{after}");
+        }
+        for after in harmless {
+            let text = format!("{prop}{after}\n");
+            assert_eq!(shadows(&text), vec![], "{after}");
+            assert_eq!(names(FileKind::Python, &text).len(), 1, "{after}");
+        }
+    }
+
+    #[test]
+    fn match_captures_bind_in_the_scope_of_the_match() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let form = "a capture `test_x` of a `case` pattern";
+        let replacing: Vec<(String, &str)> = [
+            "case test_x:",
+            "case [a, test_x]:",
+            "case (a, *test_x):",
+            "case {\"k\": test_x}:",
+            "case {\"k\": 1, **test_x}:",
+            "case P(y=test_x):",
+            "case P(1, test_x):",
+            "case _ as test_x:",
+            "case int() | str() as test_x:",
+            "case 1 | 2 as test_x if test_x > 1:",
+            "case [P.a, {b\"k\": test_x}]:",
+        ]
+        .iter()
+        .map(|case| (format!("match x:\n    {case}\n        pass"), form))
+        .collect();
+        let replacing: Vec<(&str, &str)> =
+            replacing.iter().map(|(a, f)| (a.as_str(), *f)).collect();
+        check_rebindings(
+            prop,
+            &replacing,
+            &[
+                "match x:\n    case P.test_x:\n        pass",
+                "match x:\n    case test_x():\n        pass",
+                "match x:\n    case P(test_x=1):\n        pass",
+                "match x:\n    case {'test_x': 1}:\n        pass",
+                "match x:\n    case 'test_x' | None:\n        pass",
+                "match x:\n    case y if test_x:\n        pass",
+                "match x:\n    case _:\n        pass",
+                "def f(x):\n    match x:\n        case test_x:\n            pass",
+                "case = 1\ncase[test_x] = 2",
+                "match = x\nmatch [test_x]:\n    case _:\n        pass",
+            ],
+        );
+        // A one-line `case`, and the walrus of a guard.
+        check_rebindings(
+            prop,
+            &[
+                ("match x:\n    case test_x: pass", form),
+                (
+                    "match x:\n    case y if (test_x := y):\n        pass",
+                    "`(test_x := …)`",
+                ),
+            ],
+            &[],
+        );
+        // Before the `def`: nothing.
+        let text = format!("match x:\n    case test_x:\n        pass\n{prop}");
+        assert_eq!(shadows(&text), vec![]);
+        // In a class body: its names.
+        let class =
+            "class TestA:\n    @given(st.integers())\n    def test_m(self, x):\n        pass\n";
+        check_rebindings(
+            class,
+            &[(
+                "    match x:\n        case test_m:\n            pass",
+                "a capture `test_m` of a `case` pattern",
+            )],
+            &["match x:\n    case test_m:\n        pass"],
+        );
     }
 
     #[test]
@@ -2558,6 +2731,13 @@ off! {
             "\\",
             "é",
             "wrap(",
+            "match x:\n",
+            "case ",
+            " if ",
+            " | ",
+            "_",
+            "P(",
+            "=",
         ]);
         proptest::collection::vec(piece, 0..40).prop_map(|pieces| pieces.concat())
     }
@@ -2618,6 +2798,8 @@ off! {
             "not(",
             "any(",
             "'a'",
+            "match x:\n",
+            "case ",
         ])
         .prop_map(str::to_string);
         let piece = prop_oneof!["\\PC{0,3}", "[é😀\u{a0}\u{3000}\t\r\n\\\\ ]{1,3}", words];
