@@ -431,6 +431,13 @@ fn harmless() -> Vec<(&'static str, Edit)> {
             ),
         ),
         (
+            "the monkeypatch fixture replacing a property while a test runs",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\ndef test_patched_roundtrip(monkeypatch):\n    import sys\n    monkeypatch.setattr(sys.modules[__name__], \"test_roundtrip\", None)\n",
+            ),
+        ),
+        (
             "a `case` capture in a function",
             invoice(
                 "    assert y == x\n",

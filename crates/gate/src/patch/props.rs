@@ -93,11 +93,12 @@ pub(crate) struct Shadowed {
 /// `.__delitem__(…)`, `setattr(sys.modules[__name__], …)`, or a name a function declares
 /// `global`) and a class attribute named through its class (`TestCls.test_x = …`,
 /// `setattr(TestCls, …)`, `del TestCls.test_x`) count too: after the `def` at module level,
-/// anywhere in a function, since the gate does not follow calls. A property in a class is
-/// replaced too when the class's own name is bound again in its scope (`TestCls = None`, a
-/// later `class TestCls:`). An assignment that wraps the property (or its class) in place
-/// (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`) keeps it: the name still holds a
-/// callable that runs it.
+/// anywhere in a function, since the gate does not follow calls — except the methods of
+/// pytest's `monkeypatch` fixture in a function given it, which run in a test, after pytest
+/// has collected the module. A property in a class is replaced too when the class's own name
+/// is bound again in its scope (`TestCls = None`, a later `class TestCls:`). An assignment
+/// that wraps the property (or its class) in place (`test_x = settings(…)(test_x)`,
+/// `test_x = wrap(test_x)`) keeps it: the name still holds a callable that runs it.
 pub(crate) fn shadowed_properties(kind: FileKind, text: &str) -> Vec<Shadowed> {
     match kind {
         FileKind::Python => python_scan(text).shadowed,
@@ -1079,12 +1080,15 @@ enum Block {
 }
 
 /// An open block: its indentation, its kind, the index of the logical line opening it (which
-/// tells two blocks at one indentation apart) and its name (a class's or a function's).
+/// tells two blocks at one indentation apart), its name (a class's or a function's) and
+/// whether it lies in a function given pytest's `monkeypatch` fixture (a parameter of that
+/// name).
 struct Open {
     indent: usize,
     block: Block,
     opener: usize,
     name: String,
+    monkeypatch: bool,
 }
 
 /// The bindings of one scope, in order of lines: (name, line, form, a collectable property).
@@ -1189,6 +1193,7 @@ fn python_scan(text: &str) -> PythonScan {
             .filter(|o| o.block == Block::Function)
             .map(|o| o.opener);
         let in_function = scopes_of.iter().any(|o| o.block == Block::Function);
+        let inherited = stack.last().is_some_and(|o| o.monkeypatch);
         let line = number(l.first);
         if l.text.starts_with('@') {
             given |= is_given(&l.text);
@@ -1228,6 +1233,7 @@ fn python_scan(text: &str) -> PythonScan {
                 block: Block::Function,
                 opener: k,
                 name,
+                monkeypatch: inherited || monkeypatch_parameter(&l.text),
             });
         } else if let Some(c) = CLASS.captures(&l.text) {
             let name = c.get(1).map_or("", |m| m.as_str()).to_string();
@@ -1252,12 +1258,14 @@ fn python_scan(text: &str) -> PythonScan {
                 block,
                 opener: k,
                 name,
+                monkeypatch: inherited,
             });
         } else {
             let context = Context {
                 in_match: stack.last().is_some_and(|o| {
                     o.block == Block::Compound && is_keyword_at(&logical[o.opener].text, 0, "match")
                 }),
+                monkeypatch: in_function && inherited,
             };
             bindings = python_bindings(&l.text, &l.code, &context);
             if is_block_header(&l.text) && l.text.trim_end().ends_with(':') {
@@ -1266,6 +1274,7 @@ fn python_scan(text: &str) -> PythonScan {
                     block: Block::Compound,
                     opener: k,
                     name: String::new(),
+                    monkeypatch: inherited,
                 });
             }
         }
@@ -1378,6 +1387,9 @@ enum Target {
 struct Context {
     /// Directly in a `match` statement's block: a line starting with `case` is a pattern.
     in_match: bool,
+    /// In a function given pytest's `monkeypatch` fixture (a parameter of it, or of a
+    /// function around it): `monkeypatch.setattr(…)` there runs in a test, after collection.
+    monkeypatch: bool,
 }
 
 /// One binding of a statement, with its form as a report names it.
@@ -1439,7 +1451,7 @@ fn python_bindings(bare: &str, code: &str, context: &Context) -> Vec<Binding> {
     };
     for r in statements {
         if let (Some(b), Some(c)) = (bare.get(r.clone()), code.get(r)) {
-            statement_bindings(b, c, &mut out);
+            statement_bindings(b, c, context, &mut out);
         }
     }
     out
@@ -1636,7 +1648,7 @@ fn walrus(text: &str, out: &mut Vec<Binding>) {
 
 /// The bindings of one simple statement: `bare` with string contents blanked, `code` with them
 /// kept.
-fn statement_bindings(bare: &str, code: &str, out: &mut Vec<Binding>) {
+fn statement_bindings(bare: &str, code: &str, context: &Context, out: &mut Vec<Binding>) {
     let lead = bare.len() - bare.trim_start().len();
     let t = bare.trim();
     let c = code.get(lead..lead + t.len()).unwrap_or(t);
@@ -1699,7 +1711,7 @@ fn statement_bindings(bare: &str, code: &str, out: &mut Vec<Binding>) {
         assignment(t, out);
     }
     walrus(t, out);
-    explicit_globals(t, c, out);
+    explicit_globals(t, c, context, out);
 }
 
 /// The targets of an assignment statement: every target list of `a = b = value`, the target of
@@ -1888,7 +1900,7 @@ const MAX_OBJECT: usize = 256;
 
 /// Bindings that name their scope: a module global through `globals()` or
 /// `sys.modules[__name__]`, a class attribute through `setattr`/`delattr`.
-fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
+fn explicit_globals(t: &str, c: &str, context: &Context, out: &mut Vec<Binding>) {
     let deleting = is_keyword_at(t, 0, "del");
     let mut brackets: Option<Brackets> = None;
     for m in GLOBALS_ITEM.find_iter(t) {
@@ -1960,6 +1972,9 @@ fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
         let (Some(whole), Some(function)) = (m.get(0), m.get(1)) else {
             continue;
         };
+        if fixture_call(t, whole.start(), context) {
+            continue;
+        }
         let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
         let args = arguments(t, brackets, whole.end() - 1);
         let (Some(object), Some(attribute)) = (args.first(), args.get(1)) else {
@@ -1994,6 +2009,43 @@ fn explicit_globals(t: &str, c: &str, out: &mut Vec<Binding>) {
         };
         out.push(Binding { form, target });
     }
+}
+
+/// Whether the call whose name starts at `at` is a method of pytest's `monkeypatch` fixture
+/// in a function given it: it runs in a test, after pytest has collected the module, and the
+/// fixture undoes it when the test ends.
+fn fixture_call(t: &str, at: usize, context: &Context) -> bool {
+    context.monkeypatch && receiver(t, at) == Some("monkeypatch")
+}
+
+/// The receiver of a call whose name starts at `at`: `Some("monkeypatch")` for
+/// `monkeypatch.setattr(`, `Some("")` when it is not a plain name (`f().setattr(`), `None` for
+/// a call of a plain name.
+fn receiver(t: &str, at: usize) -> Option<&str> {
+    let before = t.get(..at)?.trim_end().strip_suffix('.')?.trim_end();
+    let head = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+    before.get(head.len()..)
+}
+
+/// Whether a `def` line has a parameter named `monkeypatch`: pytest's fixture.
+fn monkeypatch_parameter(def: &str) -> bool {
+    let Some(open) = def.find('(').filter(|_| def.contains("monkeypatch")) else {
+        return false;
+    };
+    let brackets = Brackets::of(def);
+    arguments(def, &brackets, open).into_iter().any(|p| {
+        let parameter = def.get(p).unwrap_or_default().trim_start();
+        word_at(parameter.trim_start_matches('*'), 0) == Some("monkeypatch")
+    })
+}
+
+/// The identifier starting at byte `at` of `t`.
+fn word_at(t: &str, at: usize) -> Option<&str> {
+    let rest = t.get(at..)?;
+    let len = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    rest.get(..len).filter(|w| is_identifier(w))
 }
 
 /// For each logical line, the last physical line of the block it opens (its own last line
@@ -2625,6 +2677,49 @@ off! {
     }
 
     #[test]
+    fn the_monkeypatch_fixture_runs_after_collection() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        check_rebindings(
+            prop,
+            &[
+                (
+                    "def f():\n    setattr(sys.modules[__name__], 'test_x', None)",
+                    "`setattr(sys.modules[__name__], \"test_x\", …)`",
+                ),
+                (
+                    "mp = pytest.MonkeyPatch()\nmp.setattr(sys.modules[__name__], 'test_x', None)",
+                    "`setattr(sys.modules[__name__], \"test_x\", …)`",
+                ),
+                (
+                    "def f():\n    monkeypatch = pytest.MonkeyPatch()\n    monkeypatch.setattr(sys.modules[__name__], 'test_x', None)",
+                    "`setattr(sys.modules[__name__], \"test_x\", …)`",
+                ),
+                (
+                    "def f(mp):\n    mp.delattr(sys.modules[__name__], 'test_x')",
+                    "`delattr(sys.modules[__name__], \"test_x\", …)`",
+                ),
+            ],
+            &[
+                "def test_y(monkeypatch):\n    monkeypatch.setattr(sys.modules[__name__], 'test_x', None)",
+                "def test_y(self, monkeypatch: pytest.MonkeyPatch):\n    monkeypatch.delattr(sys.modules[__name__], 'test_x')",
+                "@pytest.fixture\ndef patched(monkeypatch):\n    def inner():\n        monkeypatch.setitem(globals(), 'test_x', None)\n    inner()",
+            ],
+        );
+        let class =
+            "class TestA:\n    @given(st.integers())\n    def test_m(self, x):\n        pass\n";
+        check_rebindings(
+            class,
+            &[(
+                "def f():\n    setattr(TestA, 'test_m', None)",
+                "`setattr(TestA, \"test_m\", …)`",
+            )],
+            &[
+                "    def test_y(self, monkeypatch):\n        monkeypatch.setattr(TestA, 'test_m', None)",
+            ],
+        );
+    }
+
+    #[test]
     fn deeply_nested_calls_cost_neither_stack_nor_quadratic_time() {
         // A value nested 100 000 calls deep: read recursively it overflows the stack of a
         // test thread, and rescanned at each level it takes minutes.
@@ -2731,6 +2826,8 @@ off! {
             "\\",
             "é",
             "wrap(",
+            "monkeypatch.",
+            "def t(monkeypatch):\n",
             "match x:\n",
             "case ",
             " if ",
@@ -2798,6 +2895,8 @@ off! {
             "not(",
             "any(",
             "'a'",
+            "monkeypatch.setattr(",
+            "def t(monkeypatch):\n",
             "match x:\n",
             "case ",
         ])
