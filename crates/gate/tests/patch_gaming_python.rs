@@ -190,6 +190,22 @@ fn moves() -> Vec<(&'static str, &'static str, Edit)> {
             ),
         ),
         (
+            "the module's namespace through an alias",
+            "property-removed",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\nnamespace = globals()\nnamespace[\"test_roundtrip\"] = None\n",
+            ),
+        ),
+        (
+            "the module through `import sys as s`",
+            "property-removed",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\nimport sys as s\ndel s.modules[__name__].test_roundtrip\n",
+            ),
+        ),
+        (
             "a `case` capture of the property's name",
             "property-removed",
             invoice(

@@ -88,16 +88,22 @@ pub(crate) struct Shadowed {
 /// A binding is a `def` or `class`; an assignment (plain, annotated, augmented, to a tuple, an
 /// assignment expression `:=`); `del`; an `import` or `from … import`; the target of a `for`,
 /// `with … as` or `except … as`; a capture of a `case` pattern; a `type` alias — in the same
-/// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`. A module global
-/// named explicitly (`globals()[…]`, `globals().update(…)`, `.pop(…)`, `.__setitem__(…)`,
-/// `.__delitem__(…)`, `setattr(sys.modules[__name__], …)`, or a name a function declares
-/// `global`) and a class attribute named through its class (`TestCls.test_x = …`,
-/// `setattr(TestCls, …)`, `del TestCls.test_x`) count too: after the `def` at module level,
-/// anywhere in a function, since the gate does not follow calls — except the methods of
-/// pytest's `monkeypatch` fixture in a function given it, which run in a test, after pytest
-/// has collected the module. A property in a class is replaced too when the class's own name
-/// is bound again in its scope (`TestCls = None`, a later `class TestCls:`). An assignment
-/// that wraps the property (or its class) in place (`test_x = settings(…)(test_x)`,
+/// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`.
+///
+/// A module global named explicitly counts too: through the module's namespace
+/// (`globals()`, `sys.modules[__name__].__dict__`, `vars(sys.modules[__name__])`, `vars()` and
+/// `locals()` at module level) — an item assigned or deleted, `.update(…)`, `.pop(…)`,
+/// `.__setitem__(…)`, `.__delitem__(…)`, `operator.setitem(…)`/`delitem(…)` —, through the
+/// module (`sys.modules[__name__]`: `setattr`, `delattr`, an attribute assigned or deleted),
+/// through a name bound to one of these earlier in the file (`g = globals()`, `import sys as
+/// s`, `from sys import modules`), or by a name a function declares `global`. A class
+/// attribute named through its class (`TestCls.test_x = …`, `setattr(TestCls, …)`,
+/// `del TestCls.test_x`) counts too. These count after the `def` at module level, anywhere in
+/// a function, since the gate does not follow calls — except the methods of pytest's
+/// `monkeypatch` fixture in a function given it, which run in a test, after pytest has
+/// collected the module. A property in a class is replaced too when the class's own name is
+/// bound again in its scope (`TestCls = None`, a later `class TestCls:`). An assignment that
+/// wraps the property (or its class) in place (`test_x = settings(…)(test_x)`,
 /// `test_x = wrap(test_x)`) keeps it: the name still holds a callable that runs it.
 pub(crate) fn shadowed_properties(kind: FileKind, text: &str) -> Vec<Shadowed> {
     match kind {
@@ -1171,6 +1177,10 @@ fn python_scan(text: &str) -> PythonScan {
     let mut class_lines: BTreeMap<usize, (String, u32)> = BTreeMap::new();
     // The names each function (by opener) declares `global`.
     let mut globals: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    // The names bound to what reaches the module's names (`g = globals()`, `import sys as s`),
+    // by name and then by the scope binding them: the opener of the innermost class or
+    // function, `usize::MAX` for the module.
+    let mut aliases: BTreeMap<String, BTreeMap<usize, Reach>> = BTreeMap::new();
     let mut stack: Vec<Open> = Vec::new();
     let mut given = false;
     let mut decorators: Option<usize> = None;
@@ -1193,6 +1203,7 @@ fn python_scan(text: &str) -> PythonScan {
             .filter(|o| o.block == Block::Function)
             .map(|o| o.opener);
         let in_function = scopes_of.iter().any(|o| o.block == Block::Function);
+        let owner = scopes_of.last().map_or(usize::MAX, |o| o.opener);
         let inherited = stack.last().is_some_and(|o| o.monkeypatch);
         let line = number(l.first);
         if l.text.starts_with('@') {
@@ -1261,7 +1272,15 @@ fn python_scan(text: &str) -> PythonScan {
                 monkeypatch: inherited,
             });
         } else {
+            let alias = |name: &str| {
+                aliases
+                    .get(name)
+                    .and_then(|by| by.get(&owner).or_else(|| by.get(&usize::MAX)))
+                    .copied()
+            };
             let context = Context {
+                alias: &alias,
+                module_level: scopes_of.is_empty(),
                 in_match: stack.last().is_some_and(|o| {
                     o.block == Block::Compound && is_keyword_at(&logical[o.opener].text, 0, "match")
                 }),
@@ -1286,7 +1305,15 @@ fn python_scan(text: &str) -> PythonScan {
                     }
                     continue;
                 }
+                Target::Alias(name, reach) => {
+                    aliases.entry(name).or_default().insert(owner, reach);
+                    continue;
+                }
                 Target::Local(name) => {
+                    // The name holds something else now.
+                    if let Some(by) = aliases.get_mut(&name) {
+                        by.remove(&owner);
+                    }
                     let declared = function
                         .and_then(|f| globals.get(&f))
                         .is_some_and(|g| g.contains(&name));
@@ -1381,10 +1408,30 @@ enum Target {
     Attr(Vec<String>, String),
     /// The names a `global` statement declares.
     Declared(Vec<String>),
+    /// A name bound to what reaches the module's names (`g = globals()`), besides its
+    /// [`Target::Local`] binding.
+    Alias(String, Reach),
 }
 
-/// What reading one logical line needs from where it stands.
-struct Context {
+/// What an expression reaches of the module's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reach {
+    /// The `sys` module.
+    Sys,
+    /// `sys.modules`.
+    Modules,
+    /// The module itself: `sys.modules[__name__]`.
+    Module,
+    /// Its namespace: `globals()`, `sys.modules[__name__].__dict__`, `vars()` at module level.
+    Namespace,
+}
+
+/// What reading one logical line needs from where it stands and from the lines before it.
+struct Context<'a> {
+    /// What a name bound earlier reaches, as seen here (`g` after `g = globals()`).
+    alias: &'a dyn Fn(&str) -> Option<Reach>,
+    /// No class or function body is open: `vars()` and `locals()` are the module's namespace.
+    module_level: bool,
     /// Directly in a `match` statement's block: a line starting with `case` is a pattern.
     in_match: bool,
     /// In a function given pytest's `monkeypatch` fixture (a parameter of it, or of a
@@ -1405,7 +1452,7 @@ static WITH: LazyLock<Regex> = LazyLock::new(|| re(r"^(?:async\s+)?with\b"));
 static AS: LazyLock<Regex> = LazyLock::new(|| re(r"\bas\b"));
 static EXCEPT_AS: LazyLock<Regex> =
     LazyLock::new(|| re(r"^except\b.*\bas\s+([A-Za-z_][A-Za-z0-9_]*)"));
-static FROM_IMPORT: LazyLock<Regex> = LazyLock::new(|| re(r"^from\b.*?\bimport\b(.*)$"));
+static FROM_IMPORT: LazyLock<Regex> = LazyLock::new(|| re(r"^from\b(.*?)\bimport\b(.*)$"));
 static AS_NAME: LazyLock<Regex> = LazyLock::new(|| re(r"\bas\s+([A-Za-z_][A-Za-z0-9_]*)\s*$"));
 static TYPE_ALIAS: LazyLock<Regex> =
     LazyLock::new(|| re(r"^type\s+([A-Za-z_][A-Za-z0-9_]*)\s*(?:\[.*\])?\s*="));
@@ -1414,12 +1461,10 @@ static NO_ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     re(r"^(?:return|raise|assert|yield|await|nonlocal|pass|break|continue|lambda)\b")
 });
 static WALRUS: LazyLock<Regex> = LazyLock::new(|| re(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*:="));
-static GLOBALS_ITEM: LazyLock<Regex> = LazyLock::new(|| re(r"\bglobals\s*\(\s*\)\s*\["));
-static GLOBALS_CALL: LazyLock<Regex> =
-    LazyLock::new(|| re(r"\bglobals\s*\(\s*\)\s*\.\s*(update|pop|__setitem__|__delitem__)\s*\("));
 static SETATTR: LazyLock<Regex> = LazyLock::new(|| re(r"\b(setattr|delattr)\s*\("));
-static SYS_MODULES: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^sys\s*\.\s*modules\s*\[\s*__name__\s*\]$"));
+/// `operator.setitem(…)`, `dict.__setitem__(…)` and the like: a namespace as first argument.
+static SETITEM: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(setitem|delitem|__setitem__|__delitem__)\s*\("));
 /// What follows a subscript it assigns to: `=` or an augmented operator, not `==`.
 static ASSIGNED: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s*(?:\*\*|//|>>|<<|[-+*/%&|^@])?=(?:[^=]|$)"));
@@ -1433,7 +1478,7 @@ fn is_block_header(text: &str) -> bool {
 
 /// The bindings of a logical line that is neither a `def`, a `class` nor a decorator: `bare`
 /// with string contents blanked, `code` with them kept (offset for offset).
-fn python_bindings(bare: &str, code: &str, context: &Context) -> Vec<Binding> {
+fn python_bindings(bare: &str, code: &str, context: &Context<'_>) -> Vec<Binding> {
     let mut out = Vec::new();
     let case = context.in_match && is_keyword_at(bare, 0, "case");
     let statements = if case || is_block_header(bare) {
@@ -1586,6 +1631,7 @@ fn form_of(target: &Target, template: &str) -> String {
         Target::Local(name) | Target::Module(name) => name.clone(),
         Target::Attr(path, name) => format!("{}.{name}", path.join(".")),
         Target::Declared(names) => names.join(", "),
+        Target::Alias(name, _) => name.clone(),
     };
     template.replace("{}", &what)
 }
@@ -1648,7 +1694,7 @@ fn walrus(text: &str, out: &mut Vec<Binding>) {
 
 /// The bindings of one simple statement: `bare` with string contents blanked, `code` with them
 /// kept.
-fn statement_bindings(bare: &str, code: &str, context: &Context, out: &mut Vec<Binding>) {
+fn statement_bindings(bare: &str, code: &str, context: &Context<'_>, out: &mut Vec<Binding>) {
     let lead = bare.len() - bare.trim_start().len();
     let t = bare.trim();
     let c = code.get(lead..lead + t.len()).unwrap_or(t);
@@ -1673,10 +1719,23 @@ fn statement_bindings(bare: &str, code: &str, context: &Context, out: &mut Vec<B
                     form: form_of(&target, template),
                     target,
                 });
+                // `import sys as s`
+                if item.split_whitespace().next() == Some("sys") {
+                    out.push(Binding {
+                        target: Target::Alias(name.to_string(), Reach::Sys),
+                        form: String::new(),
+                    });
+                }
             }
         }
-    } else if let Some(rest) = FROM_IMPORT.captures(t).and_then(|c| c.get(1)) {
-        let items = rest.as_str().replace(['(', ')'], " ");
+    } else if let Some(from) = FROM_IMPORT.captures(t) {
+        let module: String = from
+            .get(1)
+            .map_or("", |m| m.as_str())
+            .split_whitespace()
+            .collect();
+        let rest = from.get(2).map_or("", |m| m.as_str());
+        let items = rest.replace(['(', ')'], " ");
         for item in items.split(',') {
             let (name, template) = match AS_NAME.captures(item).and_then(|c| c.get(1)) {
                 Some(alias) => (alias.as_str(), "`from … import … as {}`"),
@@ -1688,6 +1747,13 @@ fn statement_bindings(bare: &str, code: &str, context: &Context, out: &mut Vec<B
                     form: form_of(&target, template),
                     target,
                 });
+                // `from sys import modules`
+                if module == "sys" && item.split_whitespace().next() == Some("modules") {
+                    out.push(Binding {
+                        target: Target::Alias(name.to_string(), Reach::Modules),
+                        form: String::new(),
+                    });
+                }
             }
         }
     } else if let Some(rest) = after("global") {
@@ -1708,7 +1774,7 @@ fn statement_bindings(bare: &str, code: &str, context: &Context, out: &mut Vec<B
             target,
         });
     } else if !NO_ASSIGNMENT.is_match(t) {
-        assignment(t, out);
+        assignment(t, context, out);
     }
     walrus(t, out);
     explicit_globals(t, c, context, out);
@@ -1717,7 +1783,7 @@ fn statement_bindings(bare: &str, code: &str, context: &Context, out: &mut Vec<B
 /// The targets of an assignment statement: every target list of `a = b = value`, the target of
 /// an annotated (`a: T = value`) or augmented (`a += value`) one; not a name the value wraps in
 /// place (`test_x = settings(…)(test_x)`).
-fn assignment(t: &str, out: &mut Vec<Binding>) {
+fn assignment(t: &str, context: &Context<'_>, out: &mut Vec<Binding>) {
     let bytes = t.as_bytes();
     let mut parts: Vec<std::ops::Range<usize>> = Vec::new();
     let mut from = 0;
@@ -1769,6 +1835,8 @@ fn assignment(t: &str, out: &mut Vec<Binding>) {
         i += 1;
     }
     let value = t.get(from..).unwrap_or_default().trim();
+    // `g = globals()`: `g` reaches the module's names from here on.
+    let reach = reach_whole(t, from..t.len(), context);
     for (j, part) in parts.into_iter().enumerate() {
         let text = t.get(part).unwrap_or_default();
         let (text, template) = match header_colon(text).filter(|_| j == 0) {
@@ -1780,10 +1848,20 @@ fn assignment(t: &str, out: &mut Vec<Binding>) {
             if wraps(value, &form_of(&target, "{}")) {
                 continue;
             }
+            let alias = match (&target, reach) {
+                (Target::Local(name), Some(reach)) => Some(Target::Alias(name.clone(), reach)),
+                _ => None,
+            };
             out.push(Binding {
                 form: form_of(&target, template),
                 target,
             });
+            if let Some(target) = alias {
+                out.push(Binding {
+                    target,
+                    form: String::new(),
+                });
+            }
         }
     }
 }
@@ -1898,74 +1976,24 @@ fn arguments(bare: &str, brackets: &Brackets, open: usize) -> Vec<std::ops::Rang
 /// quadratic.
 const MAX_OBJECT: usize = 256;
 
-/// Bindings that name their scope: a module global through `globals()` or
-/// `sys.modules[__name__]`, a class attribute through `setattr`/`delattr`.
-fn explicit_globals(t: &str, c: &str, context: &Context, out: &mut Vec<Binding>) {
+/// Bindings that name their scope: a module global through its namespace (`globals()[…]`,
+/// `g.update(…)` after `g = globals()`, `operator.setitem(globals(), …)`) or through the module
+/// itself (`setattr(sys.modules[__name__], …)`, `m.test_x = …`); a class attribute through
+/// `setattr`/`delattr`.
+fn explicit_globals(t: &str, c: &str, context: &Context<'_>, out: &mut Vec<Binding>) {
     let deleting = is_keyword_at(t, 0, "del");
     let mut brackets: Option<Brackets> = None;
-    for m in GLOBALS_ITEM.find_iter(t) {
-        let Some((name, end)) = literal_at(t, c, m.end()) else {
+    for start in expression_starts(t) {
+        let Some((reach, end)) = reach_at(t, start, context, false) else {
             continue;
         };
-        let rest = t.get(end..).unwrap_or_default().trim_start();
-        let assigned = rest
-            .strip_prefix(']')
-            .is_some_and(|rest| ASSIGNED.is_match(rest));
-        if assigned || deleting {
-            let target = Target::Module(name);
-            let template = if deleting {
-                "`del globals()[\"{}\"]`"
-            } else {
-                "`globals()[\"{}\"] = …`"
-            };
-            out.push(Binding {
-                form: form_of(&target, template),
-                target,
-            });
-        }
-    }
-    for m in GLOBALS_CALL.captures_iter(t) {
-        let (Some(whole), Some(method)) = (m.get(0), m.get(1)) else {
-            continue;
-        };
-        let method = method.as_str();
-        let template = format!("`globals().{method}(…{{}}…)`");
-        let mut names = Vec::new();
-        let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
-        for (k, arg) in arguments(t, brackets, whole.end() - 1)
-            .into_iter()
-            .enumerate()
-        {
-            let text = t.get(arg.clone()).unwrap_or_default().trim_start();
-            if method == "update" {
-                if let Some(name) = KEYWORD_ARGUMENT.captures(text).and_then(|c| c.get(1)) {
-                    names.push(name.as_str().to_string());
-                } else if text.starts_with('{') {
-                    let open =
-                        arg.start + (t.get(arg.clone()).unwrap_or_default().len() - text.len());
-                    for item in arguments(t, brackets, open) {
-                        if let Some((name, end)) = literal_at(t, c, item.start)
-                            && t.get(end..)
-                                .unwrap_or_default()
-                                .trim_start()
-                                .starts_with(':')
-                        {
-                            names.push(name);
-                        }
-                    }
-                }
-            } else if k == 0
-                && let Some((name, _)) = literal_at(t, c, arg.start)
-            {
-                names.push(name);
+        let spelled = spelled(t, start..end);
+        match reach {
+            Reach::Namespace => {
+                namespace_use(t, c, end, &spelled, deleting, &mut brackets, out);
             }
-        }
-        for name in names {
-            let target = Target::Module(name);
-            out.push(Binding {
-                form: form_of(&target, &template),
-                target,
-            });
+            Reach::Module => module_attribute(t, end, &spelled, deleting, out),
+            Reach::Sys | Reach::Modules => {}
         }
     }
     for m in SETATTR.captures_iter(t) {
@@ -1980,41 +2008,71 @@ fn explicit_globals(t: &str, c: &str, context: &Context, out: &mut Vec<Binding>)
         let (Some(object), Some(attribute)) = (args.first(), args.get(1)) else {
             continue;
         };
-        let object = t.get(object.clone()).unwrap_or_default().trim();
-        if object.len() > MAX_OBJECT {
+        let text = t.get(object.clone()).unwrap_or_default().trim();
+        if text.len() > MAX_OBJECT {
             continue;
         }
         let Some((name, _)) = literal_at(t, c, attribute.start) else {
             continue;
         };
         let function = function.as_str();
-        let target = if SYS_MODULES.is_match(object) {
+        let target = if reach_whole(t, object.clone(), context) == Some(Reach::Module) {
             Target::Module(name)
         } else {
-            match targets(object).pop() {
-                Some(Target::Local(class)) if !object.contains(',') => {
+            match targets(text).pop() {
+                Some(Target::Local(class)) if !text.contains(',') => {
                     Target::Attr(vec![class], name)
                 }
-                Some(Target::Attr(mut path, last)) if !object.contains(',') => {
+                Some(Target::Attr(mut path, last)) if !text.contains(',') => {
                     path.push(last);
                     Target::Attr(path, name)
                 }
                 _ => continue,
             }
         };
-        let template = format!("`{function}({object}, \"{{}}\", …)`");
         let form = match &target {
-            Target::Module(name) | Target::Attr(_, name) => template.replace("{}", name),
-            Target::Local(_) | Target::Declared(_) => continue,
+            Target::Module(name) | Target::Attr(_, name) => {
+                format!("`{function}({text}, \"{name}\", …)`")
+            }
+            _ => continue,
         };
         out.push(Binding { form, target });
+    }
+    for m in SETITEM.captures_iter(t) {
+        let (Some(whole), Some(function)) = (m.get(0), m.get(1)) else {
+            continue;
+        };
+        if fixture_call(t, whole.start(), context) {
+            continue;
+        }
+        let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
+        let args = arguments(t, brackets, whole.end() - 1);
+        let (Some(object), Some(key)) = (args.first(), args.get(1)) else {
+            continue;
+        };
+        if reach_whole(t, object.clone(), context) != Some(Reach::Namespace) {
+            continue;
+        }
+        let Some((name, _)) = literal_at(t, c, key.start) else {
+            continue;
+        };
+        let callee = match receiver(t, whole.start()) {
+            Some(r) if !r.is_empty() => format!("{r}.{}", function.as_str()),
+            _ => function.as_str().to_string(),
+        };
+        let target = Target::Module(name);
+        let template = format!("`{callee}({}, \"{{}}\", …)`", spelled(t, object.clone()));
+        out.push(Binding {
+            form: form_of(&target, &template),
+            target,
+        });
     }
 }
 
 /// Whether the call whose name starts at `at` is a method of pytest's `monkeypatch` fixture
 /// in a function given it: it runs in a test, after pytest has collected the module, and the
 /// fixture undoes it when the test ends.
-fn fixture_call(t: &str, at: usize, context: &Context) -> bool {
+fn fixture_call(t: &str, at: usize, context: &Context<'_>) -> bool {
     context.monkeypatch && receiver(t, at) == Some("monkeypatch")
 }
 
@@ -2039,6 +2097,34 @@ fn monkeypatch_parameter(def: &str) -> bool {
     })
 }
 
+/// The offsets in `t` where a name starts that is not an attribute (not after a `.`).
+fn expression_starts(t: &str) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut before: Option<char> = None;
+    let mut in_word = false;
+    for (i, c) in t.char_indices() {
+        let word = c.is_alphanumeric() || c == '_';
+        if word && !in_word && (c.is_alphabetic() || c == '_') && before != Some('.') {
+            starts.push(i);
+        }
+        in_word = word;
+        if !c.is_whitespace() {
+            before = Some(c);
+        }
+    }
+    starts
+}
+
+/// The offset of the first byte at or after `at` that is not a blank.
+fn skip_blanks(t: &str, at: usize) -> usize {
+    let bytes = t.as_bytes();
+    let mut p = at;
+    while bytes.get(p).is_some_and(u8::is_ascii_whitespace) {
+        p += 1;
+    }
+    p
+}
+
 /// The identifier starting at byte `at` of `t`.
 fn word_at(t: &str, at: usize) -> Option<&str> {
     let rest = t.get(at..)?;
@@ -2046,6 +2132,190 @@ fn word_at(t: &str, at: usize) -> Option<&str> {
         .find(|c: char| !(c.is_alphanumeric() || c == '_'))
         .unwrap_or(rest.len());
     rest.get(..len).filter(|w| is_identifier(w))
+}
+
+/// After the blanks from `at`, `what` (a whole word when it is one): the offset after it.
+fn expect(t: &str, at: usize, what: &str) -> Option<usize> {
+    let p = skip_blanks(t, at);
+    let found = if is_identifier(what) {
+        word_at(t, p) == Some(what)
+    } else {
+        t.get(p..).is_some_and(|rest| rest.starts_with(what))
+    };
+    found.then_some(p + what.len())
+}
+
+/// `t[range]` without its blanks, as a report names an expression.
+fn spelled(t: &str, range: std::ops::Range<usize>) -> String {
+    t.get(range)
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect()
+}
+
+/// What the expression spelled from byte `at` of `t` reaches, and the offset after its
+/// spelling: `sys` or an alias, `globals()`, `vars()` or `locals()` at module level, or
+/// `vars(M)` of the module `M`, then as many of `.modules`, `[__name__]` and `.__dict__` as
+/// apply. The spelling inside `vars(…)` is read with `inner` set, which allows no other
+/// `vars(…)`: the reading never nests deeper than one call.
+fn reach_at(t: &str, at: usize, context: &Context<'_>, inner: bool) -> Option<(Reach, usize)> {
+    let word = word_at(t, at)?;
+    let after = at + word.len();
+    let empty_call = |p: usize| expect(t, p, "(").and_then(|q| expect(t, q, ")"));
+    let (mut reach, mut p) = match (context.alias)(word) {
+        Some(reach) => (reach, after),
+        None => match word {
+            "sys" => (Reach::Sys, after),
+            "globals" => (Reach::Namespace, empty_call(after)?),
+            "vars" | "locals" if !inner => match empty_call(after) {
+                Some(end) if context.module_level => (Reach::Namespace, end),
+                Some(_) => return None,
+                None if word == "vars" => {
+                    let open = expect(t, after, "(")?;
+                    let (module, end) = reach_at(t, skip_blanks(t, open), context, true)?;
+                    if module != Reach::Module {
+                        return None;
+                    }
+                    (Reach::Namespace, expect(t, end, ")")?)
+                }
+                None => return None,
+            },
+            _ => return None,
+        },
+    };
+    loop {
+        let next = match reach {
+            Reach::Sys => expect(t, p, ".")
+                .and_then(|q| expect(t, q, "modules"))
+                .map(|q| (Reach::Modules, q)),
+            Reach::Modules => expect(t, p, "[")
+                .and_then(|q| expect(t, q, "__name__"))
+                .and_then(|q| expect(t, q, "]"))
+                .map(|q| (Reach::Module, q)),
+            Reach::Module => expect(t, p, ".")
+                .and_then(|q| expect(t, q, "__dict__"))
+                .map(|q| (Reach::Namespace, q)),
+            Reach::Namespace => None,
+        };
+        match next {
+            Some((r, q)) => (reach, p) = (r, q),
+            None => return Some((reach, p)),
+        }
+    }
+}
+
+/// What the expression `t[range]` reaches, when its spelling is the whole of it.
+fn reach_whole(t: &str, range: std::ops::Range<usize>, context: &Context<'_>) -> Option<Reach> {
+    let (reach, end) = reach_at(t, skip_blanks(t, range.start), context, false)?;
+    (skip_blanks(t, end) >= range.end).then_some(reach)
+}
+
+/// A binding through the module's namespace spelled `spelled`, which ends at `end`: an item
+/// assigned or deleted (`g["test_x"] = …`), or one set or removed by a method
+/// (`g.update(test_x=…)`, `.pop`, `.__setitem__`, `.__delitem__`).
+fn namespace_use(
+    t: &str,
+    c: &str,
+    end: usize,
+    spelled: &str,
+    deleting: bool,
+    brackets: &mut Option<Brackets>,
+    out: &mut Vec<Binding>,
+) {
+    if let Some(open) = expect(t, end, "[") {
+        let Some((name, close)) = literal_at(t, c, open) else {
+            return;
+        };
+        let assigned = expect(t, close, "]")
+            .is_some_and(|q| ASSIGNED.is_match(t.get(q..).unwrap_or_default()));
+        if assigned || deleting {
+            let target = Target::Module(name);
+            let template = if deleting {
+                format!("`del {spelled}[\"{{}}\"]`")
+            } else {
+                format!("`{spelled}[\"{{}}\"] = …`")
+            };
+            out.push(Binding {
+                form: form_of(&target, &template),
+                target,
+            });
+        }
+        return;
+    }
+    let Some(dot) = expect(t, end, ".") else {
+        return;
+    };
+    let at = skip_blanks(t, dot);
+    let Some(method) =
+        word_at(t, at).filter(|m| matches!(*m, "update" | "pop" | "__setitem__" | "__delitem__"))
+    else {
+        return;
+    };
+    let Some(open) = expect(t, at + method.len(), "(") else {
+        return;
+    };
+    let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
+    let template = format!("`{spelled}.{method}(…{{}}…)`");
+    for name in namespace_call(t, c, method, open - 1, brackets) {
+        let target = Target::Module(name);
+        out.push(Binding {
+            form: form_of(&target, &template),
+            target,
+        });
+    }
+}
+
+/// The names a call of `method` on a namespace, whose `(` is at `open`, sets or removes: the
+/// keyword arguments and literal keys of a dict of `update`, the first argument of the others.
+fn namespace_call(t: &str, c: &str, method: &str, open: usize, brackets: &Brackets) -> Vec<String> {
+    let mut names = Vec::new();
+    for (k, arg) in arguments(t, brackets, open).into_iter().enumerate() {
+        let text = t.get(arg.clone()).unwrap_or_default().trim_start();
+        if method == "update" {
+            if let Some(name) = KEYWORD_ARGUMENT.captures(text).and_then(|c| c.get(1)) {
+                names.push(name.as_str().to_string());
+            } else if text.starts_with('{') {
+                let open = arg.start + (t.get(arg.clone()).unwrap_or_default().len() - text.len());
+                for item in arguments(t, brackets, open) {
+                    if let Some((name, end)) = literal_at(t, c, item.start)
+                        && expect(t, end, ":").is_some()
+                    {
+                        names.push(name);
+                    }
+                }
+            }
+        } else if k == 0
+            && let Some((name, _)) = literal_at(t, c, arg.start)
+        {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// A binding of an attribute of the module spelled `spelled`, which ends at `end`:
+/// `m.test_x = …` or `del m.test_x`.
+fn module_attribute(t: &str, end: usize, spelled: &str, deleting: bool, out: &mut Vec<Binding>) {
+    let Some(dot) = expect(t, end, ".") else {
+        return;
+    };
+    let at = skip_blanks(t, dot);
+    let Some(name) = word_at(t, at) else {
+        return;
+    };
+    let rest = t.get(at + name.len()..).unwrap_or_default();
+    let template = if ASSIGNED.is_match(rest) {
+        format!("`{spelled}.{{}} = …`")
+    } else if deleting && matches!(rest.trim_start().chars().next(), None | Some(',')) {
+        format!("`del {spelled}.{{}}`")
+    } else {
+        return;
+    };
+    let target = Target::Module(name.to_string());
+    out.push(Binding {
+        form: form_of(&target, &template),
+        target,
+    });
 }
 
 /// For each logical line, the last physical line of the block it opens (its own last line
@@ -2611,6 +2881,111 @@ off! {
     }
 
     #[test]
+    fn the_module_namespace_reached_through_an_alias_or_another_spelling_binds() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        check_rebindings(
+            prop,
+            &[
+                ("g = globals()\ng['test_x'] = None", "`g[\"test_x\"] = …`"),
+                ("g = globals()\ndel g['test_x']", "`del g[\"test_x\"]`"),
+                ("g = vars()\ng.update(test_x=None)", "`g.update(…test_x…)`"),
+                ("g = h = globals()\nh.pop('test_x')", "`h.pop(…test_x…)`"),
+                (
+                    "m = sys.modules[__name__]\nsetattr(m, 'test_x', None)",
+                    "`setattr(m, \"test_x\", …)`",
+                ),
+                (
+                    "m = sys.modules[__name__]\nm.test_x = None",
+                    "`m.test_x = …`",
+                ),
+                ("m = sys.modules[__name__]\ndel m.test_x", "`del m.test_x`"),
+                (
+                    "sys.modules[__name__].test_x = None",
+                    "`sys.modules[__name__].test_x = …`",
+                ),
+                (
+                    "d = sys.modules[__name__].__dict__\nd.__delitem__('test_x')",
+                    "`d.__delitem__(…test_x…)`",
+                ),
+                (
+                    "import sys as s\ns.modules[__name__].test_x = None",
+                    "`s.modules[__name__].test_x = …`",
+                ),
+                (
+                    "import os, sys as s\nsetattr(s.modules[__name__], 'test_x', None)",
+                    "`setattr(s.modules[__name__], \"test_x\", …)`",
+                ),
+                (
+                    "from sys import modules\nmodules[__name__].__dict__.pop('test_x')",
+                    "`modules[__name__].__dict__.pop(…test_x…)`",
+                ),
+                (
+                    "from sys import modules as mods\ndelattr(mods[__name__], 'test_x')",
+                    "`delattr(mods[__name__], \"test_x\", …)`",
+                ),
+                (
+                    "sys.modules[__name__].__dict__['test_x'] = None",
+                    "`sys.modules[__name__].__dict__[\"test_x\"] = …`",
+                ),
+                (
+                    "sys . modules [ __name__ ] . __dict__ [ 'test_x' ] = None",
+                    "`sys.modules[__name__].__dict__[\"test_x\"] = …`",
+                ),
+                ("vars()['test_x'] = None", "`vars()[\"test_x\"] = …`"),
+                ("locals()['test_x'] = None", "`locals()[\"test_x\"] = …`"),
+                (
+                    "vars(sys.modules[__name__])['test_x'] = None",
+                    "`vars(sys.modules[__name__])[\"test_x\"] = …`",
+                ),
+                (
+                    "operator.setitem(globals(), 'test_x', None)",
+                    "`operator.setitem(globals(), \"test_x\", …)`",
+                ),
+                (
+                    "from operator import delitem\ng = globals()\ndelitem(g, 'test_x')",
+                    "`delitem(g, \"test_x\", …)`",
+                ),
+                (
+                    "dict.__setitem__(globals(), 'test_x', None)",
+                    "`dict.__setitem__(globals(), \"test_x\", …)`",
+                ),
+                // In a function, wherever it stands.
+                (
+                    "def f():\n    g = globals()\n    g['test_x'] = None",
+                    "`g[\"test_x\"] = …`",
+                ),
+                (
+                    "g = globals()\ndef f():\n    g['test_x'] = None",
+                    "`g[\"test_x\"] = …`",
+                ),
+            ],
+            &[
+                "g = {}\ng['test_x'] = None",
+                "g = globals().copy()\ng['test_x'] = None",
+                "g = globals()\ng = {}\ng['test_x'] = None",
+                "g = globals()\nfor g in [{}]:\n    g['test_x'] = None",
+                "g['test_x'] = None\ng = globals()",
+                "def f():\n    g = globals()\ng['test_x'] = None",
+                "def f():\n    vars()['test_x'] = None",
+                "def f():\n    locals()['test_x'] = None",
+                "g = globals()\nprint(g['test_x'])",
+                "g = globals()\ng.setdefault('test_x', None)",
+                "g = globals()\nsetattr(g, 'test_x', None)",
+                "m = sys.modules[__name__]\nm.test_x.hypothesis = None",
+                "m = sys.modules[__name__]\nprint(m.test_x == None)",
+                "m = sys.modules[__name__]\nm['test_x'] = None",
+                "sys.modules[__name__] = None",
+                "sys.modules['other'].test_x = None",
+                "operator.setitem(cases, 'test_x', None)",
+                "operator.setitem(globals(), 'test_y', None)",
+            ],
+        );
+        // Before the property, at module level: the `def` wins.
+        let text = format!("g = globals()\ng['test_x'] = None\n{prop}");
+        assert_eq!(shadows(&text), vec![]);
+    }
+
+    #[test]
     fn match_captures_bind_in_the_scope_of_the_match() {
         let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
         let form = "a capture `test_x` of a `case` pattern";
@@ -2745,8 +3120,16 @@ off! {
             "globals().pop(",
             "setattr(",
             "delattr(",
+            "operator.setitem(",
+            "vars(",
+            "g.update(",
+            "monkeypatch.setattr(",
         ] {
-            let text = format!("{prop}{}'a'{}\n", call.repeat(n), ")".repeat(n));
+            let text = format!(
+                "g = globals()\n{prop}def f(monkeypatch):\n    {}'a'{}\n",
+                call.repeat(n),
+                ")".repeat(n)
+            );
             assert_eq!(shadows(&text), vec![], "{call}");
         }
         let text = format!(
@@ -2826,6 +3209,16 @@ off! {
             "\\",
             "é",
             "wrap(",
+            "g = globals()\n",
+            "g",
+            "vars()",
+            "locals()",
+            ".__dict__",
+            "import sys as s\n",
+            "from sys import modules\n",
+            "s.modules[__name__]",
+            ".test_x",
+            "operator.setitem(",
             "monkeypatch.",
             "def t(monkeypatch):\n",
             "match x:\n",
@@ -2895,6 +3288,10 @@ off! {
             "not(",
             "any(",
             "'a'",
+            "vars(",
+            "g = globals()\n",
+            "sys.modules[__name__].__dict__",
+            "operator.setitem(",
             "monkeypatch.setattr(",
             "def t(monkeypatch):\n",
             "match x:\n",
