@@ -189,6 +189,32 @@ fn moves() -> Vec<(&'static str, &'static str, Edit)> {
                 "    assert y == x\n\n\n@given(st.lists(st.integers()))\ndef test_cached_total_equals_fresh_sum(xs):\n    pass\n",
             ),
         ),
+        // Later bindings the module's code makes without naming the property in a binding
+        // statement.
+        (
+            "a star import after the property",
+            "property-removed",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\nfrom invoice_cases import *\n",
+            ),
+        ),
+        (
+            "`exec` at module level after the property",
+            "property-removed",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\nexec(open(\"cases.py\").read())\n",
+            ),
+        ),
+        (
+            "`exec` in the module's namespace from a function",
+            "property-removed",
+            invoice(
+                "def helper(lines):\n",
+                "def load(source):\n    exec(source, globals())\n\n\ndef helper(lines):\n",
+            ),
+        ),
         (
             "the module's namespace through an alias",
             "property-removed",

@@ -88,7 +88,10 @@ pub(crate) struct Shadowed {
 /// A binding is a `def` or `class`; an assignment (plain, annotated, augmented, to a tuple, an
 /// assignment expression `:=`); `del`; an `import` or `from … import`; the target of a `for`,
 /// `with … as` or `except … as`; a capture of a `case` pattern; a `type` alias — in the same
-/// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`.
+/// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`. A statement that
+/// may bind any name of the scope counts as a binding of every name: `from m import *` at
+/// module level, and `exec(…)` (or an `eval(…)` whose code may bind: not a literal without
+/// `:=` and calls) run in the namespace of a module or class body.
 ///
 /// A module global named explicitly counts too: through the module's namespace
 /// (`globals()`, `sys.modules[__name__].__dict__`, `vars(sys.modules[__name__])`, `vars()` and
@@ -96,15 +99,17 @@ pub(crate) struct Shadowed {
 /// `.__setitem__(…)`, `.__delitem__(…)`, `operator.setitem(…)`/`delitem(…)` —, through the
 /// module (`sys.modules[__name__]`: `setattr`, `delattr`, an attribute assigned or deleted),
 /// through a name bound to one of these earlier in the file (`g = globals()`, `import sys as
-/// s`, `from sys import modules`), or by a name a function declares `global`. A class
-/// attribute named through its class (`TestCls.test_x = …`, `setattr(TestCls, …)`,
-/// `del TestCls.test_x`) counts too. These count after the `def` at module level, anywhere in
-/// a function, since the gate does not follow calls — except the methods of pytest's
-/// `monkeypatch` fixture in a function given it, which run in a test, after pytest has
-/// collected the module. A property in a class is replaced too when the class's own name is
-/// bound again in its scope (`TestCls = None`, a later `class TestCls:`). An assignment that
-/// wraps the property (or its class) in place (`test_x = settings(…)(test_x)`,
-/// `test_x = wrap(test_x)`) keeps it: the name still holds a callable that runs it.
+/// s`, `from sys import modules`), or by a name a function declares `global`; and so does code
+/// run in the module's namespace (`exec(…, globals())`, or `exec`/`eval` in a function whose
+/// code as written names `global`, `globals` or `modules`). A class attribute named through
+/// its class (`TestCls.test_x = …`, `setattr(TestCls, …)`, `del TestCls.test_x`) counts too.
+/// These count after the `def` at module level, anywhere in a function, since the gate does
+/// not follow calls — except the methods of pytest's `monkeypatch` fixture in a function given
+/// it, which run in a test, after pytest has collected the module. A property in a class is
+/// replaced too when the class's own name is bound again in its scope (`TestCls = None`, a
+/// later `class TestCls:`, a statement that may bind any name). An assignment that wraps the
+/// property (or its class) in place (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`)
+/// keeps it: the name still holds a callable that runs it.
 pub(crate) fn shadowed_properties(kind: FileKind, text: &str) -> Vec<Shadowed> {
     match kind {
         FileKind::Python => python_scan(text).shadowed,
@@ -1177,6 +1182,11 @@ fn python_scan(text: &str) -> PythonScan {
     let mut class_lines: BTreeMap<usize, (String, u32)> = BTreeMap::new();
     // The names each function (by opener) declares `global`.
     let mut globals: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+    // Statements that may bind any name of a scope (`from m import *`, `exec(…)`), by scope, in
+    // order of lines: (line, form).
+    let mut any_in: BTreeMap<Vec<usize>, Vec<(u32, String)>> = BTreeMap::new();
+    // The first such statement in a function, by the scope whose names it may bind.
+    let mut any_anywhere: BTreeMap<Vec<usize>, (u32, String)> = BTreeMap::new();
     // The names bound to what reaches the module's names (`g = globals()`, `import sys as s`),
     // by name and then by the scope binding them: the opener of the innermost class or
     // function, `usize::MAX` for the module.
@@ -1281,6 +1291,7 @@ fn python_scan(text: &str) -> PythonScan {
             let context = Context {
                 alias: &alias,
                 module_level: scopes_of.is_empty(),
+                in_function,
                 in_match: stack.last().is_some_and(|o| {
                     o.block == Block::Compound && is_keyword_at(&logical[o.opener].text, 0, "match")
                 }),
@@ -1307,6 +1318,19 @@ fn python_scan(text: &str) -> PythonScan {
                 }
                 Target::Alias(name, reach) => {
                     aliases.entry(name).or_default().insert(owner, reach);
+                    continue;
+                }
+                Target::AnyHere | Target::AnyModule => {
+                    let scope = match (&b.target, &here) {
+                        (Target::AnyModule, _) => Vec::new(),
+                        (_, Some(scope)) if !in_function => scope.clone(),
+                        _ => continue,
+                    };
+                    if in_function {
+                        any_anywhere.entry(scope).or_insert((line, b.form));
+                    } else {
+                        any_in.entry(scope).or_default().push((line, b.form));
+                    }
                     continue;
                 }
                 Target::Local(name) => {
@@ -1354,17 +1378,35 @@ fn python_scan(text: &str) -> PythonScan {
                 .push((*line, form.as_str()));
         }
     }
-    // The first binding of `name` in `scope` after `line`, or else one from a function.
-    let later = |scope: &[usize], name: &str, line: u32| -> Option<(u32, &str)> {
-        by_name
+    let mut first_anywhere: BTreeMap<(&[usize], &str), (u32, &str)> = BTreeMap::new();
+    for (scope, name, line, form) in &anywhere {
+        first_anywhere
+            .entry((scope.as_slice(), name.as_str()))
+            .or_insert((*line, form.as_str()));
+    }
+    // The first binding of `name` in `scope` after `line`, or else one from a function: its
+    // line, its form and whether it may bind any name.
+    let later = |scope: &[usize], name: &str, line: u32| -> Option<(u32, &str, bool)> {
+        let named = by_name
             .get(&(scope, name))
-            .and_then(|b| b.get(b.partition_point(|(l, _)| *l <= line)).copied())
-            .or_else(|| {
-                anywhere
-                    .iter()
-                    .find(|(s, n, _, _)| s.as_slice() == scope && n == name)
-                    .map(|(_, _, by, form)| (*by, form.as_str()))
-            })
+            .and_then(|b| b.get(b.partition_point(|(l, _)| *l <= line)).copied());
+        let any = any_in
+            .get(scope)
+            .and_then(|b| b.get(b.partition_point(|(l, _)| *l <= line)))
+            .map(|(l, form)| (*l, form.as_str()));
+        match (named, any) {
+            (Some(n), Some(a)) if a.0 < n.0 => Some((a.0, a.1, true)),
+            (Some(n), _) => Some((n.0, n.1, false)),
+            (None, Some(a)) => Some((a.0, a.1, true)),
+            (None, None) => first_anywhere
+                .get(&(scope, name))
+                .map(|(l, form)| (*l, *form, false))
+                .or_else(|| {
+                    any_anywhere
+                        .get(scope)
+                        .map(|(l, form)| (*l, form.as_str(), true))
+                }),
+        }
     };
     for (scope, bindings) in &scopes {
         for (name, line, _, counted) in bindings {
@@ -1375,10 +1417,28 @@ fn python_scan(text: &str) -> PythonScan {
             let replaced = (0..scope.len())
                 .find_map(|j| {
                     let (class, class_line) = class_lines.get(&scope[j])?;
-                    let (by, form) = later(&scope[..j], class, *class_line)?;
-                    Some((by, format!("{form}, which replaces its class `{class}`")))
+                    let (by, form, any) = later(&scope[..j], class, *class_line)?;
+                    Some((
+                        by,
+                        if any {
+                            format!("{form}, which may bind any name, `{class}` among them")
+                        } else {
+                            format!("{form}, which replaces its class `{class}`")
+                        },
+                    ))
                 })
-                .or_else(|| later(scope, name, *line).map(|(by, form)| (by, form.to_string())));
+                .or_else(|| {
+                    later(scope, name, *line).map(|(by, form, any)| {
+                        (
+                            by,
+                            if any {
+                                format!("{form}, which may bind any name")
+                            } else {
+                                form.to_string()
+                            },
+                        )
+                    })
+                });
             match replaced {
                 Some((by, form)) => scan.shadowed.push(Shadowed {
                     name: name.clone(),
@@ -1408,6 +1468,11 @@ enum Target {
     Attr(Vec<String>, String),
     /// The names a `global` statement declares.
     Declared(Vec<String>),
+    /// Any name of the module or class body the statement runs in (`from m import *`,
+    /// `exec(…)`); nothing in a function.
+    AnyHere,
+    /// Any module global (`exec(…, globals())`).
+    AnyModule,
     /// A name bound to what reaches the module's names (`g = globals()`), besides its
     /// [`Target::Local`] binding.
     Alias(String, Reach),
@@ -1430,8 +1495,11 @@ enum Reach {
 struct Context<'a> {
     /// What a name bound earlier reaches, as seen here (`g` after `g = globals()`).
     alias: &'a dyn Fn(&str) -> Option<Reach>,
-    /// No class or function body is open: `vars()` and `locals()` are the module's namespace.
+    /// No class or function body is open: `vars()` and `locals()` are the module's namespace,
+    /// and `from m import *` is allowed.
     module_level: bool,
+    /// In a function body: its names are its locals.
+    in_function: bool,
     /// Directly in a `match` statement's block: a line starting with `case` is a pattern.
     in_match: bool,
     /// In a function given pytest's `monkeypatch` fixture (a parameter of it, or of a
@@ -1465,6 +1533,9 @@ static SETATTR: LazyLock<Regex> = LazyLock::new(|| re(r"\b(setattr|delattr)\s*\(
 /// `operator.setitem(…)`, `dict.__setitem__(…)` and the like: a namespace as first argument.
 static SETITEM: LazyLock<Regex> =
     LazyLock::new(|| re(r"\b(setitem|delitem|__setitem__|__delitem__)\s*\("));
+static RUN_CODE: LazyLock<Regex> = LazyLock::new(|| re(r"\b(exec|eval)\s*\("));
+/// The words by which code run in a function reaches the module's names.
+static REACHES_MODULE: LazyLock<Regex> = LazyLock::new(|| re(r"\b(global|globals|modules)\b"));
 /// What follows a subscript it assigns to: `=` or an augmented operator, not `==`.
 static ASSIGNED: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s*(?:\*\*|//|>>|<<|[-+*/%&|^@])?=(?:[^=]|$)"));
@@ -1631,6 +1702,7 @@ fn form_of(target: &Target, template: &str) -> String {
         Target::Local(name) | Target::Module(name) => name.clone(),
         Target::Attr(path, name) => format!("{}.{name}", path.join(".")),
         Target::Declared(names) => names.join(", "),
+        Target::AnyHere | Target::AnyModule => "*".to_string(),
         Target::Alias(name, _) => name.clone(),
     };
     template.replace("{}", &what)
@@ -1735,6 +1807,15 @@ fn statement_bindings(bare: &str, code: &str, context: &Context<'_>, out: &mut V
             .split_whitespace()
             .collect();
         let rest = from.get(2).map_or("", |m| m.as_str());
+        if rest.trim() == "*" {
+            // Python allows it at module level only.
+            if context.module_level {
+                out.push(Binding {
+                    target: Target::AnyHere,
+                    form: format!("`from {module} import *`"),
+                });
+            }
+        }
         let items = rest.replace(['(', ')'], " ");
         for item in items.split(',') {
             let (name, template) = match AS_NAME.captures(item).and_then(|c| c.get(1)) {
@@ -1977,9 +2058,9 @@ fn arguments(bare: &str, brackets: &Brackets, open: usize) -> Vec<std::ops::Rang
 const MAX_OBJECT: usize = 256;
 
 /// Bindings that name their scope: a module global through its namespace (`globals()[…]`,
-/// `g.update(…)` after `g = globals()`, `operator.setitem(globals(), …)`) or through the module
-/// itself (`setattr(sys.modules[__name__], …)`, `m.test_x = …`); a class attribute through
-/// `setattr`/`delattr`.
+/// `g.update(…)` after `g = globals()`, `operator.setitem(globals(), …)`), through the module
+/// itself (`setattr(sys.modules[__name__], …)`, `m.test_x = …`), or by code run in it
+/// (`exec(…)`); a class attribute through `setattr`/`delattr`.
 fn explicit_globals(t: &str, c: &str, context: &Context<'_>, out: &mut Vec<Binding>) {
     let deleting = is_keyword_at(t, 0, "del");
     let mut brackets: Option<Brackets> = None;
@@ -2067,6 +2148,124 @@ fn explicit_globals(t: &str, c: &str, context: &Context<'_>, out: &mut Vec<Bindi
             target,
         });
     }
+    let mut reaching: Option<Vec<(usize, &str)>> = None;
+    for m in RUN_CODE.captures_iter(t) {
+        let (Some(whole), Some(function)) = (m.get(0), m.get(1)) else {
+            continue;
+        };
+        if receiver(t, whole.start()).is_some_and(|r| r != "builtins" && r != "__builtins__") {
+            continue;
+        }
+        let function = function.as_str();
+        let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
+        let args = arguments(t, brackets, whole.end() - 1);
+        let Some(code) = args
+            .first()
+            .filter(|r| !t.get((*r).clone()).unwrap_or_default().trim().is_empty())
+        else {
+            continue;
+        };
+        // `eval` binds only by `:=` or through a call: a literal without either binds nothing.
+        if function == "eval" && inert_literal(t, c, code.clone()) {
+            continue;
+        }
+        let (target, form) = match run_namespace(t, &args, context) {
+            RunIn::Other => continue,
+            RunIn::Module(spelled) => (Target::AnyModule, format!("`{function}(…, {spelled})`")),
+            RunIn::Current if !context.in_function => (Target::AnyHere, format!("`{function}(…)`")),
+            // A function's locals, unless the code reaches out (`global test_x`, `globals()`).
+            RunIn::Current => {
+                let reaching = reaching.get_or_insert_with(|| {
+                    REACHES_MODULE
+                        .find_iter(c)
+                        .map(|w| (w.start(), w.as_str()))
+                        .collect()
+                });
+                let first = reaching.partition_point(|(at, _)| *at < code.start);
+                match reaching.get(first).filter(|(at, _)| *at < code.end) {
+                    Some((_, word)) => (
+                        Target::AnyModule,
+                        format!("`{function}(…)` whose code names `{word}`"),
+                    ),
+                    None => continue,
+                }
+            }
+        };
+        out.push(Binding { target, form });
+    }
+}
+
+/// Where `exec` or `eval` runs its code.
+enum RunIn {
+    /// In the namespace of the statement (no namespace given, `None`, `vars()`, `locals()`).
+    Current,
+    /// In the module's namespace, as spelled.
+    Module(String),
+    /// In another mapping (`{}`, a copy): nothing of the module's is bound.
+    Other,
+}
+
+/// Where the `exec`/`eval` call whose arguments are `args` runs its code: its `globals` (the
+/// second argument, or `globals=`) and `locals` (the third, or `locals=`). One that is the
+/// module's namespace is enough; assignments go to `locals` when it is given, else `globals`.
+fn run_namespace(t: &str, args: &[std::ops::Range<usize>], context: &Context<'_>) -> RunIn {
+    let mut given: [Option<RunIn>; 2] = [None, None];
+    for (k, arg) in args.iter().enumerate().skip(1) {
+        let text = t.get(arg.clone()).unwrap_or_default();
+        let lead = text.len() - text.trim_start().len();
+        let (slot, value) = match KEYWORD_ARGUMENT.captures(text.trim_start()) {
+            Some(keyword) => {
+                let slot = match keyword.get(1).map(|m| m.as_str()) {
+                    Some("globals") => 0,
+                    Some("locals") => 1,
+                    _ => continue,
+                };
+                let eq = text.trim_start().find('=').unwrap_or_default();
+                (slot, arg.start + lead + eq + 1..arg.end)
+            }
+            None if k <= 2 => (k - 1, arg.clone()),
+            None => continue,
+        };
+        let start = skip_blanks(t, value.start);
+        if start >= value.end {
+            continue;
+        }
+        // Read without copying: a namespace argument may hold the rest of a nested line.
+        let current = match word_at(t, start) {
+            Some("None") => expect(t, start, "None"),
+            Some(word @ ("vars" | "locals")) => {
+                expect(t, start + word.len(), "(").and_then(|q| expect(t, q, ")"))
+            }
+            _ => None,
+        };
+        let namespace = if current.is_some_and(|end| skip_blanks(t, end) >= value.end) {
+            RunIn::Current
+        } else if reach_whole(t, value.clone(), context) == Some(Reach::Namespace) {
+            RunIn::Module(spelled(t, value))
+        } else {
+            RunIn::Other
+        };
+        given[slot] = Some(namespace);
+    }
+    match given {
+        [Some(RunIn::Module(s)), _] | [_, Some(RunIn::Module(s))] => RunIn::Module(s),
+        [None | Some(RunIn::Current), None | Some(RunIn::Current)]
+        | [Some(RunIn::Other), Some(RunIn::Current)] => RunIn::Current,
+        _ => RunIn::Other,
+    }
+}
+
+/// Whether the argument `arg` is one plain string literal whose code has neither `:=` nor a
+/// call (a `(` after a name or a closing bracket; `(2)` groups): evaluated, it binds nothing.
+fn inert_literal(t: &str, c: &str, arg: std::ops::Range<usize>) -> bool {
+    literal_at(t, c, arg.start).is_some_and(|(text, end)| {
+        let call = text.match_indices('(').any(|(i, _)| {
+            text.get(..i)
+                .and_then(|before| before.trim_end().chars().next_back())
+                .is_some_and(|b| b.is_alphanumeric() || b == '_' || b == ')' || b == ']')
+        });
+        skip_blanks(t, end) >= arg.end && !text.contains(":=") && !call
+    })
 }
 
 /// Whether the call whose name starts at `at` is a method of pytest's `monkeypatch` fixture
@@ -2829,7 +3028,6 @@ off! {
             "print(f\"{x:{w}.{p}f}\")\nf(\n    test_x=1,\n)",
             "globals().get('test_x')",
             "print(globals()['test_x'] == 1)",
-            "from m import *",
         ] {
             let text = format!("{prop}{after}\n");
             assert_eq!(shadows(&text), vec![], "{after}");
@@ -2878,6 +3076,159 @@ off! {
             assert_eq!(shadows(&text), vec![], "{after}");
             assert_eq!(names(FileKind::Python, &text).len(), 1, "{after}");
         }
+    }
+
+    #[test]
+    fn a_star_import_after_a_property_may_replace_it() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        check_rebindings(
+            prop,
+            &[
+                (
+                    "from helpers import *",
+                    "`from helpers import *`, which may bind any name",
+                ),
+                (
+                    "if True:\n    from .shared.cases import  *",
+                    "`from .shared.cases import *`, which may bind any name",
+                ),
+                (
+                    "from . import *",
+                    "`from . import *`, which may bind any name",
+                ),
+            ],
+            &[
+                "from helpers import a, b",
+                "from helpers import a as star",
+                "def f():\n    from helpers import *",
+                "s = 'from m import *'",
+            ],
+        );
+        // Before the `def`, the `def` wins.
+        let text = format!("from helpers import *\n{prop}");
+        assert_eq!(shadows(&text), vec![]);
+        // A method: the import at module level may rebind its class; in the class body
+        // Python refuses it (`import *` only at module level), so the file fails to collect.
+        let class =
+            "class TestA:\n    @given(st.integers())\n    def test_m(self, x):\n        pass\n";
+        check_rebindings(
+            class,
+            &[(
+                "from helpers import *",
+                "`from helpers import *`, which may bind any name, `TestA` among them",
+            )],
+            &["    from helpers import *"],
+        );
+    }
+
+    #[test]
+    fn exec_and_eval_bind_in_the_namespaces_they_run_in() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        check_rebindings(
+            prop,
+            &[
+                (
+                    "exec('test_x = None')",
+                    "`exec(…)`, which may bind any name",
+                ),
+                ("exec(SOURCE)", "`exec(…)`, which may bind any name"),
+                (
+                    "if True:\n    exec(SOURCE, None)",
+                    "`exec(…)`, which may bind any name",
+                ),
+                (
+                    "builtins.exec(SOURCE)",
+                    "`exec(…)`, which may bind any name",
+                ),
+                (
+                    "exec(SOURCE, {}, vars())",
+                    "`exec(…)`, which may bind any name",
+                ),
+                (
+                    "exec(SOURCE, globals())",
+                    "`exec(…, globals())`, which may bind any name",
+                ),
+                (
+                    "def f():\n    exec(SOURCE, globals())",
+                    "`exec(…, globals())`, which may bind any name",
+                ),
+                (
+                    "def f():\n    exec(SOURCE, globals=globals())",
+                    "`exec(…, globals())`, which may bind any name",
+                ),
+                (
+                    "def f():\n    exec(SOURCE, {}, sys.modules[__name__].__dict__)",
+                    "`exec(…, sys.modules[__name__].__dict__)`, which may bind any name",
+                ),
+                (
+                    "def f():\n    exec(SOURCE, vars(sys.modules[__name__]))",
+                    "`exec(…, vars(sys.modules[__name__]))`, which may bind any name",
+                ),
+                (
+                    "g = globals()\ndef f():\n    exec(SOURCE, g)",
+                    "`exec(…, g)`, which may bind any name",
+                ),
+                (
+                    "def f():\n    exec('global test_x; test_x = None')",
+                    "`exec(…)` whose code names `global`, which may bind any name",
+                ),
+                (
+                    "def f():\n    eval(\"globals().update(test_x=None)\")",
+                    "`eval(…)` whose code names `globals`, which may bind any name",
+                ),
+                (
+                    "eval('(test_x := None)')",
+                    "`eval(…)`, which may bind any name",
+                ),
+                ("eval(SOURCE)", "`eval(…)`, which may bind any name"),
+                (
+                    "eval('f()', globals())",
+                    "`eval(…, globals())`, which may bind any name",
+                ),
+            ],
+            &[
+                "def f():\n    exec(SOURCE)",
+                "def f():\n    exec(SOURCE, vars())",
+                "def f():\n    exec(SOURCE, {})",
+                "exec(SOURCE, {})",
+                "exec(SOURCE, namespace)",
+                "exec(SOURCE, globals().copy())",
+                "exec(SOURCE, dict(globals()))",
+                "exec(SOURCE, None, {})",
+                "cursor.exec(SOURCE)",
+                "cursor.execute(SOURCE)",
+                "executor(SOURCE)",
+                "LIMIT = eval('1 + 2')",
+                "CASES = eval(\"[1, 'a', (2)]\")",
+                "def f(x):\n    assert eval(repr(x)) == x",
+                "s = 'exec(SOURCE)'",
+            ],
+        );
+        // Before the property, only a function's binding counts.
+        let text = format!("exec(SOURCE)\neval(SOURCE)\n{prop}");
+        assert_eq!(shadows(&text), vec![]);
+        let text = format!("def f():\n    exec(SOURCE, globals())\n{prop}");
+        assert_eq!(shadows(&text).len(), 1);
+        // In a class body: its names.
+        let class =
+            "class TestA:\n    @given(st.integers())\n    def test_m(self, x):\n        pass\n";
+        check_rebindings(
+            class,
+            &[
+                (
+                    "    exec('test_m = None')",
+                    "`exec(…)`, which may bind any name",
+                ),
+                (
+                    "exec(SOURCE)",
+                    "`exec(…)`, which may bind any name, `TestA` among them",
+                ),
+            ],
+            &[
+                "    def helper(self):\n        exec(SOURCE)",
+                "class TestB:\n    exec(SOURCE)",
+            ],
+        );
     }
 
     #[test]
@@ -3123,6 +3474,8 @@ off! {
             "operator.setitem(",
             "vars(",
             "g.update(",
+            "exec(x, ",
+            "eval(x, {}, ",
             "monkeypatch.setattr(",
         ] {
             let text = format!(
@@ -3135,6 +3488,13 @@ off! {
         let text = format!(
             "{prop}f({}globals().update(test_x=1){})\n",
             "f(".repeat(n),
+            ")".repeat(n)
+        );
+        assert_eq!(shadows(&text).len(), 1);
+        // Every level's code reaches out through the innermost one's `global`.
+        let text = format!(
+            "{prop}def f():\n    {}'global test_x'{}\n",
+            "exec(".repeat(n),
             ")".repeat(n)
         );
         assert_eq!(shadows(&text).len(), 1);
@@ -3209,6 +3569,10 @@ off! {
             "\\",
             "é",
             "wrap(",
+            "from m import *",
+            "exec(",
+            "eval(",
+            "None",
             "g = globals()\n",
             "g",
             "vars()",
@@ -3288,6 +3652,9 @@ off! {
             "not(",
             "any(",
             "'a'",
+            "from m import *",
+            "exec(",
+            "eval(",
             "vars(",
             "g = globals()\n",
             "sys.modules[__name__].__dict__",
