@@ -25,8 +25,14 @@
 //! at both sides of the commit; a scan that walked the file once per property would show
 //! here, not in the 50 commits of small files above.
 //!
+//! A third table: one commit that deletes the `Cargo.toml` of a crate with `WIDE_FILES`
+//! integration-test files, each a property, which then no longer compile: the check looks up
+//! what could still compile each file in the trees before and after the commit. Against one
+//! `git ls-tree -r` of that commit, with the git processes the check starts.
+//!
 //! Without `--bench` (as under `cargo test --benches`) it makes one round over ten commits as a
-//! smoke test, and the large file with `SMOKE_LARGE_PROPS` properties; `--list` returns at once.
+//! smoke test, the large file with `SMOKE_LARGE_PROPS` properties and the wide crate with
+//! `SMOKE_WIDE_FILES` files; `--list` returns at once.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -46,6 +52,10 @@ const SMOKE_COMMITS: usize = 10;
 const SMOKE_ROUNDS: usize = 1;
 const LARGE_PROPS: usize = 2800;
 const SMOKE_LARGE_PROPS: usize = 200;
+const WIDE_FILES: usize = 2000;
+const SMOKE_WIDE_FILES: usize = 100;
+/// The wide-crate table's rounds at most: each check reads thousands of paths.
+const WIDE_ROUNDS: usize = 3;
 
 /// Isolates every git process from the machine's configuration.
 const GIT_ENV: &[(&str, &str)] = &[
@@ -634,12 +644,11 @@ fn baseline_signed(dir: &Path, base: &str, signers: &Path, e: &Expected) -> Benc
     Ok(bytes)
 }
 
-/// The git processes one check starts, by subcommand, counted through a wrapper script that
-/// logs its arguments (an extra run, not timed).
-fn git_processes(s: &Setup, keys: &Path) -> BenchResult<BTreeMap<String, usize>> {
+/// A `git` in folder `dir` that logs its arguments to the file returned beside it.
+fn counting_git(dir: &Path) -> BenchResult<(PathBuf, PathBuf)> {
     use std::os::unix::fs::PermissionsExt;
-    let log = keys.join("git-calls");
-    let wrapper = keys.join("git-counting");
+    let log = dir.join("git-calls");
+    let wrapper = dir.join("git-counting");
     std::fs::write(
         &wrapper,
         format!(
@@ -648,6 +657,13 @@ fn git_processes(s: &Setup, keys: &Path) -> BenchResult<BTreeMap<String, usize>>
         ),
     )?;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755))?;
+    Ok((wrapper, log))
+}
+
+/// The git processes one check starts, by subcommand, counted through a wrapper script that
+/// logs its arguments (an extra run, not timed).
+fn git_processes(s: &Setup, keys: &Path) -> BenchResult<BTreeMap<String, usize>> {
+    let (wrapper, log) = counting_git(keys)?;
     let report = check_patch(s.repo.path(), &s.base, &options(&wrapper.to_string_lossy()))?;
     verify(&report, &s.expected)?;
     const SUBCOMMANDS: &[&str] = &[
@@ -799,6 +815,11 @@ fn main() -> BenchResult {
     println!();
     large_file(if full { LARGE_PROPS } else { SMOKE_LARGE_PROPS }, rounds)?;
     println!();
+    wide_crate(
+        if full { WIDE_FILES } else { SMOKE_WIDE_FILES },
+        rounds.min(WIDE_ROUNDS),
+    )?;
+    println!();
     println!("load average: {load_before} before, {} after", load());
     Ok(())
 }
@@ -908,6 +929,92 @@ fn large_file(props: usize, rounds: usize) -> BenchResult {
     let (lo, hi) = range(&ratios);
     println!(
         "| baseline: one `diff-tree -r -p` | {:.1} ms | {:.1}x | {lo:.1}-{hi:.1} |",
+        median(p) * 1e3,
+        median(ratios.clone())
+    );
+    Ok(())
+}
+
+/// The wide-crate table (see the module docs).
+fn wide_crate(files: usize, rounds: usize) -> BenchResult {
+    let keys = tempfile::tempdir()?;
+    let mut repo = Repo::new(keys.path())?;
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nseed = 1\nmin_cases = 50\nproperty_paths = [\"tests/**\"]\n",
+    )?;
+    repo.write("src/lib.rs", "//! Arithmetic.\n")?;
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"wide\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )?;
+    for i in 0..files {
+        repo.write(
+            &format!("tests/t{i}.rs"),
+            &format!(
+                "use proptest::prelude::*;\n\nproptest! {{\n    #[test]\n    fn doubles_{i}(x in 0u32..100) {{\n        prop_assert_eq!(x * 2, x + x);\n    }}\n}}\n"
+            ),
+        )?;
+    }
+    let base = repo.commit("base", false)?;
+    std::fs::remove_file(repo.path().join("Cargo.toml"))?;
+    let head = repo.commit("drop the manifest", false)?;
+    let dir = repo.path();
+    let run = |git: &str| -> BenchResult<f64> {
+        let start = Instant::now();
+        let report = check_patch(dir, &base, &options(git))?;
+        let t = start.elapsed().as_secs_f64();
+        let removed = report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "property-removed" && f.blocking)
+            .count();
+        if report.commits.len() != 1 || report.findings.len() != files || removed != files {
+            return Err(format!(
+                "unexpected wide-crate report: {} commits, {} findings ({removed} property-removed), expected {files}",
+                report.commits.len(),
+                report.findings.len()
+            )
+            .into());
+        }
+        Ok(t)
+    };
+    let plain = || -> BenchResult<f64> {
+        let start = Instant::now();
+        git_out(dir, &["ls-tree", "-r", "-z", "--full-tree", &head])?;
+        Ok(start.elapsed().as_secs_f64())
+    };
+    let (wrapper, log) = counting_git(keys.path())?;
+    run(&wrapper.to_string_lossy())?;
+    let spawned = std::fs::read_to_string(&log)?.lines().count();
+    let (mut c, mut p, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (ci, pi) = if round % 2 == 0 {
+            let pi = plain()?;
+            (run("git")?, pi)
+        } else {
+            let ci = run("git")?;
+            (ci, plain()?)
+        };
+        c.push(ci);
+        p.push(pi);
+        ratios.push(ci / pi);
+    }
+    println!(
+        "## patch check: one commit deleting the `Cargo.toml` of a crate with {files} property files, {rounds} interleaved round(s), medians"
+    );
+    println!();
+    println!("git processes per check: {spawned}");
+    println!();
+    println!("| side | wall (median) | check / side (median) | range |");
+    println!("|---|---|---|---|");
+    println!(
+        "| `check_patch(REV..HEAD)` | {:.0} ms | — | — |",
+        median(c) * 1e3
+    );
+    let (lo, hi) = range(&ratios);
+    println!(
+        "| baseline: one `ls-tree -r` | {:.1} ms | {:.1}x | {lo:.1}-{hi:.1} |",
         median(p) * 1e3,
         median(ratios.clone())
     );
