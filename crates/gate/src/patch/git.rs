@@ -5,6 +5,7 @@
 //! is pinned with `-c` or a flag, so that the repository's or the machine's configuration cannot
 //! bend the answer.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -523,24 +524,54 @@ impl Git {
         };
         let mut args = vec![LITERAL, "ls-tree", "-r", "-z", "--full-tree", commit, "--"];
         args.extend(folders.iter().map(String::as_str));
-        let out = self.run(&[], &args)?;
         let mut files = Vec::new();
+        self.each_blob(&args, |path, mode, oid| {
+            // Keep only what lies under a folder asked for.
+            let under = folders.is_empty() || folders.iter().any(|f| path.starts_with(f));
+            if matches!(mode, "100644" | "100755") && under {
+                files.push((path.to_string(), oid.to_string()));
+            }
+        })?;
+        Ok(files)
+    }
+
+    /// Every blob of `commit`'s whole tree by its path from the repository root: its mode
+    /// (`100644`, `100755`, or `120000` for a symbolic link) and its id, from one
+    /// `git ls-tree -r`. A submodule (a commit entry) is not a blob and not listed.
+    pub(crate) fn blobs(
+        &self,
+        commit: &str,
+    ) -> Result<BTreeMap<String, (String, String)>, PatchError> {
+        let args = ["ls-tree", "-r", "-z", "--full-tree", commit];
+        let mut blobs = BTreeMap::new();
+        self.each_blob(&args, |path, mode, oid| {
+            blobs.insert(path.to_string(), (mode.to_string(), oid.to_string()));
+        })?;
+        Ok(blobs)
+    }
+
+    /// Runs the `ls-tree -z` of `args` and calls `each` with the path, mode and id of every
+    /// blob entry it prints.
+    fn each_blob(
+        &self,
+        args: &[&str],
+        mut each: impl FnMut(&str, &str, &str),
+    ) -> Result<(), PatchError> {
+        let out = self.run(&[], args)?;
         for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
             let record = String::from_utf8_lossy(record);
             let Some((meta, path)) = record.split_once('\t') else {
-                return Err(Self::output_error(&args, "no tab in an entry"));
+                return Err(Self::output_error(args, "no tab in an entry"));
             };
             let fields: Vec<&str> = meta.split(' ').collect();
             let [mode, kind, oid] = fields.as_slice() else {
-                return Err(Self::output_error(&args, "malformed entry"));
+                return Err(Self::output_error(args, "malformed entry"));
             };
-            // Keep only what lies under a folder asked for.
-            let under = folders.is_empty() || folders.iter().any(|f| path.starts_with(f));
-            if *kind == "blob" && matches!(*mode, "100644" | "100755") && under {
-                files.push((path.to_string(), (*oid).to_string()));
+            if *kind == "blob" {
+                each(path, mode, oid);
             }
         }
-        Ok(files)
+        Ok(())
     }
 
     /// The bytes of a blob.

@@ -29,8 +29,9 @@
 //! dependencies of other members, `default-members`, features that turn on others, and the
 //! targets of a manifest in another folder than the file's crate or one above it.
 
-use std::cell::RefCell;
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
 use std::rc::Rc;
 use std::sync::LazyLock;
 
@@ -39,7 +40,6 @@ use regex::Regex;
 use super::PatchError;
 use super::diff::{FileChange, Side};
 use super::git::Git;
-use super::policy::read_at;
 use super::props::{PropertyDef, properties, source_text};
 use super::props::{blank_rust_comments_and_strings, matching_close};
 use super::rules::FileKind;
@@ -47,9 +47,20 @@ use super::rules::FileKind;
 /// How deep a chain of `mod` declarations is followed.
 const MAX_DEPTH: usize = 32;
 
+/// How many paths a [`Reach`] looks up with a `git ls-tree` of their own before it lists the
+/// whole tree once and answers the rest from that listing: a few lookups are cheaper one by
+/// one, thousands (every file of a wide `tests/` folder) are not.
+const SINGLE_LOOKUPS: usize = 32;
+
+/// A blob of a tree listing: its mode and id.
+type Blobs = BTreeMap<String, (String, String)>;
+
 /// Answers "is this file compiled" for one commit's tree, reading git lazily and remembering:
 /// the answers, and what each file declares and each roots folder holds, so that judging
 /// every file of a folder reads each file once (not once for each file it might declare).
+/// The first [`SINGLE_LOOKUPS`] paths are looked up with a `git ls-tree` each; after them the
+/// whole tree is listed once, so the git processes stay bounded however many files are judged
+/// (blobs are read through the one `git cat-file --batch` either way).
 pub(crate) struct Reach<'g> {
     git: &'g Git,
     commit: &'g str,
@@ -60,11 +71,21 @@ pub(crate) struct Reach<'g> {
     folders: RefCell<BTreeMap<String, Rc<Vec<String>>>>,
     /// Each `Cargo.toml` read, parsed once; `None`: not a regular file, `Some(None)`: not TOML.
     manifests: RefCell<BTreeMap<String, Option<Rc<Option<toml::Table>>>>>,
+    /// The paths looked up one by one so far, and how many may be ([`SINGLE_LOOKUPS`]).
+    lookups: Cell<usize>,
+    single_lookups: usize,
+    /// The whole tree's blobs, by path from the repository root, once listed.
+    tree: OnceCell<Blobs>,
     error: RefCell<Option<PatchError>>,
 }
 
 impl<'g> Reach<'g> {
     pub(crate) fn new(git: &'g Git, commit: &'g str) -> Self {
+        Self::with_single_lookups(git, commit, SINGLE_LOOKUPS)
+    }
+
+    /// A `Reach` that looks up `single_lookups` paths one by one before it lists the tree.
+    fn with_single_lookups(git: &'g Git, commit: &'g str, single_lookups: usize) -> Self {
         Reach {
             git,
             commit,
@@ -72,6 +93,9 @@ impl<'g> Reach<'g> {
             declared: RefCell::new(BTreeMap::new()),
             folders: RefCell::new(BTreeMap::new()),
             manifests: RefCell::new(BTreeMap::new()),
+            lookups: Cell::new(0),
+            single_lookups,
+            tree: OnceCell::new(),
             error: RefCell::new(None),
         }
     }
@@ -97,12 +121,48 @@ impl<'g> Reach<'g> {
         self.error.borrow_mut().get_or_insert(e);
     }
 
+    /// The whole tree's blobs, listed once.
+    fn listing(&self) -> Result<&Blobs, PatchError> {
+        if let Some(tree) = self.tree.get() {
+            return Ok(tree);
+        }
+        let tree = self.git.blobs(self.commit)?;
+        Ok(self.tree.get_or_init(|| tree))
+    }
+
+    /// The listing once it is the cheaper way to answer: listed already, or
+    /// [`SINGLE_LOOKUPS`] paths looked up one by one; `None` while it is not (and this call
+    /// counts as one more single lookup).
+    fn listing_if_due(&self) -> Result<Option<&Blobs>, PatchError> {
+        if self.tree.get().is_none() && self.lookups.get() < self.single_lookups {
+            self.lookups.set(self.lookups.get() + 1);
+            return Ok(None);
+        }
+        self.listing().map(Some)
+    }
+
+    /// The bytes of `path` (from the project folder) when it is a regular file of the tree
+    /// (not a symbolic link, a submodule or a folder).
+    fn read(&self, path: &str) -> Result<Option<Vec<u8>>, PatchError> {
+        let full = format!("{}{path}", self.git.prefix()?);
+        let entry = match self.listing_if_due()? {
+            Some(tree) => tree.get(&full).cloned(),
+            None => self.git.tree_entry(self.commit, &full)?,
+        };
+        match entry {
+            Some((mode, oid)) if mode == "100644" || mode == "100755" => {
+                Ok(Some(self.git.blob(&oid)?))
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// The modules `path` declares, read once; `None` when it is not a regular file.
     fn modules(&self, path: &str) -> Option<Rc<BTreeSet<String>>> {
         if let Some(known) = self.declared.borrow().get(path) {
             return known.clone();
         }
-        let modules = match read_at(self.git, self.commit, path) {
+        let modules = match self.read(path) {
             Ok(bytes) => bytes.map(|b| Rc::new(declared_modules(&String::from_utf8_lossy(&b)))),
             Err(e) => {
                 self.fail(e);
@@ -122,7 +182,7 @@ impl<'g> Reach<'g> {
         if let Some(known) = self.manifests.borrow().get(&path) {
             return known.clone();
         }
-        let parsed = match read_at(self.git, self.commit, &path) {
+        let parsed = match self.read(&path) {
             Ok(bytes) => bytes.map(|b| Rc::new(String::from_utf8_lossy(&b).parse().ok())),
             Err(e) => {
                 self.fail(e);
@@ -138,8 +198,20 @@ impl<'g> Reach<'g> {
         if let Some(known) = self.folders.borrow().get(parent) {
             return Ok(Rc::clone(known));
         }
-        let folder = format!("{}{parent}", self.git.prefix().unwrap_or_default());
-        let names = Rc::new(self.git.files_in(self.commit, &folder)?);
+        let folder = format!("{}{parent}", self.git.prefix()?);
+        let names = Rc::new(match self.listing_if_due()? {
+            Some(tree) => {
+                let inside = format!("{folder}/");
+                tree.range::<str, _>((Bound::Included(inside.as_str()), Bound::Unbounded))
+                    .map(|(path, _)| path)
+                    .take_while(|path| path.starts_with(&inside))
+                    .map(|path| &path[inside.len()..])
+                    .filter(|name| !name.contains('/'))
+                    .map(str::to_string)
+                    .collect()
+            }
+            None => self.git.files_in(self.commit, &folder)?,
+        });
         self.folders
             .borrow_mut()
             .insert(parent.to_string(), Rc::clone(&names));
@@ -1007,6 +1079,130 @@ mod tests {
             target_selection(&format!("{pkg}[[test]]\nname = \"a\"\n")),
             target_selection(pkg)
         );
+    }
+
+    /// Runs git in `dir` with the machine's configuration shut out; returns trimmed stdout.
+    fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    /// A repository whose project lies in `svc/`, with a symbolic link and a submodule among
+    /// its files; the project's folder and the commit.
+    fn odd_tree() -> (tempfile::TempDir, String) {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path();
+        git_in(top, &["init", "-q"]);
+        let write = |path: &str, text: &str| {
+            let full = top.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(full, text).unwrap();
+        };
+        write("svc/Cargo.toml", "[package]\nname = \"svc\"\n");
+        write("svc/src/lib.rs", "mod a;\nmod linked;\n");
+        write("svc/src/a.rs", "mod b;\n");
+        write("svc/src/a/b.rs", "");
+        write("svc/tests/t.rs", "mod helper;\n");
+        write("svc/tests/t/helper.rs", "");
+        write("svc/tests/helper.rs", "");
+        write("svc/tests-x/y.rs", "");
+        write("svc/crates/k/tests/p.rs", "");
+        write("svc/crates/k/src/lib.rs", "");
+        write("other/tests/x.rs", "");
+        write("svc/Cargo.toml.d/real.toml", "[package]\nname = \"k\"\n");
+        std::os::unix::fs::symlink("../a.rs", top.join("svc/src/a/linked.rs")).unwrap();
+        std::os::unix::fs::symlink("a.rs", top.join("svc/src/linked.rs")).unwrap();
+        std::os::unix::fs::symlink("t.rs", top.join("svc/tests/link.rs")).unwrap();
+        std::os::unix::fs::symlink(
+            "../../Cargo.toml.d/real.toml",
+            top.join("svc/crates/k/Cargo.toml"),
+        )
+        .unwrap();
+        git_in(top, &["add", "-A"]);
+        git_in(top, &["commit", "-q", "-m", "base"]);
+        let base = git_in(top, &["rev-parse", "HEAD"]);
+        let gitlink = format!("160000,{base},svc/tests/sub.rs");
+        git_in(top, &["update-index", "--add", "--cacheinfo", &gitlink]);
+        git_in(top, &["commit", "-q", "-m", "submodule"]);
+        let head = git_in(top, &["rev-parse", "HEAD"]);
+        (tmp, head)
+    }
+
+    #[test]
+    fn the_tree_listing_answers_as_the_single_lookups_do() {
+        let (tmp, head) = odd_tree();
+        let env = vec![
+            ("GIT_CONFIG_GLOBAL".into(), "/dev/null".into()),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+        ];
+        let git = Git::new(&tmp.path().join("svc"), "git".into(), env);
+        let single = Reach::with_single_lookups(&git, &head, usize::MAX);
+        let listed = Reach::with_single_lookups(&git, &head, 0);
+        let paths = [
+            "Cargo.toml",
+            "src/lib.rs",
+            "src/a.rs",
+            "src/a/b.rs",
+            "src/linked.rs",
+            "src/a/linked.rs",
+            "src",
+            "tests/t.rs",
+            "tests/t/helper.rs",
+            "tests/helper.rs",
+            "tests/link.rs",
+            "tests/sub.rs",
+            "tests-x/y.rs",
+            "crates/k/Cargo.toml",
+            "crates/k/tests/p.rs",
+            "crates/k/src/lib.rs",
+            "Cargo.toml.d/real.toml",
+            "../other/tests/x.rs",
+            "missing.rs",
+        ];
+        for path in paths {
+            assert_eq!(
+                single.read(path).unwrap(),
+                listed.read(path).unwrap(),
+                "{path}"
+            );
+            assert_eq!(single.holds(path), listed.holds(path), "{path}");
+            assert_eq!(single.compiled(path), listed.compiled(path), "{path}");
+        }
+        for folder in ["tests", "src", "src/a", "crates/k/tests", "tests-x", "none"] {
+            assert_eq!(
+                single.files_in(folder).unwrap(),
+                listed.files_in(folder).unwrap(),
+                "{folder}"
+            );
+        }
+        // What the answers are: a symbolic link and a submodule are no regular files.
+        assert!(listed.read("tests/link.rs").unwrap().is_none());
+        assert!(listed.read("tests/sub.rs").unwrap().is_none());
+        assert!(listed.read("crates/k/Cargo.toml").unwrap().is_none());
+        assert_eq!(
+            listed.read("src/a.rs").unwrap().as_deref(),
+            Some(&b"mod b;\n"[..])
+        );
+        assert!(listed.compiled("src/a/b.rs") && listed.compiled("tests/t/helper.rs"));
+        assert!(!listed.compiled("crates/k/tests/p.rs"));
+        assert_eq!(
+            *listed.files_in("tests").unwrap(),
+            ["helper.rs", "link.rs", "t.rs"].map(String::from)
+        );
+        assert!(single.tree.get().is_none() && listed.tree.get().is_some());
+        assert!(single.into_error().is_none() && listed.into_error().is_none());
     }
 
     #[test]
