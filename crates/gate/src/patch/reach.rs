@@ -55,6 +55,9 @@ const SINGLE_LOOKUPS: usize = 32;
 /// A blob of a tree listing: its mode and id.
 type Blobs = BTreeMap<String, (String, String)>;
 
+/// Module names, each with the paths of the files that declare it.
+type Declarers = BTreeMap<String, Vec<String>>;
+
 /// Answers "is this file compiled" for one commit's tree, reading git lazily and remembering:
 /// the answers, and what each file declares and each roots folder holds, so that judging
 /// every file of a folder reads each file once (not once for each file it might declare).
@@ -69,6 +72,8 @@ pub(crate) struct Reach<'g> {
     declared: RefCell<BTreeMap<String, Option<Rc<BTreeSet<String>>>>>,
     /// The file names of each roots folder.
     folders: RefCell<BTreeMap<String, Rc<Vec<String>>>>,
+    /// For each roots folder, the `.rs` files directly in it that declare each module name.
+    declarers: RefCell<BTreeMap<String, Rc<Declarers>>>,
     /// Each `Cargo.toml` read, parsed once; `None`: not a regular file, `Some(None)`: not TOML.
     manifests: RefCell<BTreeMap<String, Option<Rc<Option<toml::Table>>>>>,
     /// The paths looked up one by one so far, and how many may be ([`SINGLE_LOOKUPS`]).
@@ -92,6 +97,7 @@ impl<'g> Reach<'g> {
             memo: RefCell::new(BTreeMap::new()),
             declared: RefCell::new(BTreeMap::new()),
             folders: RefCell::new(BTreeMap::new()),
+            declarers: RefCell::new(BTreeMap::new()),
             manifests: RefCell::new(BTreeMap::new()),
             lookups: Cell::new(0),
             single_lookups,
@@ -218,6 +224,27 @@ impl<'g> Reach<'g> {
         Ok(names)
     }
 
+    /// The `.rs` files directly in roots folder `parent` by the modules they declare, read
+    /// once: a file of a wide `tests/` folder is looked for among those that declare it, not
+    /// among all its neighbours.
+    fn declarers(&self, parent: &str) -> Result<Rc<Declarers>, PatchError> {
+        if let Some(known) = self.declarers.borrow().get(parent) {
+            return Ok(Rc::clone(known));
+        }
+        let mut index = Declarers::new();
+        for name in self.files_in(parent)?.iter().filter(|n| n.ends_with(".rs")) {
+            let path = join(parent, name);
+            for module in self.modules(&path).iter().flat_map(|m| m.iter()) {
+                index.entry(module.clone()).or_default().push(path.clone());
+            }
+        }
+        let index = Rc::new(index);
+        self.declarers
+            .borrow_mut()
+            .insert(parent.to_string(), Rc::clone(&index));
+        Ok(index)
+    }
+
     fn compiled_at(&self, path: &str, depth: usize) -> bool {
         if let Some(known) = self.memo.borrow().get(path) {
             return *known;
@@ -279,13 +306,8 @@ impl<'g> Reach<'g> {
             candidates.push(format!("{parent}.rs"));
         }
         if is_roots_folder(parent) {
-            match self.files_in(parent) {
-                Ok(names) => candidates.extend(
-                    names
-                        .iter()
-                        .filter(|n| n.ends_with(".rs"))
-                        .map(|n| join(parent, n)),
-                ),
+            match self.declarers(parent) {
+                Ok(index) => candidates.extend(index.get(name).into_iter().flatten().cloned()),
                 Err(e) => {
                     self.fail(e);
                     return true;
