@@ -420,6 +420,154 @@ fn a_member_by_path_dependency_or_an_excluded_crate_with_a_target_path() {
     assert_eq!(judge_root(members, excluded, Some(explicit)), gone);
 }
 
+/// Cargo makes every path dependency of a member that lies inside the workspace folder (and
+/// is not excluded) a member too, transitively: a crate dropped from `members` that another
+/// member still depends on by path keeps running its tests; when the last such dependency
+/// goes, it stops.
+#[test]
+fn a_path_dependency_of_a_member_keeps_a_crate_in_its_workspace() {
+    let pkg = |name: &str, extra: &str| {
+        format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{extra}")
+    };
+    let workspace =
+        |members: &str| format!("[workspace]\nmembers = [{members}]\nresolver = \"3\"\n");
+    // The root, then the manifests of `crates/app` and `crates/util` at each commit after the
+    // base (`None`: as before); the findings with the index of their commit.
+    type Step<'a> = (&'a str, Option<&'a str>, Option<&'a str>);
+    let judge_steps =
+        |app: &str, util: &str, steps: &[Step<'_>]| -> BTreeSet<(usize, String, u32)> {
+            let repo = Repo::new();
+            repo.write(
+                "freezegate.toml",
+                "[policy]\nproperty_paths = [\"crates/*/tests/**\"]\nmin_cases = 50\n",
+            );
+            repo.write(
+                "Cargo.toml",
+                &workspace("\"crates/app\", \"crates/lib\", \"crates/util\""),
+            );
+            repo.write("crates/app/Cargo.toml", app);
+            repo.write("crates/app/src/main.rs", "fn main() {}\n");
+            repo.write(
+                "crates/lib/Cargo.toml",
+                &pkg("lib", "\n[dependencies]\nutil = { path = \"../util\" }\n"),
+            );
+            repo.write("crates/lib/src/lib.rs", "//! Lib.\n");
+            repo.write("crates/lib/tests/props.rs", MORE);
+            repo.write("crates/util/Cargo.toml", util);
+            repo.write("crates/util/src/lib.rs", "//! Util.\n");
+            repo.write("crates/util/tests/props.rs", MORE);
+            let base = repo.commit("base");
+            let mut commits = Vec::new();
+            for (root, app, util) in steps {
+                repo.write("Cargo.toml", root);
+                if let Some(app) = app {
+                    repo.write("crates/app/Cargo.toml", app);
+                }
+                if let Some(util) = util {
+                    repo.write("crates/util/Cargo.toml", util);
+                }
+                commits.push(repo.commit("step"));
+            }
+            repo.check(&base)
+                .findings
+                .into_iter()
+                .map(|f| {
+                    assert_eq!(f.rule, "property-removed", "{f:?}");
+                    let at = commits.iter().position(|c| *c == f.commit).expect("a step");
+                    (at, f.file, f.line)
+                })
+                .collect()
+        };
+    let lib = |at: usize| (at, "crates/lib/tests/props.rs".to_string(), 5);
+    let util = |at: usize| (at, "crates/util/tests/props.rs".to_string(), 5);
+    let only_app = workspace("\"crates/app\"");
+    let util_pkg = pkg("util", "");
+    for dep in [
+        "[dependencies]\nlib = { path = \"../lib\" }\n",
+        "[dev-dependencies]\nlib = { path = \"../lib/\" }\n",
+        "[build-dependencies.lib]\npath = \"./../lib\"\n",
+        "[target.'cfg(unix)'.dependencies]\nlib = { path = \"../lib\" }\n",
+        "[target.'cfg(windows)'.dev-dependencies]\nlib = { path = \"../../crates/lib\" }\n",
+    ] {
+        let app = pkg("app", &format!("\n{dep}"));
+        let bare = pkg("app", "");
+        // `lib` and `util` leave `members`: still members, through `app` and then `lib`.
+        let found = judge_steps(&app, &util_pkg, &[(&only_app, None, None)]);
+        assert!(found.is_empty(), "{dep}: {found:?}");
+        // …until `app` drops the dependency: both stop, in that commit.
+        let found = judge_steps(
+            &app,
+            &util_pkg,
+            &[(&only_app, None, None), (&only_app, Some(&bare), None)],
+        );
+        assert_eq!(found, BTreeSet::from([lib(1), util(1)]), "{dep}");
+        // Excluded, a path dependency does not make a member.
+        let excluded = format!("{only_app}exclude = [\"crates/lib\"]\n");
+        let found = judge_steps(&app, &util_pkg, &[(&excluded, None, None)]);
+        assert_eq!(found, BTreeSet::from([lib(0), util(0)]), "{dep}");
+    }
+    // A member's path dependency outside the workspace folder makes no member; `util` stays
+    // one through `lib`, a member by glob.
+    let outside = pkg(
+        "app",
+        "\n[dependencies]\nlib = { path = \"../../../elsewhere/lib\" }\n",
+    );
+    let found = judge_steps(
+        &outside,
+        &util_pkg,
+        &[(&workspace("\"crates/app\", \"crates/l*\""), None, None)],
+    );
+    assert!(found.is_empty(), "{found:?}");
+    // The dependency moved to a `[target]` table is no loss.
+    let app = pkg("app", "\n[dependencies]\nlib = { path = \"../lib\" }\n");
+    let target = pkg(
+        "app",
+        "\n[target.'cfg(unix)'.build-dependencies]\nlib = { path = \"../lib\" }\n",
+    );
+    let found = judge_steps(
+        &app,
+        &util_pkg,
+        &[(&only_app, None, None), (&only_app, Some(&target), None)],
+    );
+    assert!(found.is_empty(), "{found:?}");
+}
+
+/// A workspace in a folder of the project: a member's path dependency is resolved from the
+/// member's folder, even through the folders above the workspace.
+#[test]
+fn a_nested_workspace_resolves_member_paths_from_their_folder() {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"rust/crates/*/tests/**\"]\nmin_cases = 50\n",
+    );
+    let ws = |members: &str| format!("[workspace]\nmembers = [{members}]\n");
+    repo.write("rust/Cargo.toml", &ws("\"crates/app\", \"crates/lib\""));
+    repo.write(
+        "rust/crates/app/Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nlib = { path = \"../../../rust/crates/lib\" }\n",
+    );
+    repo.write("rust/crates/app/src/main.rs", "fn main() {}\n");
+    repo.write(
+        "rust/crates/lib/Cargo.toml",
+        "[package]\nname = \"lib\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    repo.write("rust/crates/lib/src/lib.rs", "//! Lib.\n");
+    repo.write("rust/crates/lib/tests/props.rs", MORE);
+    let base = repo.commit("base");
+    repo.write("rust/Cargo.toml", &ws("\"crates/app\""));
+    repo.commit("lib leaves members");
+    let found = findings(&repo, &base);
+    assert!(found.is_empty(), "{found:?}");
+    repo.write(
+        "rust/crates/app/Cargo.toml",
+        "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    repo.commit("app drops lib");
+    let found = findings(&repo, &base);
+    assert_eq!(found, removed(&[("rust/crates/lib/tests/props.rs", 5)]));
+}
+
 #[test]
 fn the_finding_names_the_file_and_why_and_a_signed_commit_does_not_block() {
     let (repo, base) = base_repo();

@@ -22,12 +22,20 @@
 //! target has `test = false`, `harness = false` or `required-features` beyond the `default`
 //! features, not when a target of its name has another `path`, not in an edition-2015 crate
 //! that declares any target of its kind, not a `src/lib.rs` that `[lib]` moves elsewhere —
-//! and a file a target names by its own `path` is a root. A crate below a `[workspace]` counts only if the workspace holds
-//! it ([`workspace_holds`]: not under `exclude`, matched by `members` or a path dependency of
-//! the workspace's own package or `[workspace.dependencies]`), as `cargo test --workspace`
-//! tests. What is not read: the path
-//! dependencies of other members, `default-members`, features that turn on others, and the
-//! targets of a manifest in another folder than the file's crate or one above it.
+//! and a file a target names by its own `path` is a root.
+//!
+//! A crate below a `[workspace]` (the nearest `Cargo.toml` above it that has one) counts only
+//! if the workspace holds it, as `cargo test --workspace` tests: not under `exclude`, and
+//! matched by `members`, or the path dependency of the workspace's own package or of
+//! `[workspace.dependencies]` (resolved from the workspace folder) ([`directly_held`]), or —
+//! read only for a crate none of those hold ([`Reach::workspace_members`]) — a path
+//! dependency of a member, transitively, as cargo adds them: of any kind (`[dependencies]`,
+//! `[dev-dependencies]`, `[build-dependencies]`, and those of every `[target.'…']` table
+//! whatever the platform), resolved from the member's folder, in a folder inside the
+//! workspace's that holds a `Cargo.toml` and is not excluded. What is not read:
+//! `default-members`, `package.workspace`, a crate whose own `Cargo.toml` has a `[workspace]`
+//! (read as a crate of the workspace above), features that turn on others, and the targets of
+//! a manifest in another folder than the file's crate or one above it.
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
@@ -76,6 +84,9 @@ pub(crate) struct Reach<'g> {
     declarers: RefCell<BTreeMap<String, Rc<Declarers>>>,
     /// Each `Cargo.toml` read, parsed once; `None`: not a regular file, `Some(None)`: not TOML.
     manifests: RefCell<BTreeMap<String, Option<Rc<Option<toml::Table>>>>>,
+    /// For each workspace folder whose members were worked out, the folders of its members
+    /// (from the workspace folder) ([`Reach::workspace_members`]).
+    members: RefCell<BTreeMap<String, Rc<BTreeSet<String>>>>,
     /// The paths looked up one by one so far, and how many may be ([`SINGLE_LOOKUPS`]).
     lookups: Cell<usize>,
     single_lookups: usize,
@@ -98,6 +109,7 @@ impl<'g> Reach<'g> {
             declared: RefCell::new(BTreeMap::new()),
             folders: RefCell::new(BTreeMap::new()),
             declarers: RefCell::new(BTreeMap::new()),
+            members: RefCell::new(BTreeMap::new()),
             manifests: RefCell::new(BTreeMap::new()),
             lookups: Cell::new(0),
             single_lookups,
@@ -255,18 +267,98 @@ impl<'g> Reach<'g> {
     }
 
     /// Whether the crate in folder `krate` belongs to the workspace of the nearest folder above
-    /// it whose `Cargo.toml` has a `[workspace]` ([`workspace_holds`]); `true` when there is
-    /// none in the project.
+    /// it whose `Cargo.toml` has a `[workspace]`; `true` when there is none in the project. Not
+    /// when `exclude` names it; then when the workspace's own manifest holds it
+    /// ([`workspace_holds`]), and only otherwise is the tree read for the members that hold
+    /// it through their path dependencies ([`Reach::workspace_members`]).
     fn in_workspace(&self, krate: &str) -> bool {
         for dir in ancestors(krate) {
             if let Some(manifest) = self.manifest(dir)
                 && let Some(doc) = manifest.as_ref()
                 && doc.contains_key("workspace")
             {
-                return workspace_holds(doc, krate[dir.len()..].trim_start_matches('/'));
+                let rel = krate[dir.len()..].trim_start_matches('/');
+                return !excluded(doc, rel)
+                    && (directly_held(doc, rel) || self.workspace_members(dir, doc).contains(rel));
             }
         }
         true
+    }
+
+    /// The members of the workspace whose manifest `doc` lies in folder `root`, as cargo finds
+    /// them, worked out once: the crates its manifest holds ([`directly_held`]: `members`,
+    /// path dependencies of its package and of `[workspace.dependencies]`) and its package,
+    /// then, transitively, every path dependency of a member (of any kind, target-specific
+    /// ones too, resolved from the member's folder) whose folder lies inside `root`, is not
+    /// excluded and holds a `Cargo.toml`. Folders from `root`. A git failure is kept for
+    /// [`Reach::into_error`] (the answer is then empty).
+    fn workspace_members(&self, root: &str, doc: &toml::Table) -> Rc<BTreeSet<String>> {
+        if let Some(known) = self.members.borrow().get(root) {
+            return Rc::clone(known);
+        }
+        let members = match self.find_members(root, doc) {
+            Ok(members) => members,
+            Err(e) => {
+                self.fail(e);
+                BTreeSet::new()
+            }
+        };
+        let members = Rc::new(members);
+        self.members
+            .borrow_mut()
+            .insert(root.to_string(), Rc::clone(&members));
+        members
+    }
+
+    fn find_members(&self, root: &str, doc: &toml::Table) -> Result<BTreeSet<String>, PatchError> {
+        // The folders below `root` that hold a `Cargo.toml`, from `root`, out of one listing.
+        let top = format!("{}{}", self.git.prefix()?, join(root, ""));
+        let crates: BTreeSet<String> = self
+            .listing()?
+            .range::<str, _>((Bound::Included(top.as_str()), Bound::Unbounded))
+            .take_while(|(path, _)| path.starts_with(&top))
+            .filter_map(|(path, _)| {
+                let rel = &path[top.len()..];
+                (rel == "Cargo.toml")
+                    .then_some("")
+                    .or_else(|| rel.strip_suffix("/Cargo.toml"))
+            })
+            .map(str::to_string)
+            .collect();
+        let mut members: BTreeSet<String> = crates
+            .iter()
+            .filter(|rel| !excluded(doc, rel) && directly_held(doc, rel))
+            .cloned()
+            .collect();
+        if doc.contains_key("package") {
+            members.insert(String::new());
+        }
+        let mut queue: Vec<String> = members.iter().cloned().collect();
+        while let Some(member) = queue.pop() {
+            let Some(manifest) = self.manifest(&join(root, &member)) else {
+                continue;
+            };
+            let Some(member_doc) = manifest.as_ref() else {
+                continue;
+            };
+            for dep in package_path_dependencies(member_doc) {
+                // From the project folder, so that `../../ws/lib` may leave `root` and come back.
+                let Some(folder) = normalize(&join(root, &member), dep) else {
+                    continue;
+                };
+                let rel = match folder.strip_prefix(root) {
+                    _ if root.is_empty() => folder.as_str(),
+                    Some("") => "",
+                    Some(rest) if rest.starts_with('/') => &rest[1..],
+                    _ => continue,
+                };
+                let rel = rel.to_string();
+                if crates.contains(&rel) && !excluded(doc, &rel) && members.insert(rel.clone()) {
+                    queue.push(rel);
+                }
+            }
+        }
+        Ok(members)
     }
 
     fn decide(&self, path: &str, depth: usize) -> bool {
@@ -342,8 +434,11 @@ pub(crate) struct Uncompiled {
 /// Only a change that can make a file stop compiling is followed: a deleted, renamed or
 /// retyped `Cargo.toml`, one whose targets change ([`target_selection`]: `autotests`,
 /// `[[test]]` tables, `test`/`harness` flags …), or a `.rs` file that declared a module
-/// ([`declared_modules`]) which its new text no longer declares. A commit with none runs no git at all; one that has some
-/// lists the property files below the folders of those paths and asks [`Reach`] on both sides.
+/// ([`declared_modules`]) which its new text no longer declares. A commit with none runs no
+/// git at all; one that has some lists the property files below the folders of those paths
+/// and asks [`Reach`] on both sides — below the project folder when a `Cargo.toml` loses a
+/// path dependency (or goes with one), since the crate it named may have been a workspace
+/// member only through it, and so may the crates that one held in turn, wherever they lie.
 /// Files the commit changes itself are left to the rules. A git failure is an error.
 pub(crate) fn no_longer_compiled(
     git: &Git,
@@ -366,15 +461,21 @@ pub(crate) fn no_longer_compiled(
                 .as_ref()
                 .filter(|n| n.path == old.path && n.is_text_file());
             let lost = if is_manifest(path) {
-                match kept {
-                    None => true,
-                    Some(new) => {
-                        let text = |side: &Side| -> Result<String, PatchError> {
-                            Ok(String::from_utf8_lossy(&git.blob(&side.oid)?).into_owned())
-                        };
-                        target_selection(&text(old)?) != target_selection(&text(new)?)
-                    }
+                let text = |side: &Side| -> Result<String, PatchError> {
+                    Ok(String::from_utf8_lossy(&git.blob(&side.oid)?).into_owned())
+                };
+                let before = text(old)?;
+                let after = kept.map(text).transpose()?;
+                // A path dependency gone: the crate it named (and those it held in turn) may
+                // have been a workspace member only through it, wherever it lies.
+                let has = after.as_deref().map(dependency_paths).unwrap_or_default();
+                if !dependency_paths(&before).is_subset(&has) {
+                    causes
+                        .entry(String::new())
+                        .or_default()
+                        .insert(path.to_string());
                 }
+                after.is_none_or(|after| target_selection(&before) != target_selection(&after))
             } else {
                 let declared = |side: &Side| -> Result<BTreeSet<String>, PatchError> {
                     Ok(if side.is_text_file() {
@@ -571,9 +672,11 @@ fn tested_root(manifest: Option<&toml::Table>, rel: &str) -> bool {
     flag(auto) != Some(false) && (tables.is_empty() || !edition_2015)
 }
 
-/// What of a manifest decides which targets `cargo test` runs: the package's name, `build`
-/// and `auto*` keys, the target tables and the `[workspace]` table. Two manifests that agree on it compile the same
-/// files in a test build, so an edit elsewhere (a dependency) is not followed.
+/// What of a manifest decides which targets `cargo test` runs: the package's name, `build`,
+/// `edition` and `auto*` keys, the target tables, the `[lib]`, `[features]` and `[workspace]`
+/// tables, and the paths of its path dependencies ([`path_dependencies`], which make
+/// workspace members, target-specific ones too). Two manifests that agree on it compile the
+/// same files in a test build, so an edit elsewhere (a registry dependency) is not followed.
 fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
     let doc = manifest.parse::<toml::Table>().ok()?;
     let package = doc.get("package").and_then(toml::Value::as_table);
@@ -587,7 +690,7 @@ fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
         out.push(doc.get(key).cloned());
     }
     out.extend(TARGETS.iter().map(|(kind, _, _)| doc.get(*kind).cloned()));
-    // The package's path dependencies: in a workspace they are members.
+    // The path dependencies: in a workspace they are members.
     let mut paths = path_dependencies(&doc);
     paths.sort();
     out.push(Some(toml::Value::Array(
@@ -596,54 +699,127 @@ fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
     Some(out)
 }
 
-/// The `path` of every dependency of the manifest's package and of its
-/// `[workspace.dependencies]`, as written.
+/// The keys of a manifest's dependency tables, at its top and under each `[target.'…']`
+/// (the `_` spellings are older cargo's).
+const DEPENDENCY_KEYS: [&str; 5] = [
+    "dependencies",
+    "dev-dependencies",
+    "dev_dependencies",
+    "build-dependencies",
+    "build_dependencies",
+];
+
+/// The `path` of every dependency of the manifest's package, as written: normal, dev and
+/// build dependencies, also those of `[target.'cfg(…)'.dependencies]` tables (cargo makes
+/// them all workspace members, whatever the platform).
+fn package_path_dependencies(doc: &toml::Table) -> Vec<&str> {
+    let targets = doc
+        .get("target")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flat_map(|t| t.values())
+        .filter_map(toml::Value::as_table);
+    std::iter::once(doc)
+        .chain(targets)
+        .flat_map(|table| DEPENDENCY_KEYS.iter().filter_map(|k| table.get(*k)))
+        .filter_map(toml::Value::as_table)
+        .flat_map(|deps| deps.values())
+        .filter_map(|d| d.get("path").and_then(toml::Value::as_str))
+        .collect()
+}
+
+/// The `path` of every dependency of the manifest's package ([`package_path_dependencies`])
+/// and of its `[workspace.dependencies]`, as written.
 fn path_dependencies(doc: &toml::Table) -> Vec<String> {
     let workspace = doc
         .get("workspace")
         .and_then(|w| w.get("dependencies"))
-        .and_then(toml::Value::as_table);
-    ["dependencies", "dev-dependencies", "build-dependencies"]
-        .iter()
-        .filter_map(|t| doc.get(*t).and_then(toml::Value::as_table))
-        .chain(workspace)
+        .and_then(toml::Value::as_table)
+        .into_iter()
         .flat_map(|deps| deps.values())
-        .filter_map(|d| d.get("path").and_then(toml::Value::as_str))
+        .filter_map(|d| d.get("path").and_then(toml::Value::as_str));
+    package_path_dependencies(doc)
+        .into_iter()
+        .chain(workspace)
         .map(str::to_string)
         .collect()
 }
 
-/// Whether the workspace manifest `doc` holds the crate in folder `rel` (a path below the
-/// manifest's folder): not under an `exclude` entry, and matched by a `members` glob or a
-/// `path` dependency of the manifest's own package or of its `[workspace.dependencies]`.
-/// (Cargo also counts the path dependencies of other members; those are not read.)
-fn workspace_holds(doc: &toml::Table, rel: &str) -> bool {
-    let clean = |p: &str| p.trim_start_matches("./").trim_end_matches('/').to_string();
-    let strings = |key: &str| -> Vec<String> {
-        doc.get("workspace")
-            .and_then(|w| w.get(key))
-            .and_then(toml::Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(toml::Value::as_str)
-                    .map(clean)
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    if strings("exclude")
+/// The folder `rel` names from folder `base` (both from the same folder), with `.` and `..`
+/// resolved and no trailing `/`; `None` for an absolute path or one that climbs above that
+/// folder.
+fn normalize(base: &str, rel: &str) -> Option<String> {
+    if rel.starts_with('/') {
+        return None;
+    }
+    let mut parts: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// The entries of the workspace table's array `key`, with a leading `./` and trailing `/`
+/// dropped.
+fn workspace_strings(doc: &toml::Table, key: &str) -> Vec<String> {
+    doc.get("workspace")
+        .and_then(|w| w.get(key))
+        .and_then(toml::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(toml::Value::as_str)
+                .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether the workspace manifest `doc` excludes the folder `rel` (from the manifest's
+/// folder): an `exclude` entry is it or a folder above it.
+fn excluded(doc: &toml::Table, rel: &str) -> bool {
+    workspace_strings(doc, "exclude")
         .iter()
         .any(|e| rel == e || rel.starts_with(&format!("{e}/")))
-    {
-        return false;
-    }
-    let member = strings("members").iter().any(|m| {
+}
+
+/// Whether the workspace manifest `doc` names the crate in folder `rel` (from the manifest's
+/// folder) itself: matched by a `members` glob, or the `path` of a dependency of the
+/// manifest's own package or of its `[workspace.dependencies]` (resolved from the manifest's
+/// folder). `exclude` is not read here ([`excluded`]).
+fn directly_held(doc: &toml::Table, rel: &str) -> bool {
+    let member = workspace_strings(doc, "members").iter().any(|m| {
         globset::GlobBuilder::new(m)
             .literal_separator(true)
             .build()
             .is_ok_and(|g| g.compile_matcher().is_match(rel))
     });
-    member || path_dependencies(doc).iter().any(|p| clean(p) == rel)
+    member
+        || path_dependencies(doc)
+            .iter()
+            .any(|p| normalize("", p).as_deref() == Some(rel))
+}
+
+/// Whether the workspace manifest `doc` holds the crate in folder `rel` (a path below the
+/// manifest's folder) by itself: not [`excluded`] and [`directly_held`]. (Cargo also counts
+/// the path dependencies of the members; [`Reach::workspace_members`] reads those.)
+#[cfg(test)]
+fn workspace_holds(doc: &toml::Table, rel: &str) -> bool {
+    !excluded(doc, rel) && directly_held(doc, rel)
+}
+
+/// The path dependencies a manifest's text declares ([`path_dependencies`]); none when it is
+/// not TOML.
+fn dependency_paths(manifest: &str) -> BTreeSet<String> {
+    manifest
+        .parse::<toml::Table>()
+        .map(|doc| path_dependencies(&doc).into_iter().collect())
+        .unwrap_or_default()
 }
 
 /// The target kind of a conventional roots folder.
@@ -1061,7 +1237,8 @@ mod tests {
         let root = ws(
             "[workspace]\nmembers = [\"crates/*\", \"tools/gen/\"]\nexclude = [\"crates/old\"]\n\
                       [workspace.dependencies]\nshared = { path = \"libs/shared\" }\n\
-                      [package]\nname = \"r\"\n[dev-dependencies]\nh = { path = \"./helpers\" }\n",
+                      [package]\nname = \"r\"\n[dev-dependencies]\nh = { path = \"./helpers\" }\n\
+                      [target.'cfg(unix)'.dependencies]\nu = { path = \"libs/x/../unix/\" }\n",
         );
         for (rel, held) in [
             ("crates/a", true),
@@ -1071,6 +1248,8 @@ mod tests {
             ("tools/other", false),
             ("helpers", true),
             ("libs/shared", true),
+            ("libs/unix", true),
+            ("libs/x", false),
         ] {
             assert_eq!(workspace_holds(&root, rel), held, "{rel}");
         }
@@ -1090,6 +1269,8 @@ mod tests {
             "edition = \"2021\"\n",
             "[dependencies]\ninv = { path = \"crates/inv\" }\n",
             "[workspace.dependencies]\ninv = { path = \"crates/inv\" }\n",
+            "[target.'cfg(unix)'.dev-dependencies]\ninv = { path = \"crates/inv\" }\n",
+            "[target.x86_64-pc-windows-gnu.build_dependencies.inv]\npath = \"crates/inv\"\n",
         ] {
             assert_ne!(
                 target_selection(&format!("{pkg}{changed}")),
@@ -1225,6 +1406,22 @@ mod tests {
         );
         assert!(single.tree.get().is_none() && listed.tree.get().is_some());
         assert!(single.into_error().is_none() && listed.into_error().is_none());
+    }
+
+    #[test]
+    fn dependency_paths_resolve_from_their_manifest_folder() {
+        for (base, rel, folder) in [
+            ("crates/app", "../lib", Some("crates/lib")),
+            ("crates/app", "./../lib/", Some("crates/lib")),
+            ("crates/app", "../../crates//lib", Some("crates/lib")),
+            ("crates/app", "../..", Some("")),
+            ("crates/app", "../../..", None),
+            ("", "lib/../../x", None),
+            ("", "/abs/lib", None),
+            ("", "libs/a", Some("libs/a")),
+        ] {
+            assert_eq!(normalize(base, rel).as_deref(), folder, "{base} {rel}");
+        }
     }
 
     #[test]
