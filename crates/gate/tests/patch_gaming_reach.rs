@@ -568,6 +568,84 @@ fn a_nested_workspace_resolves_member_paths_from_their_folder() {
     assert_eq!(found, removed(&[("rust/crates/lib/tests/props.rs", 5)]));
 }
 
+/// A file that a compiled file `include!`s (by a path from the including file's folder) is
+/// compiled: a property moved there still runs, and it stops when the `include!` goes or
+/// gains a `cfg` that is not always on in a test build.
+#[test]
+fn a_file_a_compiled_file_includes_is_compiled() {
+    // The property moved out of `tests/top.rs` into files `tests/top.rs` includes.
+    for (include, file) in [
+        ("include!(\"common/props.rs\");", "tests/common/props.rs"),
+        (
+            "#[cfg(test)]\ninclude!(\"../tests/shared/props.rs\");",
+            "tests/shared/props.rs",
+        ),
+        ("std::include! { \"./top_props.rs\" }", "tests/top_props.rs"),
+    ] {
+        let (repo, base) = base_repo();
+        repo.write("tests/top.rs", &format!("{include}\n"));
+        repo.write(file, CHECKS);
+        repo.commit("the properties move to an included file");
+        let found: Found = findings(&repo, &base)
+            .into_iter()
+            .filter(|(rule, _, _)| rule == "property-removed")
+            .collect();
+        assert!(found.is_empty(), "{include}: {found:?}");
+    }
+    // …and not into a file an `include!` names only behind a `cfg`, or through `concat!`.
+    for include in [
+        "#[cfg(feature = \"slow\")]\ninclude!(\"common/props.rs\");",
+        "include!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/tests/common/props.rs\"));",
+        "// include!(\"common/props.rs\");",
+    ] {
+        let (repo, base) = base_repo();
+        repo.write("tests/top.rs", &format!("{include}\n"));
+        repo.write("tests/common/props.rs", CHECKS);
+        repo.commit("the properties move to a file nothing compiles");
+        let found: Found = findings(&repo, &base)
+            .into_iter()
+            .filter(|(rule, _, _)| rule == "property-removed")
+            .collect();
+        assert_eq!(
+            found,
+            removed(&[("tests/top.rs", 7), ("tests/top.rs", 13)]),
+            "{include}"
+        );
+    }
+    // A property file that only an `include!` compiles, left as it is while the `include!`
+    // goes or stops counting.
+    let included = |root: &str| -> Found {
+        let (repo, base) = base_repo();
+        repo.write("tests/it/main.rs", "include!(\"../shared/props.rs\");\n");
+        repo.remove("tests/it/props.rs");
+        repo.write("tests/shared/props.rs", MORE);
+        let base2 = repo.commit("the suite includes its properties");
+        assert!(
+            findings(&repo, &base)
+                .iter()
+                .all(|(rule, _, _)| rule != "property-removed")
+        );
+        repo.write("tests/it/main.rs", root);
+        repo.commit("edit");
+        findings(&repo, &base2)
+    };
+    let gone = removed(&[("tests/shared/props.rs", 5)]);
+    for root in [
+        "\n",
+        "#[cfg(unix)]\ninclude!(\"../shared/props.rs\");\n",
+        "include!(\"shared/props.rs\");\n",
+    ] {
+        assert_eq!(included(root), gone, "{root}");
+    }
+    for root in [
+        "include!(\"../shared/props.rs\");\n\nfn helper() {}\n",
+        "#[cfg(test)]\ninclude!(\"./../shared/props.rs\");\n",
+    ] {
+        let found = included(root);
+        assert!(found.is_empty(), "{root}: {found:?}");
+    }
+}
+
 #[test]
 fn the_finding_names_the_file_and_why_and_a_signed_commit_does_not_block() {
     let (repo, base) = base_repo();
@@ -645,13 +723,15 @@ fn commits_that_cannot_change_what_is_compiled_start_no_extra_git() {
         calls.lines().filter(|l| l.contains(" ls-tree -r ")).count()
     };
     assert_eq!(listings(&log), 0);
-    // A commit that drops a `mod` line is looked at.
+    // A commit that drops a `mod` line is looked at: the files below the folder of the
+    // change are listed, and the whole tree once, for the `include!`s that might still
+    // compile the file no `mod` line reaches.
     repo.write("tests/it/main.rs", "\n");
     repo.commit("drop the mod line");
     std::fs::remove_file(&log).unwrap();
     let report = check_patch(repo.path(), &base, &options).unwrap();
     assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
-    assert_eq!(listings(&log), 1);
+    assert_eq!(listings(&log), 2);
 }
 
 #[test]

@@ -1,20 +1,29 @@
 //! Whether cargo compiles a Rust file of a commit's tree: a property moved to a file that no
-//! crate root or `mod` declaration reaches no longer runs, and neither does one whose file
-//! stays where it is while the commit takes away what compiled it ([`no_longer_compiled`]).
+//! crate root, `mod` declaration or `include!` reaches no longer runs, and neither does one
+//! whose file stays where it is while the commit takes away what compiled it
+//! ([`no_longer_compiled`]).
 //!
 //! A file is compiled when it is a crate root by cargo's conventions (`src/lib.rs`,
 //! `src/main.rs`, `build.rs`, `src/bin/*.rs`, `src/bin/*/main.rs`, `tests/*.rs`, `benches/*.rs`,
 //! `examples/*.rs`, `tests/*/main.rs` …) of a folder that holds a `Cargo.toml`, or (a root's
 //! place without a `Cargo.toml` too, such as `src/tests/checks.rs`) when a
 //! compiled file of its parent module declares it (`mod NAME;`, read outside comments and
-//! strings). A declaration counts only when a test build surely compiles it by convention
-//! ([`declared_modules`]): not behind `#[path = …]`, a `#[cfg(…)]` that is not always true
-//! with `test` set (`#[cfg(test)]` is fine, `#[cfg(feature = "x")]`, `#[cfg(unix)]`,
-//! `#[cfg(any())]` and `#[cfg(not(test))]` are not), or a `#[cfg_attr(…)]` that may yield
-//! either, and not in a file whose inner `#![cfg(…)]` is such a `cfg`. The reading is
-//! approximate where Rust is richer: a `#[path]` attribute or an `include!` is not followed
-//! (such a file counts as not compiled), and a `mod NAME;` inside an inline `mod other { … }`
-//! is read as if it were at the top of its file (the attributes of `other` are not read).
+//! strings), or when a compiled `.rs` file of the project `include!`s it by one string literal
+//! (`include!("common/props.rs")`, also `std::include!`, resolved as Rust does from the
+//! including file's folder, `..` allowed). A declaration or an `include!` counts only when a
+//! test build surely compiles it ([`declarations`]): not behind `#[path = …]`, a `#[cfg(…)]`
+//! that is not always true with `test` set (`#[cfg(test)]` is fine, `#[cfg(feature = "x")]`,
+//! `#[cfg(unix)]`, `#[cfg(any())]` and `#[cfg(not(test))]` are not), or a `#[cfg_attr(…)]`
+//! that may yield either, and not in a file whose inner `#![cfg(…)]` is such a `cfg`. The
+//! reading is approximate where Rust is richer: a `#[path]` attribute is not followed, nor an
+//! `include!` whose argument is built (`concat!`, `env!`) or holds an escape (such a file
+//! counts as not compiled); a `mod NAME;` or an `include!` inside an inline
+//! `mod other { … }`, a function or a `macro_rules!` is read as if it were at the top of its
+//! file (the attributes of `other` are not read, nor whether the function or macro is
+//! used); and the `mod` lines of an included file are read as if it were a module file at
+//! its own place (Rust resolves them from the including module's). Includes are read from
+//! every `.rs` file of the tree, once, and only when a file is reached neither as a root nor
+//! as a module.
 //!
 //! The crate's `Cargo.toml` is read for its targets ([`tested_root`], [`target_at`]): a
 //! conventional root counts only if `cargo test` runs its tests — not with `autotests = false`
@@ -76,12 +85,15 @@ pub(crate) struct Reach<'g> {
     git: &'g Git,
     commit: &'g str,
     memo: RefCell<BTreeMap<String, bool>>,
-    /// The modules each path declares ([`declared_modules`]); `None`: not a regular file.
-    declared: RefCell<BTreeMap<String, Option<Rc<BTreeSet<String>>>>>,
+    /// What each path declares ([`declarations`]); `None`: not a regular file.
+    declared: RefCell<BTreeMap<String, Option<Rc<Declarations>>>>,
     /// The file names of each roots folder.
     folders: RefCell<BTreeMap<String, Rc<Vec<String>>>>,
     /// For each roots folder, the `.rs` files directly in it that declare each module name.
     declarers: RefCell<BTreeMap<String, Rc<Declarers>>>,
+    /// For each file an `include!` names (from the project folder), the files that include it
+    /// ([`Reach::includers`]).
+    includers: OnceCell<Rc<Declarers>>,
     /// Each `Cargo.toml` read, parsed once; `None`: not a regular file, `Some(None)`: not TOML.
     manifests: RefCell<BTreeMap<String, Option<Rc<Option<toml::Table>>>>>,
     /// For each workspace folder whose members were worked out, the folders of its members
@@ -109,6 +121,7 @@ impl<'g> Reach<'g> {
             declared: RefCell::new(BTreeMap::new()),
             folders: RefCell::new(BTreeMap::new()),
             declarers: RefCell::new(BTreeMap::new()),
+            includers: OnceCell::new(),
             members: RefCell::new(BTreeMap::new()),
             manifests: RefCell::new(BTreeMap::new()),
             lookups: Cell::new(0),
@@ -127,7 +140,7 @@ impl<'g> Reach<'g> {
     /// Whether `path` is a regular file of the tree. A git failure answers `false` and is kept
     /// for [`Reach::into_error`].
     pub(crate) fn holds(&self, path: &str) -> bool {
-        self.modules(path).is_some()
+        self.declarations(path).is_some()
     }
 
     /// The first git failure met, if any: the commit could not be judged.
@@ -139,8 +152,8 @@ impl<'g> Reach<'g> {
         self.error.borrow_mut().get_or_insert(e);
     }
 
-    /// The whole tree's blobs, listed once.
-    fn listing(&self) -> Result<&Blobs, PatchError> {
+    /// The whole tree's blobs, listed once (by path from the repository root).
+    pub(crate) fn listing(&self) -> Result<&Blobs, PatchError> {
         if let Some(tree) = self.tree.get() {
             return Ok(tree);
         }
@@ -175,13 +188,13 @@ impl<'g> Reach<'g> {
         }
     }
 
-    /// The modules `path` declares, read once; `None` when it is not a regular file.
-    fn modules(&self, path: &str) -> Option<Rc<BTreeSet<String>>> {
+    /// What `path` declares, read once; `None` when it is not a regular file.
+    fn declarations(&self, path: &str) -> Option<Rc<Declarations>> {
         if let Some(known) = self.declared.borrow().get(path) {
             return known.clone();
         }
         let modules = match self.read(path) {
-            Ok(bytes) => bytes.map(|b| Rc::new(declared_modules(&String::from_utf8_lossy(&b)))),
+            Ok(bytes) => bytes.map(|b| Rc::new(declarations(&String::from_utf8_lossy(&b)))),
             Err(e) => {
                 self.fail(e);
                 None
@@ -246,7 +259,7 @@ impl<'g> Reach<'g> {
         let mut index = Declarers::new();
         for name in self.files_in(parent)?.iter().filter(|n| n.ends_with(".rs")) {
             let path = join(parent, name);
-            for module in self.modules(&path).iter().flat_map(|m| m.iter()) {
+            for module in self.declarations(&path).iter().flat_map(|d| &d.modules) {
                 index.entry(module.clone()).or_default().push(path.clone());
             }
         }
@@ -268,8 +281,8 @@ impl<'g> Reach<'g> {
 
     /// Whether the crate in folder `krate` belongs to the workspace of the nearest folder above
     /// it whose `Cargo.toml` has a `[workspace]`; `true` when there is none in the project. Not
-    /// when `exclude` names it; then when the workspace's own manifest holds it
-    /// ([`workspace_holds`]), and only otherwise is the tree read for the members that hold
+    /// when `exclude` names it ([`excluded`]); then when the workspace's own manifest holds it
+    /// ([`directly_held`]), and only otherwise is the tree read for the members that hold
     /// it through their path dependencies ([`Reach::workspace_members`]).
     fn in_workspace(&self, krate: &str) -> bool {
         for dir in ancestors(krate) {
@@ -387,9 +400,28 @@ impl<'g> Reach<'g> {
                 return true;
             }
         }
-        let Some((name, parent)) = module_of(path) else {
-            return false;
-        };
+        if let Some((name, parent)) = module_of(path)
+            && self.declared_by_parent(path, name, parent, depth)
+        {
+            return true;
+        }
+        // Included by a compiled file.
+        match self.includers() {
+            Ok(index) => index
+                .get(path)
+                .into_iter()
+                .flatten()
+                .filter(|c| *c != path)
+                .any(|c| self.compiled_at(c, depth + 1)),
+            Err(e) => {
+                self.fail(e);
+                true
+            }
+        }
+    }
+
+    /// Whether a compiled file of the parent module declares `path` as module `name`.
+    fn declared_by_parent(&self, path: &str, name: &str, parent: &str, depth: usize) -> bool {
         let mut candidates: Vec<String> = ["mod.rs", "lib.rs", "main.rs", "build.rs"]
             .iter()
             .map(|f| join(parent, f))
@@ -409,8 +441,40 @@ impl<'g> Reach<'g> {
         candidates.sort();
         candidates.dedup();
         candidates.into_iter().filter(|c| c != path).any(|c| {
-            self.modules(&c).is_some_and(|m| m.contains(name)) && self.compiled_at(&c, depth + 1)
+            self.declarations(&c)
+                .is_some_and(|d| d.modules.contains(name))
+                && self.compiled_at(&c, depth + 1)
         })
+    }
+
+    /// For each file an `include!` of a `.rs` file of the project names, resolved from the
+    /// including file's folder, the files that include it: read once, from every `.rs` file
+    /// of the tree — only when a file is compiled neither as a root nor as a module.
+    fn includers(&self) -> Result<Rc<Declarers>, PatchError> {
+        if let Some(known) = self.includers.get() {
+            return Ok(Rc::clone(known));
+        }
+        let prefix = self.git.prefix()?;
+        let files: Vec<String> = self
+            .listing()?
+            .iter()
+            .filter(|(path, (mode, _))| {
+                path.ends_with(".rs") && (mode == "100644" || mode == "100755")
+            })
+            .filter_map(|(path, _)| path.strip_prefix(prefix))
+            .map(str::to_string)
+            .collect();
+        let mut index = Declarers::new();
+        for path in files {
+            let Some(declared) = self.declarations(&path) else {
+                continue;
+            };
+            let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+            for target in declared.includes.iter().filter_map(|i| normalize(dir, i)) {
+                index.entry(target).or_default().push(path.clone());
+            }
+        }
+        Ok(Rc::clone(self.includers.get_or_init(|| Rc::new(index))))
     }
 }
 
@@ -427,16 +491,18 @@ pub(crate) struct Uncompiled {
 
 /// The properties of the Rust files under `property_paths` that `commit` leaves as they were
 /// but no longer compiles, while one of the trees `before` (the parents that bring in
-/// commits) compiled them: their `mod` line deleted or put behind a `#[cfg]` or `#[path]`, the
-/// file declaring them or their crate's `Cargo.toml` deleted or renamed. `own` is the
-/// commit's own change, paths from the project folder (`prefix` in the work tree).
+/// commits) compiled them: their `mod` line (or `include!`) deleted or put behind a `#[cfg]`
+/// or `#[path]`, the file declaring them or their crate's `Cargo.toml` deleted or renamed.
+/// `own` is the commit's own change, paths from the project folder (`prefix` in the work
+/// tree).
 ///
 /// Only a change that can make a file stop compiling is followed: a deleted, renamed or
 /// retyped `Cargo.toml`, one whose targets change ([`target_selection`]: `autotests`,
-/// `[[test]]` tables, `test`/`harness` flags …), or a `.rs` file that declared a module
-/// ([`declared_modules`]) which its new text no longer declares. A commit with none runs no
-/// git at all; one that has some lists the property files below the folders of those paths
-/// and asks [`Reach`] on both sides — below the project folder when a `Cargo.toml` loses a
+/// `[[test]]` tables, `test`/`harness` flags …), or a `.rs` file that declared a module or
+/// included a file ([`declarations`]) which its new text no longer declares or includes. A
+/// commit with none runs no git at all; one that has some lists the property files below the
+/// folders of those paths (for a lost `include!`, the folder of the file it named) and asks
+/// [`Reach`] on both sides — below the project folder when a `Cargo.toml` loses a
 /// path dependency (or goes with one), since the crate it named may have been a workspace
 /// member only through it, and so may the crates that one held in turn, wherever they lie.
 /// Files the commit changes itself are left to the rules. A git failure is an error.
@@ -477,19 +543,30 @@ pub(crate) fn no_longer_compiled(
                 }
                 after.is_none_or(|after| target_selection(&before) != target_selection(&after))
             } else {
-                let declared = |side: &Side| -> Result<BTreeSet<String>, PatchError> {
+                let declared = |side: &Side| -> Result<Declarations, PatchError> {
                     Ok(if side.is_text_file() {
-                        declared_modules(&String::from_utf8_lossy(&git.blob(&side.oid)?))
+                        declarations(&String::from_utf8_lossy(&git.blob(&side.oid)?))
                     } else {
-                        BTreeSet::new()
+                        Declarations::default()
                     })
                 };
                 let had = declared(old)?;
                 let has = match kept {
-                    Some(new) if !had.is_empty() => declared(new)?,
-                    _ => BTreeSet::new(),
+                    Some(new) if had != Declarations::default() => declared(new)?,
+                    _ => Declarations::default(),
                 };
-                !had.is_subset(&has)
+                // An `include!` gone: what it named lies in the folder it names.
+                let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+                for target in had.includes.difference(&has.includes) {
+                    if let Some(file) = normalize(dir, target) {
+                        let folder = file.rsplit_once('/').map_or("", |(folder, _)| folder);
+                        causes
+                            .entry(folder.to_string())
+                            .or_default()
+                            .insert(path.to_string());
+                    }
+                }
+                !had.modules.is_subset(&has.modules)
             };
             if lost {
                 let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
@@ -537,7 +614,7 @@ pub(crate) fn no_longer_compiled(
             .collect();
         let module = module_of(path).map_or("", |(name, _)| name);
         let why = format!(
-            "{path} is no longer compiled (neither a crate root `cargo test` runs nor a `mod {module};` reaches it after the change to {})",
+            "{path} is no longer compiled (neither a crate root `cargo test` runs nor a `mod {module};` or an `include!` reaches it after the change to {})",
             changed.join(", ")
         );
         found.extend(defs.into_iter().map(|property| Uncompiled {
@@ -920,7 +997,7 @@ pub(crate) fn module_of(path: &str) -> Option<(&str, &str)> {
 }
 
 /// Whether Rust `text` declares module `name` from a file so that a test build compiles it
-/// ([`declared_modules`]).
+/// ([`declarations`]).
 #[cfg(test)]
 fn declares(text: &str, name: &str) -> bool {
     declared_modules(text).contains(name)
@@ -930,29 +1007,67 @@ fn declares(text: &str, name: &str) -> bool {
 static MOD_LINE: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"\bmod\s+(?:r#)?([A-Za-z_][A-Za-z0-9_]*)\s*;").ok());
 
-/// The modules Rust `text` declares from files (`mod NAME;`, any visibility) that a test build
-/// surely compiles: a declaration whose outer attributes include `#[path = …]`, a `#[cfg(…)]`
-/// that is not true in every test build ([`cfg_in_tests`]), or a `#[cfg_attr(…)]` that may
-/// yield a `path` or a `cfg`, does not count; nor does any when the file's inner attributes
-/// hold such a `#![cfg(…)]`. Read outside comments and strings.
+/// `include!("…")` (also `std::include!`, `core::include!`, with any brackets) of one plain
+/// or raw string literal, in blanked code: group 1 the literal's content (blanked).
+static INCLUDE: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r##"\binclude\s*!\s*[(\[{]\s*(?:r#*)?"([^"]*)"#*\s*,?\s*[)\]}]"##).ok()
+});
+
+/// What a Rust file declares that makes other files compiled ([`declarations`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Declarations {
+    /// The modules it declares from files (`mod NAME;`).
+    pub modules: BTreeSet<String>,
+    /// The paths it `include!`s, as written (from its own folder).
+    pub includes: BTreeSet<String>,
+}
+
+/// The modules Rust `text` declares from files ([`declarations`]).
+#[cfg(test)]
 pub(crate) fn declared_modules(text: &str) -> BTreeSet<String> {
+    declarations(text).modules
+}
+
+/// The modules Rust `text` declares from files (`mod NAME;`, any visibility) and the files it
+/// `include!`s by a string literal, that a test build surely compiles: a declaration or an
+/// `include!` whose outer attributes include `#[path = …]`, a `#[cfg(…)]` that is not true in
+/// every test build ([`cfg_in_tests`]), or a `#[cfg_attr(…)]` that may yield a `path` or a
+/// `cfg`, does not count; nor does any when the file's inner attributes hold such a
+/// `#![cfg(…)]`. Read outside comments and strings; an `include!` whose argument is not one
+/// string literal (`concat!(env!("OUT_DIR"), …)`) or holds an escape is not followed.
+pub(crate) fn declarations(text: &str) -> Declarations {
     let code = blank_rust_comments_and_strings(text);
-    let Some(re) = MOD_LINE.as_ref() else {
-        return BTreeSet::new();
+    let (Some(mod_line), Some(include)) = (MOD_LINE.as_ref(), INCLUDE.as_ref()) else {
+        return Declarations::default();
     };
     if !inner_attributes(&code).iter().all(|a| keeps_compiled(a)) {
-        return BTreeSet::new();
+        return Declarations::default();
     }
     let pairs = square_pairs(&code);
-    re.captures_iter(&code)
+    let counts = |start: usize| {
+        outer_attributes(&code, &pairs, start)
+            .iter()
+            .all(|a| keeps_compiled(a))
+    };
+    let modules = mod_line
+        .captures_iter(&code)
         .filter_map(|c| {
             let (whole, name) = (c.get(0)?, c.get(1)?);
-            outer_attributes(&code, &pairs, whole.start())
-                .iter()
-                .all(|a| keeps_compiled(a))
-                .then(|| name.as_str().to_string())
+            counts(whole.start()).then(|| name.as_str().to_string())
         })
-        .collect()
+        .collect();
+    let includes = include
+        .captures_iter(&code)
+        .filter_map(|c| {
+            let (whole, literal) = (c.get(0)?, c.get(1)?);
+            // The literal's text is blanked in `code`: read it from `text`, at the same place.
+            let path = text.get(literal.range())?;
+            let raw = code[..literal.start()].ends_with(['r', '#']);
+            let plain = !path.is_empty() && (raw || !path.contains('\\')) && !path.contains('\n');
+            (plain && counts(whole.start())).then(|| path.to_string())
+        })
+        .collect();
+    Declarations { modules, includes }
 }
 
 /// The inner attributes (`#![…]`) that open blanked `code`, each as the text between the
@@ -1381,7 +1496,6 @@ mod tests {
                 "{path}"
             );
             assert_eq!(single.holds(path), listed.holds(path), "{path}");
-            assert_eq!(single.compiled(path), listed.compiled(path), "{path}");
         }
         for folder in ["tests", "src", "src/a", "crates/k/tests", "tests-x", "none"] {
             assert_eq!(
@@ -1389,6 +1503,12 @@ mod tests {
                 listed.files_in(folder).unwrap(),
                 "{folder}"
             );
+        }
+        assert!(single.tree.get().is_none() && listed.tree.get().is_some());
+        // (A file compiled neither as a root nor as a module lists the tree for its
+        // `include!`s, single lookups or not.)
+        for path in paths {
+            assert_eq!(single.compiled(path), listed.compiled(path), "{path}");
         }
         // What the answers are: a symbolic link and a submodule are no regular files.
         assert!(listed.read("tests/link.rs").unwrap().is_none());
@@ -1404,7 +1524,6 @@ mod tests {
             *listed.files_in("tests").unwrap(),
             ["helper.rs", "link.rs", "t.rs"].map(String::from)
         );
-        assert!(single.tree.get().is_none() && listed.tree.get().is_some());
         assert!(single.into_error().is_none() && listed.into_error().is_none());
     }
 
@@ -1482,6 +1601,45 @@ mod tests {
                 "#![allow(unused)]\nmod a;\n#[cfg(any())]\nmod b;\n#[cfg_attr(any(), path = \"x.rs\")]\nmod c;\n"
             ),
             ["a", "c"].map(String::from).into_iter().collect()
+        );
+    }
+
+    #[test]
+    fn include_macros_of_one_literal_are_read_with_their_attributes() {
+        let text = r##"
+include!("a.rs");
+#[cfg(test)]
+include!("sub/b.rs");
+std::include!{"../c.rs"}
+::core::include![r#"d e.rs"#];
+fn f() -> u8 { include!("expr.rs",) }
+#[cfg(feature = "x")]
+include!("not_cfg.rs");
+#[cfg_attr(test, cfg(any()))]
+include!("not_cfg_attr.rs");
+// include!("not_comment.rs");
+const S: &str = "include!("not_string.rs")";
+include!(concat!(env!("OUT_DIR"), "/not_generated.rs"));
+include_str!("not_text.rs");
+my_include!("not_other_macro.rs");
+include!("not\u{61}escaped.rs");
+"##;
+        assert_eq!(
+            declarations(text).includes,
+            ["a.rs", "sub/b.rs", "../c.rs", "d e.rs", "expr.rs"]
+                .map(String::from)
+                .into_iter()
+                .collect()
+        );
+        assert!(
+            declarations(&format!("#![cfg(unix)]\n{text}"))
+                .includes
+                .is_empty()
+        );
+        assert!(
+            declarations("mod a;\ninclude!(\"x.rs\");\n")
+                .modules
+                .contains("a")
         );
     }
 
