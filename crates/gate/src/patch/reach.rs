@@ -153,7 +153,7 @@ impl<'g> Reach<'g> {
     }
 
     /// The whole tree's blobs, listed once (by path from the repository root).
-    pub(crate) fn listing(&self) -> Result<&Blobs, PatchError> {
+    fn listing(&self) -> Result<&Blobs, PatchError> {
         if let Some(tree) = self.tree.get() {
             return Ok(tree);
         }
@@ -822,9 +822,9 @@ fn path_dependencies(doc: &toml::Table) -> Vec<String> {
         .collect()
 }
 
-/// The folder `rel` names from folder `base` (both from the same folder), with `.` and `..`
-/// resolved and no trailing `/`; `None` for an absolute path or one that climbs above that
-/// folder.
+/// The path `rel` names from folder `base` (a dependency's folder, an included file), from
+/// the folder `base` is given from, with `.` and `..` resolved and no trailing `/`; `None`
+/// for an absolute path or one that climbs above that folder.
 fn normalize(base: &str, rel: &str) -> Option<String> {
     if rel.starts_with('/') {
         return None;
