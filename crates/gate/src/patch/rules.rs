@@ -2022,7 +2022,7 @@ fn property_removed(
             None if shadowed.contains(&(same_file.to_string(), def.name.clone())) => continue,
             None => format!("{}: `{}` is gone", rule.description, def.name),
             Some(to) if FileKind::of(to) == FileKind::Rust && !compiled(to) => format!(
-                "{}: `{}` moved to {to}, which neither a crate root `cargo test` runs nor a `mod` declaration compiles",
+                "{}: `{}` moved to {to}, which neither a crate root `cargo test` runs nor a `mod` declaration or an `include!` compiles",
                 rule.description, def.name
             ),
             Some(_) => continue,
