@@ -200,6 +200,14 @@ fn moves() -> Vec<(&'static str, &'static str, Edit)> {
             ),
         ),
         (
+            "the module's namespace updated from a mapping after the property",
+            "property-removed",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\nglobals().update(load_overrides())\n",
+            ),
+        ),
+        (
             "`exec` at module level after the property",
             "property-removed",
             invoice(

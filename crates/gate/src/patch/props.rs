@@ -91,7 +91,9 @@ pub(crate) struct Shadowed {
 /// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`. A statement that
 /// may bind any name of the scope counts as a binding of every name: `from m import *` at
 /// module level, and `exec(…)` (or an `eval(…)` whose code may bind: not a literal without
-/// `:=` and calls) run in the namespace of a module or class body.
+/// `:=` and calls) run in the namespace of a module or class body; and a change of the
+/// module's namespace (below) whose names are not spelled: `.update(mapping)` (any argument
+/// but keywords and a dict of literal keys), `.clear()`, `.popitem()`, `|=`.
 ///
 /// A module global named explicitly counts too: through the module's namespace
 /// (`globals()`, `sys.modules[__name__].__dict__`, `vars(sys.modules[__name__])`, `vars()` and
@@ -2441,21 +2443,44 @@ fn namespace_use(
         }
         return;
     }
+    // `g |= mapping` merges a mapping whose keys are not read: any global.
+    if expect(t, end, "|=").is_some() {
+        out.push(Binding {
+            target: Target::AnyModule,
+            form: format!("`{spelled} |= …`"),
+        });
+        return;
+    }
     let Some(dot) = expect(t, end, ".") else {
         return;
     };
     let at = skip_blanks(t, dot);
-    let Some(method) =
-        word_at(t, at).filter(|m| matches!(*m, "update" | "pop" | "__setitem__" | "__delitem__"))
-    else {
+    let Some(method) = word_at(t, at).filter(|m| {
+        matches!(
+            *m,
+            "update" | "pop" | "__setitem__" | "__delitem__" | "clear" | "popitem" | "__ior__"
+        )
+    }) else {
         return;
     };
     let Some(open) = expect(t, at + method.len(), "(") else {
         return;
     };
     let brackets = brackets.get_or_insert_with(|| Brackets::of(t));
+    let (names, bulk) = namespace_call(t, c, method, open - 1, brackets);
+    if bulk {
+        let arguments = if matches!(method, "clear" | "popitem") {
+            ""
+        } else {
+            "…"
+        };
+        out.push(Binding {
+            target: Target::AnyModule,
+            form: format!("`{spelled}.{method}({arguments})`"),
+        });
+    }
     let template = format!("`{spelled}.{method}(…{{}}…)`");
-    for name in namespace_call(t, c, method, open - 1, brackets) {
+    for name in names {
         let target = Target::Module(name);
         out.push(Binding {
             form: form_of(&target, &template),
@@ -2465,23 +2490,42 @@ fn namespace_use(
 }
 
 /// The names a call of `method` on a namespace, whose `(` is at `open`, sets or removes: the
-/// keyword arguments and literal keys of a dict of `update`, the first argument of the others.
-fn namespace_call(t: &str, c: &str, method: &str, open: usize, brackets: &Brackets) -> Vec<String> {
+/// keyword arguments and literal keys of a dict of `update` (or `__ior__`), the first argument
+/// of the others; and whether it may set or remove names it does not spell (`bulk`): `clear`,
+/// `popitem`, and an `update` given a mapping whose keys are not all literals
+/// (`update(mapping)`, `update(**kw)`, `update({k: v for …})`, `update({**d})`).
+fn namespace_call(
+    t: &str,
+    c: &str,
+    method: &str,
+    open: usize,
+    brackets: &Brackets,
+) -> (Vec<String>, bool) {
     let mut names = Vec::new();
+    let mut bulk = matches!(method, "clear" | "popitem");
     for (k, arg) in arguments(t, brackets, open).into_iter().enumerate() {
-        let text = t.get(arg.clone()).unwrap_or_default().trim_start();
-        if method == "update" {
+        let whole = t.get(arg.clone()).unwrap_or_default();
+        let text = whole.trim_start();
+        if matches!(method, "update" | "__ior__") {
+            if text.trim_end().is_empty() {
+                continue;
+            }
             if let Some(name) = KEYWORD_ARGUMENT.captures(text).and_then(|c| c.get(1)) {
                 names.push(name.as_str().to_string());
             } else if text.starts_with('{') {
-                let open = arg.start + (t.get(arg.clone()).unwrap_or_default().len() - text.len());
+                let open = arg.start + (whole.len() - text.len());
                 for item in arguments(t, brackets, open) {
-                    if let Some((name, end)) = literal_at(t, c, item.start)
-                        && expect(t, end, ":").is_some()
-                    {
-                        names.push(name);
+                    if t.get(item.clone()).unwrap_or_default().trim().is_empty() {
+                        continue;
+                    }
+                    match literal_at(t, c, skip_blanks(t, item.start)) {
+                        Some((name, end)) if expect(t, end, ":").is_some() => names.push(name),
+                        // `{k: v for …}`, `{name: v}`, `{**d}`: keys not spelled.
+                        _ => bulk = true,
                     }
                 }
+            } else {
+                bulk = true;
             }
         } else if k == 0
             && let Some((name, _)) = literal_at(t, c, arg.start)
@@ -2489,7 +2533,7 @@ fn namespace_call(t: &str, c: &str, method: &str, open: usize, brackets: &Bracke
             names.push(name);
         }
     }
-    names
+    (names, bulk)
 }
 
 /// A binding of an attribute of the module spelled `spelled`, which ends at `end`:
@@ -3079,6 +3123,57 @@ off! {
     }
 
     #[test]
+    fn a_bulk_change_of_the_module_namespace_may_replace_any_property() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let any = |form: &str| format!("{form}, which may bind any name");
+        let cases = [
+            ("globals().update(overrides)", any("`globals().update(…)`")),
+            (
+                "globals().update(**overrides)",
+                any("`globals().update(…)`"),
+            ),
+            (
+                "globals().update({k: None for k in names})",
+                any("`globals().update(…)`"),
+            ),
+            ("globals().update({**base})", any("`globals().update(…)`")),
+            (
+                "globals().update({'a': 1, name: None})",
+                any("`globals().update(…)`"),
+            ),
+            ("globals().clear()", any("`globals().clear()`")),
+            ("vars().popitem()", any("`vars().popitem()`")),
+            ("g = globals()\ng |= overrides", any("`g |= …`")),
+            ("g = globals()\ng.__ior__(overrides)", any("`g.__ior__(…)`")),
+            (
+                "def setup():\n    globals().update(overrides)",
+                any("`globals().update(…)`"),
+            ),
+            (
+                "sys.modules[__name__].__dict__.update(overrides)",
+                any("`sys.modules[__name__].__dict__.update(…)`"),
+            ),
+        ];
+        let replacing: Vec<(&str, &str)> = cases.iter().map(|(a, f)| (*a, f.as_str())).collect();
+        check_rebindings(
+            prop,
+            &replacing,
+            &[
+                "globals().update({'other': 1, 'more': 2,})",
+                "globals().update(other=1)",
+                "globals().update()",
+                "d = {}\nd.update(overrides)",
+                "globals().copy().update(overrides)",
+                "def f():\n    vars().update(overrides)",
+                "def f():\n    locals().clear()",
+            ],
+        );
+        // Before the property, the `def` wins.
+        let before = format!("globals().update(overrides)\n{prop}");
+        assert_eq!(shadows(&before), vec![]);
+    }
+
+    #[test]
     fn a_star_import_after_a_property_may_replace_it() {
         let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
         check_rebindings(
@@ -3466,14 +3561,25 @@ off! {
         // this holds the answers).
         let n = 3_000;
         let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        // An `update` given anything but keywords and literal keys may bind any name: one
+        // finding, whatever the depth.
+        for call in ["globals().update(", "g.update("] {
+            let text = format!(
+                "g = globals()\n{prop}def f(monkeypatch):\n    {}'a'{}\n",
+                call.repeat(n),
+                ")".repeat(n)
+            );
+            let found = shadows(&text);
+            assert_eq!(found.len(), 1, "{call}");
+            assert!(found[0].3.ends_with("which may bind any name"), "{found:?}");
+        }
         for call in [
-            "globals().update(",
             "globals().pop(",
             "setattr(",
             "delattr(",
             "operator.setitem(",
             "vars(",
-            "g.update(",
+            "g.pop(",
             "exec(x, ",
             "eval(x, {}, ",
             "monkeypatch.setattr(",
