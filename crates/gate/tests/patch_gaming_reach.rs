@@ -332,6 +332,95 @@ fn a_target_path_in_the_manifest_compiles_the_file_it_names() {
     }
 }
 
+/// `cargo test` runs the `#[test]`s of a bench or an example only when its target says
+/// `test = true` (both default to `test = false`; an example is only built): a property moved
+/// into `benches/` or `examples/` without one is removed, and so are the properties of one
+/// whose target loses `test = true`.
+#[test]
+fn a_bench_or_an_example_runs_its_tests_only_with_test_true() {
+    let manifest = |extra: &str| {
+        format!("[package]\nname = \"inv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{extra}")
+    };
+    let repo_with = |extra: &str, file: &str| -> (Repo, String) {
+        let repo = Repo::new();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"tests/**\", \"benches/**\", \"examples/**\"]\nmin_cases = 50\n",
+        );
+        repo.write("Cargo.toml", &manifest(extra));
+        repo.write("src/lib.rs", "//! Invoices.\n");
+        repo.write(file, MORE);
+        let base = repo.commit("base");
+        (repo, base)
+    };
+    let removals = |repo: &Repo, base: &str| -> Found {
+        findings(repo, base)
+            .into_iter()
+            .filter(|(rule, _, _)| rule == "property-removed")
+            .collect()
+    };
+    // Moved out of `tests/props.rs` into a bench or an example.
+    let gone = removed(&[("tests/props.rs", 5)]);
+    for (extra, file, runs) in [
+        ("", "benches/props.rs", false),
+        ("", "examples/props.rs", false),
+        ("", "examples/props/main.rs", false),
+        ("\n[[bench]]\nname = \"props\"\n", "benches/props.rs", false),
+        (
+            "\n[[bench]]\nname = \"props\"\ntest = true\n",
+            "benches/props.rs",
+            true,
+        ),
+        (
+            "\n[[example]]\nname = \"props\"\ntest = true\n",
+            "examples/props.rs",
+            true,
+        ),
+        (
+            "\n[[example]]\nname = \"props\"\ntest = true\nharness = false\n",
+            "examples/props.rs",
+            false,
+        ),
+        (
+            "\n[[bench]]\nname = \"p\"\npath = \"benches/suite/props.rs\"\ntest = true\n",
+            "benches/suite/props.rs",
+            true,
+        ),
+    ] {
+        let (repo, base) = repo_with(extra, "tests/props.rs");
+        repo.remove("tests/props.rs");
+        repo.write(file, MORE);
+        repo.commit("the property moves");
+        let found = removals(&repo, &base);
+        let expected = if runs { Found::new() } else { gone.clone() };
+        assert_eq!(found, expected, "{file} under {extra:?}");
+    }
+    // A bench or an example whose target loses `test = true`, left as it is.
+    for (extra, file) in [
+        (
+            "\n[[bench]]\nname = \"props\"\ntest = true\n",
+            "benches/props.rs",
+        ),
+        (
+            "\n[[example]]\nname = \"props\"\ntest = true\n",
+            "examples/props.rs",
+        ),
+    ] {
+        let (repo, base) = repo_with(extra, file);
+        repo.write("Cargo.toml", &manifest(&extra.replace("test = true\n", "")));
+        repo.commit("the target keeps its name");
+        assert_eq!(removals(&repo, &base), removed(&[(file, 5)]), "{file}");
+        // Harmless: the target kept as it is beside another edit.
+        let (repo, base) = repo_with(extra, file);
+        repo.write(
+            "Cargo.toml",
+            &manifest(&format!("{extra}\n[dependencies]\n")),
+        );
+        repo.commit("an empty dependency table");
+        assert!(removals(&repo, &base).is_empty(), "{file}");
+    }
+}
+
 /// A workspace that stops holding a crate (`exclude`, or `members` that no longer match it)
 /// stops testing it under `cargo test --workspace`.
 #[test]

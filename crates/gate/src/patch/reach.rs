@@ -29,9 +29,12 @@
 //! conventional root counts only if `cargo test` runs its tests — not with `autotests = false`
 //! (or `autobins`, `autobenches`, `autoexamples`) unless a target names it, not when its
 //! target has `test = false`, `harness = false` or `required-features` beyond the `default`
-//! features, not when a target of its name has another `path`, not in an edition-2015 crate
-//! that declares any target of its kind, not a `src/lib.rs` that `[lib]` moves elsewhere —
-//! and a file a target names by its own `path` is a root.
+//! features, not a bench or an example (`benches/*.rs`, `examples/*.rs` …) unless its
+//! `[[bench]]` or `[[example]]` target has `test = true` (their `test` defaults to `false`:
+//! `cargo test` builds examples only and skips benches), not when a target of its name has
+//! another `path`, not in an edition-2015 crate that declares any target of its kind, not a
+//! `src/lib.rs` that `[lib]` moves elsewhere — and a file a target names by its own `path` is
+//! a root, under the same flags.
 //!
 //! A crate below a `[workspace]` (the nearest `Cargo.toml` above it that has one) counts only
 //! if the workspace holds it, as `cargo test --workspace` tests: not under `exclude`, and
@@ -632,9 +635,10 @@ pub(crate) fn no_longer_compiled(
 }
 
 /// The kinds of cargo targets, with the manifest key of their table (or array of tables),
-/// the `package` key that turns their discovery off, and whether `test = false`,
-/// `harness = false` and `required-features` keep `cargo test` from running their tests
-/// (benches and examples are built in test mode only on request: their flags are not read).
+/// the `package` key that turns their discovery off, and whether `cargo test` runs their tests
+/// when their table does not say (`test` defaults to `true` for bins and tests; benches and
+/// examples default to `test = false`: `cargo test` runs a bench's or an example's `#[test]`s
+/// only when its target sets `test = true`, and otherwise builds an example only).
 const TARGETS: [(&str, &str, bool); 4] = [
     ("bin", "autobins", true),
     ("test", "autotests", true),
@@ -664,6 +668,17 @@ fn untested(doc: &toml::Table, target: &toml::Table) -> bool {
             })
 }
 
+/// Whether `cargo test` runs the tests of a target of `doc` whose table is `target`, for a
+/// kind whose `test` defaults to `by_default` ([`TARGETS`]): its `test` flag (or that
+/// default) is on, and [`untested`] does not hold.
+fn runs_tests(doc: &toml::Table, by_default: bool, target: &toml::Table) -> bool {
+    target
+        .get("test")
+        .and_then(toml::Value::as_bool)
+        .unwrap_or(by_default)
+        && !untested(doc, target)
+}
+
 /// The target tables of `kind` in a manifest.
 fn target_tables<'t>(doc: &'t toml::Table, kind: &str) -> Vec<&'t toml::Table> {
     match doc.get(kind) {
@@ -677,6 +692,7 @@ fn target_tables<'t>(doc: &'t toml::Table, kind: &str) -> Vec<&'t toml::Table> {
 /// root is one whose tests `cargo test` runs, by what the crate's `Cargo.toml` says: not with
 /// `autotests = false` (or `autobins`, `autobenches`, `autoexamples`) unless a target names
 /// it, not when its target has `test = false`, `harness = false` or `required-features`, not
+/// a bench or an example unless its target has `test = true` ([`TARGETS`]), not
 /// `build.rs` with `build = false`, not `src/lib.rs` with a `[lib]` of `test = false`,
 /// `harness = false` or another `path`. A manifest that does not parse (`None`) is read as
 /// cargo's conventions alone (cargo would stop at it, and the build fails anyway).
@@ -721,7 +737,7 @@ fn tested_root(manifest: Option<&toml::Table>, rel: &str) -> bool {
         [folder, sub, "main.rs"] => (plural_kind(folder), (*sub).to_string()),
         _ => return true,
     };
-    let Some((_, auto, flags)) = TARGETS.iter().find(|(k, _, _)| *k == kind) else {
+    let Some((_, auto, by_default)) = TARGETS.iter().find(|(k, _, _)| *k == kind) else {
         return true;
     };
     let tables = target_tables(doc, kind);
@@ -731,7 +747,7 @@ fn tested_root(manifest: Option<&toml::Table>, rel: &str) -> bool {
             .map(|p| p.trim_start_matches("./").to_string())
     };
     if let Some(target) = tables.iter().find(|t| path_of(t).as_deref() == Some(rel)) {
-        return !(*flags && untested(doc, target));
+        return runs_tests(doc, *by_default, target);
     }
     if let Some(target) = tables
         .iter()
@@ -739,14 +755,14 @@ fn tested_root(manifest: Option<&toml::Table>, rel: &str) -> bool {
     {
         // A target of this name at another path: cargo drops the one it would have inferred
         // here.
-        return path_of(target).is_none() && !(*flags && untested(doc, target));
+        return path_of(target).is_none() && runs_tests(doc, *by_default, target);
     }
     // Edition 2015 (no `edition` key): one declared target of a kind turns that kind's
     // discovery off.
     let edition_2015 = package
         .and_then(|p| p.get("edition"))
         .is_none_or(|e| e.as_str() == Some("2015"));
-    flag(auto) != Some(false) && (tables.is_empty() || !edition_2015)
+    *by_default && flag(auto) != Some(false) && (tables.is_empty() || !edition_2015)
 }
 
 /// What of a manifest decides which targets `cargo test` runs: the package's name, `build`,
@@ -913,8 +929,8 @@ fn plural_kind(folder: &str) -> &'static str {
 /// runs its tests); `None` when none has.
 fn target_at(doc: &toml::Table, rel: &str) -> Option<bool> {
     let mut kinds = vec![("lib", true)];
-    kinds.extend(TARGETS.iter().map(|(k, _, flags)| (*k, *flags)));
-    kinds.into_iter().find_map(|(kind, flags)| {
+    kinds.extend(TARGETS.iter().map(|(k, _, by_default)| (*k, *by_default)));
+    kinds.into_iter().find_map(|(kind, by_default)| {
         target_tables(doc, kind)
             .into_iter()
             .find(|t| {
@@ -922,7 +938,7 @@ fn target_at(doc: &toml::Table, rel: &str) -> Option<bool> {
                     .and_then(toml::Value::as_str)
                     .is_some_and(|p| p.trim_start_matches("./") == rel)
             })
-            .map(|t| !(flags && untested(doc, t)))
+            .map(|t| runs_tests(doc, by_default, t))
     })
 }
 
@@ -1325,12 +1341,31 @@ mod tests {
                 false,
             ),
             (m("autobins = false\n"), "src/bin/tool.rs", false),
+            // Benches and examples run their tests only with `test = true`.
+            (m(""), "benches/b.rs", false),
+            (m(""), "examples/e.rs", false),
+            (m(""), "examples/e/main.rs", false),
+            (m("[[bench]]\nname = \"b\"\n"), "benches/b.rs", false),
             (
-                m("[[bench]]\nname = \"b\"\nharness = false\n"),
+                m("[[bench]]\nname = \"b\"\ntest = true\n"),
                 "benches/b.rs",
                 true,
             ),
-            (m("autobenches = false\n"), "benches/b.rs", false),
+            (
+                m("[[bench]]\nname = \"b\"\ntest = true\nharness = false\n"),
+                "benches/b.rs",
+                false,
+            ),
+            (
+                m("[[example]]\nname = \"e\"\ntest = true\n"),
+                "examples/e/main.rs",
+                true,
+            ),
+            (
+                m("autobenches = false\n[[bench]]\nname = \"b\"\ntest = true\n"),
+                "benches/b.rs",
+                true,
+            ),
             (m("build = false\n"), "build.rs", false),
             ("not [ toml".to_string(), "tests/a.rs", true),
         ] {
@@ -1348,6 +1383,12 @@ mod tests {
         assert_eq!(target_at(&m, "suites/x.rs"), Some(true));
         assert_eq!(target_at(&m, "tools/t.rs"), Some(false));
         assert_eq!(target_at(&m, "suites/y.rs"), None);
+        let m = format!(
+            "{pkg}[[example]]\nname = \"x\"\npath = \"demo/x.rs\"\n[[bench]]\nname = \"b\"\npath = \"perf/b.rs\"\ntest = true\n",
+        );
+        let m = m.parse::<toml::Table>().expect("toml");
+        assert_eq!(target_at(&m, "demo/x.rs"), Some(false));
+        assert_eq!(target_at(&m, "perf/b.rs"), Some(true));
         let ws = |text: &str| text.parse::<toml::Table>().expect("toml");
         let root = ws(
             "[workspace]\nmembers = [\"crates/*\", \"tools/gen/\"]\nexclude = [\"crates/old\"]\n\
