@@ -621,6 +621,107 @@ fn a_path_dependency_of_a_member_keeps_a_crate_in_its_workspace() {
     assert!(found.is_empty(), "{found:?}");
 }
 
+/// A crate named only in `[workspace.dependencies]` is no member by that alone: cargo makes it
+/// one when a member inherits it (`lib = { workspace = true }`, in a dependency table of any
+/// kind, target-specific too), resolving the path from the workspace folder.
+#[test]
+fn a_workspace_dependency_makes_a_member_only_when_a_member_inherits_it() {
+    let pkg = |name: &str, extra: &str| {
+        format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{extra}")
+    };
+    let root = |extra: &str| {
+        format!(
+            "[workspace]\nmembers = [\"crates/app\"]\nresolver = \"2\"\n\n[workspace.dependencies]\nlib = {{ path = \"crates/lib\" }}\nutil = {{ path = \"./crates/util/\" }}\n{extra}"
+        )
+    };
+    // `crates/lib` inherits `util` in turn; the findings of `base..HEAD` after `edits`.
+    let judge_ws = |app: &str, root_extra: &str, edits: &[(&str, Option<&str>)]| -> Found {
+        let repo = Repo::new();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"crates/*/tests/**\"]\nmin_cases = 50\n",
+        );
+        repo.write("Cargo.toml", &root(root_extra));
+        repo.write("crates/app/Cargo.toml", app);
+        repo.write("crates/app/src/main.rs", "fn main() {}\n");
+        repo.write("crates/app/tests/props.rs", CHECKS);
+        repo.write(
+            "crates/lib/Cargo.toml",
+            &pkg("lib", "\n[dependencies]\nutil.workspace = true\n"),
+        );
+        repo.write("crates/lib/src/lib.rs", "//! Lib.\n");
+        repo.write("crates/lib/tests/props.rs", MORE);
+        repo.write("crates/util/Cargo.toml", &pkg("util", ""));
+        repo.write("crates/util/src/lib.rs", "//! Util.\n");
+        repo.write("crates/util/tests/props.rs", MORE);
+        let base = repo.commit("base");
+        for (path, text) in edits {
+            match text {
+                Some(text) => repo.write(path, text),
+                None => repo.remove(path),
+            }
+        }
+        repo.commit("edit");
+        findings(&repo, &base)
+            .into_iter()
+            .filter(|(rule, _, _)| rule == "property-removed")
+            .collect()
+    };
+    let both = removed(&[
+        ("crates/lib/tests/props.rs", 5),
+        ("crates/util/tests/props.rs", 5),
+    ]);
+    let bare = pkg("app", "");
+    for dep in [
+        "[dependencies]\nlib = { workspace = true }\n",
+        "[dev-dependencies.lib]\nworkspace = true\n",
+        "[target.'cfg(windows)'.build-dependencies]\nlib.workspace = true\n",
+    ] {
+        let app = pkg("app", &format!("\n{dep}"));
+        // The last member that inherits `lib` drops it: `lib` and `util` stop.
+        let found = judge_ws(&app, "", &[("crates/app/Cargo.toml", Some(&bare))]);
+        assert_eq!(found, both, "{dep}");
+        // Harmless: the dependency kept, beside another edit.
+        let edited = format!("{app}\n[features]\n");
+        let found = judge_ws(&app, "", &[("crates/app/Cargo.toml", Some(&edited))]);
+        assert!(found.is_empty(), "{dep}: {found:?}");
+        // …or moved to another table.
+        let moved = pkg(
+            "app",
+            "\n[target.'cfg(unix)'.dev-dependencies]\nlib = { workspace = true }\n",
+        );
+        let found = judge_ws(&app, "", &[("crates/app/Cargo.toml", Some(&moved))]);
+        assert!(found.is_empty(), "{dep}: {found:?}");
+    }
+    // A property moved into a crate that only `[workspace.dependencies]` names.
+    let found = judge_ws(
+        &bare,
+        "",
+        &[
+            ("crates/app/tests/props.rs", None),
+            ("crates/lib/tests/checks.rs", Some(CHECKS)),
+        ],
+    );
+    assert_eq!(
+        found,
+        removed(&[
+            ("crates/app/tests/props.rs", 7),
+            ("crates/app/tests/props.rs", 13)
+        ])
+    );
+    // The root's own package inherits `lib`, then stops.
+    let root_pkg = "\n[package]\nname = \"root\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dev-dependencies]\nlib = { workspace = true }\n";
+    let found = judge_ws(
+        &bare,
+        root_pkg,
+        &[(
+            "Cargo.toml",
+            Some(&root(&root_pkg.replace("lib = { workspace = true }\n", ""))),
+        )],
+    );
+    assert_eq!(found, both);
+}
+
 /// A workspace in a folder of the project: a member's path dependency is resolved from the
 /// member's folder, even through the folders above the workspace.
 #[test]

@@ -38,13 +38,16 @@
 //!
 //! A crate below a `[workspace]` (the nearest `Cargo.toml` above it that has one) counts only
 //! if the workspace holds it, as `cargo test --workspace` tests: not under `exclude`, and
-//! matched by `members`, or the path dependency of the workspace's own package or of
-//! `[workspace.dependencies]` (resolved from the workspace folder) ([`directly_held`]), or —
-//! read only for a crate none of those hold ([`Reach::workspace_members`]) — a path
-//! dependency of a member, transitively, as cargo adds them: of any kind (`[dependencies]`,
-//! `[dev-dependencies]`, `[build-dependencies]`, and those of every `[target.'…']` table
-//! whatever the platform), resolved from the member's folder, in a folder inside the
-//! workspace's that holds a `Cargo.toml` and is not excluded. What is not read:
+//! matched by `members`, or a path dependency of the workspace's own package
+//! ([`directly_held`]), or — read only for a crate none of those hold
+//! ([`Reach::workspace_members`]) — a path dependency of a member, transitively, as cargo
+//! adds them: of any kind (`[dependencies]`, `[dev-dependencies]`, `[build-dependencies]`,
+//! and those of every `[target.'…']` table whatever the platform), by its `path` resolved
+//! from the member's folder, or inherited (`lib = { workspace = true }`) by the `path` the
+//! workspace's `[workspace.dependencies]` gives it, resolved from the workspace folder
+//! ([`dependency_folders`]), in a folder inside the workspace's that holds a `Cargo.toml` and
+//! is not excluded. An entry of `[workspace.dependencies]` that no member inherits makes no
+//! member. What is not read:
 //! `default-members`, `package.workspace`, a crate whose own `Cargo.toml` has a `[workspace]`
 //! (read as a crate of the workspace above), features that turn on others, and the targets of
 //! a manifest in another folder than the file's crate or one above it.
@@ -303,10 +306,11 @@ impl<'g> Reach<'g> {
 
     /// The members of the workspace whose manifest `doc` lies in folder `root`, as cargo finds
     /// them, worked out once: the crates its manifest holds ([`directly_held`]: `members`,
-    /// path dependencies of its package and of `[workspace.dependencies]`) and its package,
-    /// then, transitively, every path dependency of a member (of any kind, target-specific
-    /// ones too, resolved from the member's folder) whose folder lies inside `root`, is not
-    /// excluded and holds a `Cargo.toml`. Folders from `root`. A git failure is kept for
+    /// path dependencies of its package) and its package, then, transitively, every path
+    /// dependency of a member ([`dependency_folders`]: of any kind, target-specific ones too,
+    /// by `path` from the member's folder or inherited from `[workspace.dependencies]` by
+    /// its `path` from `root`) whose folder lies inside `root`, is not excluded and holds a
+    /// `Cargo.toml`. Folders from `root`. A git failure is kept for
     /// [`Reach::into_error`] (the answer is then empty).
     fn workspace_members(&self, root: &str, doc: &toml::Table) -> Rc<BTreeSet<String>> {
         if let Some(known) = self.members.borrow().get(root) {
@@ -357,11 +361,8 @@ impl<'g> Reach<'g> {
             let Some(member_doc) = manifest.as_ref() else {
                 continue;
             };
-            for dep in package_path_dependencies(member_doc) {
-                // From the project folder, so that `../../ws/lib` may leave `root` and come back.
-                let Some(folder) = normalize(&join(root, &member), dep) else {
-                    continue;
-                };
+            // From the project folder, so that `../../ws/lib` may leave `root` and come back.
+            for folder in dependency_folders(root, doc, &join(root, &member), member_doc) {
                 let rel = match folder.strip_prefix(root) {
                     _ if root.is_empty() => folder.as_str(),
                     Some("") => "",
@@ -506,7 +507,7 @@ pub(crate) struct Uncompiled {
 /// commit with none runs no git at all; one that has some lists the property files below the
 /// folders of those paths (for a lost `include!`, the folder of the file it named) and asks
 /// [`Reach`] on both sides — below the project folder when a `Cargo.toml` loses a
-/// path dependency (or goes with one), since the crate it named may have been a workspace
+/// path dependency or one it inherits with `workspace = true` (or goes with one), since the crate it named may have been a workspace
 /// member only through it, and so may the crates that one held in turn, wherever they lie.
 /// Files the commit changes itself are left to the rules. A git failure is an error.
 pub(crate) fn no_longer_compiled(
@@ -535,7 +536,7 @@ pub(crate) fn no_longer_compiled(
                 };
                 let before = text(old)?;
                 let after = kept.map(text).transpose()?;
-                // A path dependency gone: the crate it named (and those it held in turn) may
+                // A path dependency (or an inherited one) gone: the crate it named (and those it held in turn) may
                 // have been a workspace member only through it, wherever it lies.
                 let has = after.as_deref().map(dependency_paths).unwrap_or_default();
                 if !dependency_paths(&before).is_subset(&has) {
@@ -767,7 +768,8 @@ fn tested_root(manifest: Option<&toml::Table>, rel: &str) -> bool {
 
 /// What of a manifest decides which targets `cargo test` runs: the package's name, `build`,
 /// `edition` and `auto*` keys, the target tables, the `[lib]`, `[features]` and `[workspace]`
-/// tables, and the paths of its path dependencies ([`path_dependencies`], which make
+/// tables, the paths of its path dependencies ([`path_dependencies`]) and the names of the
+/// dependencies it inherits from its workspace ([`inherited_dependencies`]) (both make
 /// workspace members, target-specific ones too). Two manifests that agree on it compile the
 /// same files in a test build, so an edit elsewhere (a registry dependency) is not followed.
 fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
@@ -783,12 +785,14 @@ fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
         out.push(doc.get(key).cloned());
     }
     out.extend(TARGETS.iter().map(|(kind, _, _)| doc.get(*kind).cloned()));
-    // The path dependencies: in a workspace they are members.
-    let mut paths = path_dependencies(&doc);
-    paths.sort();
-    out.push(Some(toml::Value::Array(
-        paths.into_iter().map(toml::Value::String).collect(),
-    )));
+    // The path dependencies, and those inherited from the workspace: in a workspace they
+    // are members.
+    for mut names in [path_dependencies(&doc), inherited_names(&doc)] {
+        names.sort();
+        out.push(Some(toml::Value::Array(
+            names.into_iter().map(toml::Value::String).collect(),
+        )));
+    }
     Some(out)
 }
 
@@ -802,10 +806,10 @@ const DEPENDENCY_KEYS: [&str; 5] = [
     "build_dependencies",
 ];
 
-/// The `path` of every dependency of the manifest's package, as written: normal, dev and
-/// build dependencies, also those of `[target.'cfg(…)'.dependencies]` tables (cargo makes
-/// them all workspace members, whatever the platform).
-fn package_path_dependencies(doc: &toml::Table) -> Vec<&str> {
+/// Every dependency of the manifest's package, by name with its value: normal, dev and build
+/// dependencies, also those of `[target.'cfg(…)'.dependencies]` tables (cargo makes the path
+/// ones all workspace members, whatever the platform).
+fn package_dependencies(doc: &toml::Table) -> impl Iterator<Item = (&str, &toml::Value)> {
     let targets = doc
         .get("target")
         .and_then(toml::Value::as_table)
@@ -816,8 +820,49 @@ fn package_path_dependencies(doc: &toml::Table) -> Vec<&str> {
         .chain(targets)
         .flat_map(|table| DEPENDENCY_KEYS.iter().filter_map(|k| table.get(*k)))
         .filter_map(toml::Value::as_table)
-        .flat_map(|deps| deps.values())
-        .filter_map(|d| d.get("path").and_then(toml::Value::as_str))
+        .flat_map(|deps| deps.iter().map(|(name, dep)| (name.as_str(), dep)))
+}
+
+/// The `path` of every dependency of the manifest's package ([`package_dependencies`]), as
+/// written.
+fn package_path_dependencies(doc: &toml::Table) -> Vec<&str> {
+    package_dependencies(doc)
+        .filter_map(|(_, d)| d.get("path").and_then(toml::Value::as_str))
+        .collect()
+}
+
+/// The names of the dependencies of the manifest's package ([`package_dependencies`]) that
+/// it inherits from its workspace (`lib = { workspace = true }`, `lib.workspace = true`).
+fn inherited_dependencies(doc: &toml::Table) -> Vec<&str> {
+    package_dependencies(doc)
+        .filter(|(_, d)| d.get("workspace").and_then(toml::Value::as_bool) == Some(true))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// The folders (from the project folder) of the path dependencies of the package of manifest
+/// `doc` in folder `dir`, as cargo resolves them for workspace membership: a `path` from
+/// `dir`, and an inherited dependency ([`inherited_dependencies`]) by the `path` the workspace
+/// manifest `root_doc` in folder `root` gives it in `[workspace.dependencies]`, from `root`.
+/// A path that climbs above the project folder, or absolute, is left out ([`normalize`]).
+fn dependency_folders(
+    root: &str,
+    root_doc: &toml::Table,
+    dir: &str,
+    doc: &toml::Table,
+) -> Vec<String> {
+    let workspace = root_doc
+        .get("workspace")
+        .and_then(|w| w.get("dependencies"))
+        .and_then(toml::Value::as_table);
+    let inherited = inherited_dependencies(doc).into_iter().filter_map(|name| {
+        let path = workspace?.get(name)?.get("path")?.as_str()?;
+        normalize(root, path)
+    });
+    package_path_dependencies(doc)
+        .into_iter()
+        .filter_map(|p| normalize(dir, p))
+        .chain(inherited)
         .collect()
 }
 
@@ -882,9 +927,10 @@ fn excluded(doc: &toml::Table, rel: &str) -> bool {
 }
 
 /// Whether the workspace manifest `doc` names the crate in folder `rel` (from the manifest's
-/// folder) itself: matched by a `members` glob, or the `path` of a dependency of the
-/// manifest's own package or of its `[workspace.dependencies]` (resolved from the manifest's
-/// folder). `exclude` is not read here ([`excluded`]).
+/// folder) itself: matched by a `members` glob, or a path dependency of the manifest's own
+/// package ([`dependency_folders`]: by `path`, or inherited from its
+/// `[workspace.dependencies]`; an entry there that no member inherits makes no member).
+/// `exclude` is not read here ([`excluded`]).
 fn directly_held(doc: &toml::Table, rel: &str) -> bool {
     let member = workspace_strings(doc, "members").iter().any(|m| {
         globset::GlobBuilder::new(m)
@@ -893,9 +939,9 @@ fn directly_held(doc: &toml::Table, rel: &str) -> bool {
             .is_ok_and(|g| g.compile_matcher().is_match(rel))
     });
     member
-        || path_dependencies(doc)
+        || dependency_folders("", doc, "", doc)
             .iter()
-            .any(|p| normalize("", p).as_deref() == Some(rel))
+            .any(|f| f == rel)
 }
 
 /// Whether the workspace manifest `doc` holds the crate in folder `rel` (a path below the
@@ -906,12 +952,30 @@ fn workspace_holds(doc: &toml::Table, rel: &str) -> bool {
     !excluded(doc, rel) && directly_held(doc, rel)
 }
 
-/// The path dependencies a manifest's text declares ([`path_dependencies`]); none when it is
-/// not TOML.
+/// The names of the dependencies a manifest inherits from its workspace
+/// ([`inherited_dependencies`]), owned.
+fn inherited_names(doc: &toml::Table) -> Vec<String> {
+    inherited_dependencies(doc)
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+}
+
+/// What of a manifest's text may make workspace members: the paths of its path dependencies
+/// ([`path_dependencies`]) and, marked `workspace = true:` + name, the dependencies it
+/// inherits from its workspace; none when it is not TOML.
 fn dependency_paths(manifest: &str) -> BTreeSet<String> {
     manifest
         .parse::<toml::Table>()
-        .map(|doc| path_dependencies(&doc).into_iter().collect())
+        .map(|doc| {
+            let inherited = inherited_names(&doc)
+                .into_iter()
+                .map(|name| format!("workspace = true:{name}"));
+            path_dependencies(&doc)
+                .into_iter()
+                .chain(inherited)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -1393,7 +1457,9 @@ mod tests {
         let root = ws(
             "[workspace]\nmembers = [\"crates/*\", \"tools/gen/\"]\nexclude = [\"crates/old\"]\n\
                       [workspace.dependencies]\nshared = { path = \"libs/shared\" }\n\
+                      inh = { path = \"./libs/inh/\" }\n\
                       [package]\nname = \"r\"\n[dev-dependencies]\nh = { path = \"./helpers\" }\n\
+                      [build-dependencies]\ninh.workspace = true\n\
                       [target.'cfg(unix)'.dependencies]\nu = { path = \"libs/x/../unix/\" }\n",
         );
         for (rel, held) in [
@@ -1403,7 +1469,9 @@ mod tests {
             ("tools/gen", true),
             ("tools/other", false),
             ("helpers", true),
-            ("libs/shared", true),
+            // Named in `[workspace.dependencies]` only: a member only once one inherits it.
+            ("libs/shared", false),
+            ("libs/inh", true),
             ("libs/unix", true),
             ("libs/x", false),
         ] {
@@ -1427,6 +1495,8 @@ mod tests {
             "[workspace.dependencies]\ninv = { path = \"crates/inv\" }\n",
             "[target.'cfg(unix)'.dev-dependencies]\ninv = { path = \"crates/inv\" }\n",
             "[target.x86_64-pc-windows-gnu.build_dependencies.inv]\npath = \"crates/inv\"\n",
+            "[dependencies]\ninv = { workspace = true }\n",
+            "[target.'cfg(windows)'.dev-dependencies]\ninv.workspace = true\n",
         ] {
             assert_ne!(
                 target_selection(&format!("{pkg}{changed}")),
