@@ -771,6 +771,11 @@ fn a_file_a_compiled_file_includes_is_compiled() {
             "tests/shared/props.rs",
         ),
         ("std::include! { \"./top_props.rs\" }", "tests/top_props.rs"),
+        // In inline modules, still from the file's folder.
+        (
+            "#[cfg(test)]\nmod inner {\n    pub mod deeper {\n        include!(\"common/props.rs\");\n    }\n}",
+            "tests/common/props.rs",
+        ),
     ] {
         let (repo, base) = base_repo();
         repo.write("tests/top.rs", &format!("{include}\n"));
@@ -782,8 +787,14 @@ fn a_file_a_compiled_file_includes_is_compiled() {
             .collect();
         assert!(found.is_empty(), "{include}: {found:?}");
     }
-    // …and not into a file an `include!` names only behind a `cfg`, or through `concat!`.
+    // …and not into a file an `include!` names only behind a `cfg`, or through `concat!`, or
+    // in a function body, an `impl` or a `const` block (whose `#[test]`s the harness never
+    // runs), or in a module behind a `cfg`.
     for include in [
+        "#[allow(dead_code)]\nfn never() {\n    mod inner {\n        include!(\"common/props.rs\");\n    }\n}",
+        "struct S;\nimpl S {\n    include!(\"common/props.rs\");\n}",
+        "const _: () = {\n    include!(\"common/props.rs\");\n};",
+        "#[cfg(feature = \"slow\")]\nmod inner {\n    include!(\"common/props.rs\");\n}",
         "#[cfg(feature = \"slow\")]\ninclude!(\"common/props.rs\");",
         "include!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/tests/common/props.rs\"));",
         "// include!(\"common/props.rs\");",

@@ -10,17 +10,23 @@
 //! compiled file of its parent module declares it (`mod NAME;`, read outside comments and
 //! strings), or when a compiled `.rs` file of the project `include!`s it by one string literal
 //! (`include!("common/props.rs")`, also `std::include!`, resolved as Rust does from the
-//! including file's folder, `..` allowed). A declaration or an `include!` counts only when a
+//! including file's folder, `..` allowed) at the top of that file or inside inline modules
+//! only — every brace around it a `mod NAME { … }`'s, not a function body's, an `impl`'s, a
+//! `const` block's or a macro's, whose `#[test]`s the harness never runs; the outer
+//! attributes of those modules are read as the `include!`'s own, not their inner
+//! `#![cfg]` ([`closed_scopes`]). A declaration or an `include!` counts only when a
 //! test build surely compiles it ([`declarations`]): not behind `#[path = …]`, a `#[cfg(…)]`
 //! that is not always true with `test` set (`#[cfg(test)]` is fine, `#[cfg(feature = "x")]`,
 //! `#[cfg(unix)]`, `#[cfg(any())]` and `#[cfg(not(test))]` are not), or a `#[cfg_attr(…)]`
 //! that may yield either, and not in a file whose inner `#![cfg(…)]` is such a `cfg`. The
 //! reading is approximate where Rust is richer: a `#[path]` attribute is not followed, nor an
 //! `include!` whose argument is built (`concat!`, `env!`) or holds an escape (such a file
-//! counts as not compiled); a `mod NAME;` or an `include!` inside an inline
-//! `mod other { … }`, a function or a `macro_rules!` is read as if it were at the top of its
-//! file (the attributes of `other` are not read, nor whether the function or macro is
-//! used); and the `mod` lines of an included file are read as if it were a module file at
+//! counts as not compiled); a `mod NAME;` inside an inline `mod other { … }`, a function or
+//! a `macro_rules!` is read as if it were at the top of its file (the attributes of `other`
+//! are not read, nor whether the function or macro is used: a non-inline module in a
+//! function fails to build without `#[path]` anyway); an `include!` in item place at the top
+//! of its file counts even when it stands in an expression (`static S: &str = include!(…)`);
+//! and the `mod` lines of an included file are read as if it were a module file at
 //! its own place (Rust resolves them from the including module's). Includes are read from
 //! every `.rs` file of the tree, once, and only when a file is reached neither as a root nor
 //! as a module.
@@ -1113,8 +1119,10 @@ pub(crate) fn declared_modules(text: &str) -> BTreeSet<String> {
 /// `include!` whose outer attributes include `#[path = …]`, a `#[cfg(…)]` that is not true in
 /// every test build ([`cfg_in_tests`]), or a `#[cfg_attr(…)]` that may yield a `path` or a
 /// `cfg`, does not count; nor does any when the file's inner attributes hold such a
-/// `#![cfg(…)]`. Read outside comments and strings; an `include!` whose argument is not one
-/// string literal (`concat!(env!("OUT_DIR"), …)`) or holds an escape is not followed.
+/// `#![cfg(…)]`. An `include!` counts only outside [`closed_scopes`] (at the top of the file
+/// or in inline modules that keep compiled). Read outside comments and strings; an
+/// `include!` whose argument is not one string literal (`concat!(env!("OUT_DIR"), …)`) or
+/// holds an escape is not followed.
 pub(crate) fn declarations(text: &str) -> Declarations {
     let code = blank_rust_comments_and_strings(text);
     let (Some(mod_line), Some(include)) = (MOD_LINE.as_ref(), INCLUDE.as_ref()) else {
@@ -1136,10 +1144,14 @@ pub(crate) fn declarations(text: &str) -> Declarations {
             counts(whole.start()).then(|| name.as_str().to_string())
         })
         .collect();
+    let closed = closed_scopes(&code, &pairs);
     let includes = include
         .captures_iter(&code)
         .filter_map(|c| {
             let (whole, literal) = (c.get(0)?, c.get(1)?);
+            if within(&closed, whole.start()) {
+                return None;
+            }
             // The literal's text is blanked in `code`: read it from `text`, at the same place.
             let path = text.get(literal.range())?;
             let raw = code[..literal.start()].ends_with(['r', '#']);
@@ -1148,6 +1160,70 @@ pub(crate) fn declarations(text: &str) -> Declarations {
         })
         .collect();
     Declarations { modules, includes }
+}
+
+/// The spans (from `{` to its `}`, the end of `code` when unclosed) of blanked `code` whose
+/// items the test harness never reaches: the body of any brace that is not an inline
+/// module's (`mod NAME { … }`) — a function, an `impl`, a `const` block, a macro — and of an
+/// inline module whose outer attributes do not keep it compiled ([`keeps_compiled`]).
+/// Outermost only, in order, in one pass. `pairs` are the square brackets of `code`
+/// ([`square_pairs`]).
+fn closed_scopes(code: &str, pairs: &BTreeMap<usize, usize>) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    // The depth of the braces open, and where the outermost closed scope opened (and at
+    // which depth).
+    let mut depth = 0usize;
+    let mut closed: Option<(usize, usize)> = None;
+    for (i, b) in code.bytes().enumerate() {
+        match b {
+            b'{' => {
+                depth += 1;
+                if closed.is_none()
+                    && !mod_keyword_before(code, i).is_some_and(|start| {
+                        outer_attributes(code, pairs, start)
+                            .iter()
+                            .all(|a| keeps_compiled(a))
+                    })
+                {
+                    closed = Some((i, depth));
+                }
+            }
+            b'}' if depth > 0 => {
+                if let Some((open, at)) = closed
+                    && at == depth
+                {
+                    spans.push((open, i));
+                    closed = None;
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+    }
+    if let Some((open, _)) = closed {
+        spans.push((open, code.len()));
+    }
+    spans
+}
+
+/// Where the `mod` keyword starts when the `{` at `open` in blanked `code` opens an inline
+/// module (`mod NAME {`, `mod r#NAME {`).
+fn mod_keyword_before(code: &str, open: usize) -> Option<usize> {
+    let head = code[..open].trim_end();
+    let before_name = head.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+    if before_name.len() == head.len() {
+        return None;
+    }
+    let before_name = before_name.strip_suffix("r#").unwrap_or(before_name);
+    let keyword = before_name.trim_end();
+    (keyword.len() < before_name.len() && is_word_end(keyword, "mod"))
+        .then(|| keyword.len() - "mod".len())
+}
+
+/// Whether offset `at` lies inside one of `spans` (sorted, not overlapping).
+fn within(spans: &[(usize, usize)], at: usize) -> bool {
+    let after = spans.partition_point(|(open, _)| *open < at);
+    after > 0 && spans[after - 1].1 > at
 }
 
 /// The inner attributes (`#![…]`) that open blanked `code`, each as the text between the
@@ -1723,7 +1799,19 @@ include!("a.rs");
 include!("sub/b.rs");
 std::include!{"../c.rs"}
 ::core::include![r#"d e.rs"#];
-fn f() -> u8 { include!("expr.rs",) }
+mod inline {
+    include!("in_mod.rs");
+    #[cfg(test)]
+    pub(crate) mod r#deeper { include!("in_mods.rs"); }
+}
+fn f() -> u8 { include!("not_expr.rs",) }
+fn never() { mod inner { include!("not_in_fn.rs"); } }
+impl S { include!("not_impl.rs"); }
+const _: () = { include!("not_const.rs"); };
+macro_rules! m { () => { include!("not_macro.rs"); } }
+#[cfg(any())]
+mod off { include!("not_cfg_mod.rs"); }
+mod{ include!("not_nameless.rs"); }
 #[cfg(feature = "x")]
 include!("not_cfg.rs");
 #[cfg_attr(test, cfg(any()))]
@@ -1737,10 +1825,17 @@ include!("not\u{61}escaped.rs");
 "##;
         assert_eq!(
             declarations(text).includes,
-            ["a.rs", "sub/b.rs", "../c.rs", "d e.rs", "expr.rs"]
-                .map(String::from)
-                .into_iter()
-                .collect()
+            [
+                "a.rs",
+                "sub/b.rs",
+                "../c.rs",
+                "d e.rs",
+                "in_mod.rs",
+                "in_mods.rs"
+            ]
+            .map(String::from)
+            .into_iter()
+            .collect()
         );
         assert!(
             declarations(&format!("#![cfg(unix)]\n{text}"))
