@@ -847,6 +847,84 @@ fn a_file_a_compiled_file_includes_is_compiled() {
     }
 }
 
+/// A property file compiled only through an `include!` chain that leaves the folder of what
+/// the commit changes (`tests/it/common.rs` includes `../shared/props.rs`): when the commit
+/// takes away what compiled the including file, the included one is found all the same.
+#[test]
+fn an_include_chain_out_of_the_changed_folder_is_followed() {
+    let chain = |edits: &[(&str, &str)]| -> Found {
+        let repo = Repo::new();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"tests/**\", \"shared/**\"]\nmin_cases = 50\n",
+        );
+        repo.write(
+            "Cargo.toml",
+            "[package]\nname = \"inv\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        );
+        repo.write("src/lib.rs", "//! Invoices.\n");
+        repo.write("tests/it/main.rs", "mod common;\nmod other;\n");
+        repo.write("tests/it/other.rs", "\n");
+        repo.write("tests/it/common.rs", "include!(\"../shared/props.rs\");\n");
+        repo.write(
+            "tests/shared/props.rs",
+            "include!(\"../../shared/more.rs\");\n",
+        );
+        repo.write("shared/more.rs", MORE);
+        repo.write("tests/shared/sibling.rs", CHECKS);
+        let base = repo.commit("base");
+        for (path, text) in edits {
+            repo.write(path, text);
+        }
+        repo.commit("edit");
+        findings(&repo, &base)
+    };
+    // `mod common;` dropped; the crate's tests turned off: the chain's end is removed.
+    let gone = removed(&[("shared/more.rs", 5)]);
+    assert_eq!(chain(&[("tests/it/main.rs", "mod other;\n")]), gone);
+    assert_eq!(
+        chain(&[(
+            "Cargo.toml",
+            "[package]\nname = \"inv\"\nversion = \"0.1.0\"\nedition = \"2021\"\nautotests = false\n"
+        )]),
+        gone
+    );
+    // Harmless: another module dropped.
+    let found = chain(&[("tests/it/main.rs", "mod common;\n")]);
+    assert!(found.is_empty(), "{found:?}");
+    // A crate in a folder whose test includes a file outside it, then turns its tests off.
+    let crate_at = |manifest_extra: &str| -> Found {
+        let repo = Repo::new();
+        repo.write(
+            "freezegate.toml",
+            "[policy]\nproperty_paths = [\"shared/**\"]\nmin_cases = 50\n",
+        );
+        let manifest = |extra: &str| {
+            format!("[package]\nname = \"a\"\nversion = \"0.1.0\"\nedition = \"2021\"\n{extra}")
+        };
+        repo.write("crates/a/Cargo.toml", &manifest(""));
+        repo.write("crates/a/src/lib.rs", "//! A.\n");
+        repo.write(
+            "crates/a/tests/it.rs",
+            "include!(\"../../../shared/props.rs\");\n",
+        );
+        repo.write("shared/props.rs", MORE);
+        let base = repo.commit("base");
+        repo.write("crates/a/Cargo.toml", &manifest(manifest_extra));
+        repo.commit("edit");
+        findings(&repo, &base)
+            .into_iter()
+            .filter(|(rule, _, _)| rule == "property-removed")
+            .collect()
+    };
+    assert_eq!(
+        crate_at("autotests = false\n"),
+        removed(&[("shared/props.rs", 5)])
+    );
+    let found = crate_at("autobenches = false\n");
+    assert!(found.is_empty(), "{found:?}");
+}
+
 #[test]
 fn the_finding_names_the_file_and_why_and_a_signed_commit_does_not_block() {
     let (repo, base) = base_repo();
@@ -925,14 +1003,15 @@ fn commits_that_cannot_change_what_is_compiled_start_no_extra_git() {
     };
     assert_eq!(listings(&log), 0);
     // A commit that drops a `mod` line is looked at: the files below the folder of the
-    // change are listed, and the whole tree once, for the `include!`s that might still
-    // compile the file no `mod` line reaches.
+    // change are listed, the whole tree before it once, for the `include!` chains that lead
+    // out of that folder, and the commit's whole tree once, for the `include!`s that might
+    // still compile the file no `mod` line reaches.
     repo.write("tests/it/main.rs", "\n");
     repo.commit("drop the mod line");
     std::fs::remove_file(&log).unwrap();
     let report = check_patch(repo.path(), &base, &options).unwrap();
     assert_eq!(report.findings.len(), 1, "{:#?}", report.findings);
-    assert_eq!(listings(&log), 2);
+    assert_eq!(listings(&log), 3);
 }
 
 #[test]

@@ -511,11 +511,14 @@ pub(crate) struct Uncompiled {
 /// `[[test]]` tables, `test`/`harness` flags …), or a `.rs` file that declared a module or
 /// included a file ([`declarations`]) which its new text no longer declares or includes. A
 /// commit with none runs no git at all; one that has some lists the property files below the
-/// folders of those paths (for a lost `include!`, the folder of the file it named) and asks
-/// [`Reach`] on both sides — below the project folder when a `Cargo.toml` loses a
-/// path dependency or one it inherits with `workspace = true` (or goes with one), since the crate it named may have been a workspace
-/// member only through it, and so may the crates that one held in turn, wherever they lie.
-/// Files the commit changes itself are left to the rules. A git failure is an error.
+/// folders of those paths (for a lost `include!`, the folder of the file it named), and below
+/// the folder of each file that an `include!` chain from a file below them leads to in a tree
+/// before ([`chained_includes`]: `tests/it/common.rs` including `../shared/props.rs`), and
+/// asks [`Reach`] on both sides — below the project folder when a `Cargo.toml` loses a path
+/// dependency or one it inherits with `workspace = true` (or goes with one), since the crate
+/// it named may have been a workspace member only through it, and so may the crates that one
+/// held in turn, wherever they lie. Files the commit changes itself are left to the rules. A
+/// git failure is an error.
 pub(crate) fn no_longer_compiled(
     git: &Git,
     commit: &str,
@@ -591,15 +594,31 @@ pub(crate) fn no_longer_compiled(
         return Ok(Vec::new());
     }
     let touched: BTreeSet<&str> = own.iter().flat_map(FileChange::paths).collect();
-    let folders: Vec<String> = causes
+    let now = Reach::new(git, commit);
+    let then: Vec<Reach<'_>> = before.iter().map(|b| Reach::new(git, b)).collect();
+    // The files an `include!` chain from below a cause's folder reaches outside them all.
+    let mut chained: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    if !causes.contains_key("") {
+        for reach in &then {
+            chained_includes(reach, &causes, &mut chained)?;
+        }
+    }
+    let dirs: BTreeSet<&str> = causes
         .keys()
-        .map(|dir| match (prefix, dir.as_str()) {
+        .map(String::as_str)
+        .chain(
+            chained
+                .keys()
+                .map(|file| file.rsplit_once('/').map_or("", |(dir, _)| dir)),
+        )
+        .collect();
+    let folders: Vec<String> = dirs
+        .into_iter()
+        .map(|dir| match (prefix, dir) {
             (p, "") => p.trim_end_matches('/').to_string(),
             (p, d) => format!("{p}{d}"),
         })
         .collect();
-    let now = Reach::new(git, commit);
-    let then: Vec<Reach<'_>> = before.iter().map(|b| Reach::new(git, b)).collect();
     let mut found = Vec::new();
     for (top, oid) in git.files_under(commit, &folders)? {
         let Some(path) = top.strip_prefix(prefix) else {
@@ -617,11 +636,13 @@ pub(crate) fn no_longer_compiled(
         {
             continue;
         }
-        let changed: Vec<&str> = causes
-            .iter()
-            .filter(|(dir, _)| dir.is_empty() || path.starts_with(&format!("{dir}/")))
-            .flat_map(|(_, paths)| paths.iter().map(String::as_str))
+        let mut changed: BTreeSet<&str> = causes_of(&causes, path)
+            .chain(chained.get(path).into_iter().flatten().map(String::as_str))
             .collect();
+        if changed.is_empty() {
+            changed = causes.values().flatten().map(String::as_str).collect();
+        }
+        let changed: Vec<&str> = changed.into_iter().collect();
         let module = module_of(path).map_or("", |(name, _)| name);
         let why = format!(
             "{path} is no longer compiled (neither a crate root `cargo test` runs nor a `mod {module};` or an `include!` reaches it after the change to {})",
@@ -639,6 +660,67 @@ pub(crate) fn no_longer_compiled(
         }
     }
     Ok(found)
+}
+
+/// The changed paths of `causes` (by the folder below which they may stop files compiling)
+/// whose folder holds `path`.
+fn causes_of<'c>(
+    causes: &'c BTreeMap<String, BTreeSet<String>>,
+    path: &str,
+) -> impl Iterator<Item = &'c str> {
+    causes
+        .iter()
+        .filter(move |(dir, _)| dir.is_empty() || path.starts_with(&format!("{dir}/")))
+        .flat_map(|(_, paths)| paths.iter().map(String::as_str))
+}
+
+/// Adds to `into` each file that an `include!` chain in the tree of `reach` leads to from a
+/// file below the folder of one of `causes` (transitively: an included file's own
+/// `include!`s too), when it lies below none of them, with the changed paths that may have
+/// cut the chain: such a file stops compiling with its includer although the search below
+/// the causes' folders does not list it (`tests/it/common.rs` includes
+/// `../shared/props.rs`, and the commit deletes `mod common;` from `tests/it/main.rs`).
+fn chained_includes(
+    reach: &Reach<'_>,
+    causes: &BTreeMap<String, BTreeSet<String>>,
+    into: &mut BTreeMap<String, BTreeSet<String>>,
+) -> Result<(), PatchError> {
+    let index = reach.includers()?;
+    let mut included: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (target, includers) in index.iter() {
+        for includer in includers.iter().filter(|i| *i != target) {
+            included.entry(includer).or_default().push(target);
+        }
+    }
+    // Each file reached so far, with the changes that may cut the chain to it.
+    let mut reached: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut queue: Vec<&str> = Vec::new();
+    for includer in included.keys() {
+        let why: BTreeSet<&str> = causes_of(causes, includer).collect();
+        if !why.is_empty() {
+            reached.insert(includer, why);
+            queue.push(includer);
+        }
+    }
+    while let Some(file) = queue.pop() {
+        let why = reached.get(file).cloned().unwrap_or_default();
+        for target in included.get(file).into_iter().flatten() {
+            let known = reached.entry(target).or_default();
+            let before = known.len();
+            known.extend(why.iter().copied());
+            if known.len() > before {
+                queue.push(target);
+            }
+        }
+    }
+    for (file, why) in reached {
+        if causes_of(causes, file).next().is_none() {
+            into.entry(file.to_string())
+                .or_default()
+                .extend(why.into_iter().map(str::to_string));
+        }
+    }
+    Ok(())
 }
 
 /// The kinds of cargo targets, with the manifest key of their table (or array of tables),
