@@ -224,6 +224,14 @@ fn moves() -> Vec<(&'static str, &'static str, Edit)> {
             ),
         ),
         (
+            "`exec` of a `global` statement in a helper class's body",
+            "property-removed",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\nclass Helpers:\n    exec(\"global test_roundtrip\\ntest_roundtrip = None\")\n",
+            ),
+        ),
+        (
             "the module's namespace through an alias",
             "property-removed",
             invoice(
@@ -492,6 +500,20 @@ fn harmless() -> Vec<(&'static str, Edit)> {
             invoice(
                 "    assert y == x\n",
                 "    assert y == x\n\n\ndef classify(v):\n    match v:\n        case [_, test_roundtrip]:\n            return test_roundtrip\n",
+            ),
+        ),
+        (
+            "a test running generated code with its own locals",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\ndef test_generated_function():\n    ns = {}\n    exec(\"def f(x):\\n    return x + 1\", globals(), ns)\n    assert ns[\"f\"](1) == 2\n",
+            ),
+        ),
+        (
+            "a test evaluating an expression in its own namespaces",
+            invoice(
+                "    assert y == x\n",
+                "    assert y == x\n\n\ndef test_bad_keyword():\n    with pytest.raises(TypeError):\n        eval(\"cached_total([], bogus=1)\", globals(), locals())\n",
             ),
         ),
         (

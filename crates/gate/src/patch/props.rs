@@ -102,8 +102,11 @@ pub(crate) struct Shadowed {
 /// module (`sys.modules[__name__]`: `setattr`, `delattr`, an attribute assigned or deleted),
 /// through a name bound to one of these earlier in the file (`g = globals()`, `import sys as
 /// s`, `from sys import modules`), or by a name a function declares `global`; and so does code
-/// run in the module's namespace (`exec(…, globals())`, or `exec`/`eval` in a function whose
-/// code as written names `global`, `globals` or `modules`). A class attribute named through
+/// whose assignments go to the module's namespace (`exec(…, globals())`, `exec(…, ns,
+/// globals())`), or whose globals are the module's while its assignments go elsewhere — in a
+/// function or class body with the default namespaces, or with `locals` apart (`exec(…,
+/// globals(), ns)`) — and whose code as written names `global`, `globals` or `modules`; `vars()`
+/// or `locals()` in a function is a snapshot of its locals, not the module's. A class attribute named through
 /// its class (`TestCls.test_x = …`, `setattr(TestCls, …)`, `del TestCls.test_x`) counts too.
 /// These count after the `def` at module level, anywhere in a function, since the gate does
 /// not follow calls — except the methods of pytest's `monkeypatch` fixture in a function given
@@ -2171,47 +2174,78 @@ fn explicit_globals(t: &str, c: &str, context: &Context<'_>, out: &mut Vec<Bindi
         if function == "eval" && inert_literal(t, c, code.clone()) {
             continue;
         }
-        let (target, form) = match run_namespace(t, &args, context) {
-            RunIn::Other => continue,
-            RunIn::Module(spelled) => (Target::AnyModule, format!("`{function}(…, {spelled})`")),
-            RunIn::Current if !context.in_function => (Target::AnyHere, format!("`{function}(…)`")),
-            // A function's locals, unless the code reaches out (`global test_x`, `globals()`).
-            RunIn::Current => {
-                let reaching = reaching.get_or_insert_with(|| {
-                    REACHES_MODULE
-                        .find_iter(c)
-                        .map(|w| (w.start(), w.as_str()))
-                        .collect()
+        // Code whose `globals` are the module's binds there by the words it spells (`global
+        // test_x`, `globals()`, `sys.modules`); with `locals` apart, its assignments go there.
+        let mut words = || {
+            let reaching = reaching.get_or_insert_with(|| {
+                REACHES_MODULE
+                    .find_iter(c)
+                    .map(|w| (w.start(), w.as_str()))
+                    .collect()
+            });
+            let first = reaching.partition_point(|(at, _)| *at < code.start);
+            reaching
+                .get(first)
+                .filter(|(at, _)| *at < code.end)
+                .map(|(_, word)| Binding {
+                    target: Target::AnyModule,
+                    form: format!("`{function}(…)` whose code names `{word}`"),
+                })
+        };
+        match run_namespace(t, &args, context) {
+            RunIn::Module(spelled) => out.push(Binding {
+                target: Target::AnyModule,
+                form: format!("`{function}(…, {spelled})`"),
+            }),
+            RunIn::Here { module_globals } if !context.in_function => {
+                out.push(Binding {
+                    target: Target::AnyHere,
+                    form: format!("`{function}(…)`"),
                 });
-                let first = reaching.partition_point(|(at, _)| *at < code.start);
-                match reaching.get(first).filter(|(at, _)| *at < code.end) {
-                    Some((_, word)) => (
-                        Target::AnyModule,
-                        format!("`{function}(…)` whose code names `{word}`"),
-                    ),
-                    None => continue,
+                // In a class body, `global test_x` in the code binds the module's name.
+                if module_globals && !context.module_level {
+                    out.extend(words());
                 }
             }
-        };
-        out.push(Binding { target, form });
+            RunIn::Here { module_globals } | RunIn::Other { module_globals } => {
+                if module_globals {
+                    out.extend(words());
+                }
+            }
+        }
     }
 }
 
-/// Where `exec` or `eval` runs its code.
-enum RunIn {
-    /// In the namespace of the statement (no namespace given, `None`, `vars()`, `locals()`).
+/// A namespace given to `exec` or `eval` (its `globals` or its `locals`).
+enum Given {
+    /// Not given, or `None`: the caller's (for `locals`, what `globals` is when that is given).
+    Default,
+    /// `vars()` or `locals()`: the namespace of the statement (a function's is a snapshot).
     Current,
-    /// In the module's namespace, as spelled.
+    /// The module's namespace, as spelled.
     Module(String),
-    /// In another mapping (`{}`, a copy): nothing of the module's is bound.
+    /// Another mapping (`{}`, a copy): nothing of the module's.
     Other,
 }
 
-/// Where the `exec`/`eval` call whose arguments are `args` runs its code: its `globals` (the
-/// second argument, or `globals=`) and `locals` (the third, or `locals=`). One that is the
-/// module's namespace is enough; assignments go to `locals` when it is given, else `globals`.
+/// Where the code of an `exec`/`eval` call runs: where its assignments go, and whether its
+/// `globals` are the module's (there a `global` statement of the code binds, and `globals()`
+/// in it is the module's namespace).
+enum RunIn {
+    /// Assignments go to the namespace of the statement: the module's at module level, the
+    /// class's in a class body, a function's locals in a function.
+    Here { module_globals: bool },
+    /// Assignments go to the module's namespace, as spelled.
+    Module(String),
+    /// Assignments go to another mapping.
+    Other { module_globals: bool },
+}
+
+/// Where the `exec`/`eval` call whose arguments are `args` runs its code, from its `globals`
+/// (the second argument, or `globals=`) and `locals` (the third, or `locals=`): assignments go
+/// to `locals` when it is given, else to `globals`; with neither, to the caller's namespaces.
 fn run_namespace(t: &str, args: &[std::ops::Range<usize>], context: &Context<'_>) -> RunIn {
-    let mut given: [Option<RunIn>; 2] = [None, None];
+    let mut given: [Given; 2] = [Given::Default, Given::Default];
     for (k, arg) in args.iter().enumerate().skip(1) {
         let text = t.get(arg.clone()).unwrap_or_default();
         let lead = text.len() - text.trim_start().len();
@@ -2232,28 +2266,38 @@ fn run_namespace(t: &str, args: &[std::ops::Range<usize>], context: &Context<'_>
         if start >= value.end {
             continue;
         }
+        let whole = |end: Option<usize>| end.is_some_and(|end| skip_blanks(t, end) >= value.end);
         // Read without copying: a namespace argument may hold the rest of a nested line.
-        let current = match word_at(t, start) {
-            Some("None") => expect(t, start, "None"),
-            Some(word @ ("vars" | "locals")) => {
-                expect(t, start + word.len(), "(").and_then(|q| expect(t, q, ")"))
+        let namespace = match word_at(t, start) {
+            Some("None") if whole(expect(t, start, "None")) => Given::Default,
+            Some(word @ ("vars" | "locals"))
+                if whole(expect(t, start + word.len(), "(").and_then(|q| expect(t, q, ")"))) =>
+            {
+                Given::Current
             }
-            _ => None,
+            _ if reach_whole(t, value.clone(), context) == Some(Reach::Namespace) => {
+                Given::Module(spelled(t, value))
+            }
+            _ => Given::Other,
         };
-        let namespace = if current.is_some_and(|end| skip_blanks(t, end) >= value.end) {
-            RunIn::Current
-        } else if reach_whole(t, value.clone(), context) == Some(Reach::Namespace) {
-            RunIn::Module(spelled(t, value))
-        } else {
-            RunIn::Other
-        };
-        given[slot] = Some(namespace);
+        if let Some(slot) = given.get_mut(slot) {
+            *slot = namespace;
+        }
     }
-    match given {
-        [Some(RunIn::Module(s)), _] | [_, Some(RunIn::Module(s))] => RunIn::Module(s),
-        [None | Some(RunIn::Current), None | Some(RunIn::Current)]
-        | [Some(RunIn::Other), Some(RunIn::Current)] => RunIn::Current,
-        _ => RunIn::Other,
+    let [globals, locals] = given;
+    // At module level the statement's namespace is the module's; elsewhere `vars()` is a
+    // class's namespace or a snapshot of a function's locals.
+    let module_globals = match &globals {
+        Given::Default | Given::Module(_) => true,
+        Given::Current => context.module_level,
+        Given::Other => false,
+    };
+    match (locals, globals) {
+        (Given::Module(s), _) | (Given::Default, Given::Module(s)) => RunIn::Module(s),
+        (Given::Current, _) | (Given::Default, Given::Default | Given::Current) => {
+            RunIn::Here { module_globals }
+        }
+        (Given::Other, _) | (Given::Default, Given::Other) => RunIn::Other { module_globals },
     }
 }
 
@@ -3323,6 +3367,77 @@ off! {
                 "    def helper(self):\n        exec(SOURCE)",
                 "class TestB:\n    exec(SOURCE)",
             ],
+        );
+    }
+
+    #[test]
+    fn exec_with_locals_apart_binds_in_the_module_only_by_the_words_of_its_code() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let words = |function: &str, word: &str| {
+            format!("`{function}(…)` whose code names `{word}`, which may bind any name")
+        };
+        let cases = [
+            (
+                "def f():\n    ns = {}\n    exec('global test_x; test_x = None', globals(), ns)",
+                words("exec", "global"),
+            ),
+            (
+                "exec('global test_x\\ntest_x = None', globals(), {})",
+                words("exec", "global"),
+            ),
+            (
+                "exec('global test_x\\ntest_x = None', None, ns)",
+                words("exec", "global"),
+            ),
+            (
+                "def f():\n    eval(\"globals().update(test_x=None)\", globals(), locals())",
+                words("eval", "globals"),
+            ),
+            (
+                "exec(SOURCE, ns, globals())",
+                "`exec(…, globals())`, which may bind any name".to_string(),
+            ),
+            (
+                "exec(SOURCE, locals=globals(), globals=ns)",
+                "`exec(…, globals())`, which may bind any name".to_string(),
+            ),
+            (
+                "class Helpers:\n    exec('global test_x\\ntest_x = None')",
+                words("exec", "global"),
+            ),
+            (
+                "class Helpers:\n    exec('import sys; sys.modules[__name__].test_x = None')",
+                words("exec", "modules"),
+            ),
+        ];
+        let replacing: Vec<(&str, &str)> = cases.iter().map(|(a, f)| (*a, f.as_str())).collect();
+        check_rebindings(
+            prop,
+            &replacing,
+            &[
+                "def test_generated():\n    ns = {}\n    exec(\"def f(x):\\n    return x + 1\", globals(), ns)",
+                "exec(SOURCE, globals(), ns)",
+                "exec(SOURCE, globals(), {})",
+                "exec(SOURCE, None, ns)",
+                "def f():\n    exec(SOURCE, globals(), locals())",
+                "def f():\n    eval('cached_total([], bogus=1)', globals(), locals())",
+                "def f():\n    exec(SOURCE, vars())",
+                "def f():\n    exec('global test_x; test_x = None', vars())",
+                "def f():\n    exec('global test_x; test_x = None', {}, ns)",
+                "class Helpers:\n    exec('test_x = None')",
+                "class Helpers:\n    exec(SOURCE, vars())",
+            ],
+        );
+        // A class pytest collects: its own names, and the module's by the code's words.
+        let class =
+            "class TestA:\n    @given(st.integers())\n    def test_m(self, x):\n        pass\n";
+        check_rebindings(
+            class,
+            &[(
+                "class TestB:\n    exec('global TestA; TestA = None')",
+                "`exec(…)` whose code names `global`, which may bind any name, `TestA` among them",
+            )],
+            &["class TestB:\n    exec('test_m = None')"],
         );
     }
 
