@@ -1194,8 +1194,9 @@ fn python_scan(text: &str) -> PythonScan {
     let mut any_anywhere: BTreeMap<Vec<usize>, (u32, String)> = BTreeMap::new();
     // The names bound to what reaches the module's names (`g = globals()`, `import sys as s`),
     // by name and then by the scope binding them: the opener of the innermost class or
-    // function, `usize::MAX` for the module.
-    let mut aliases: BTreeMap<String, BTreeMap<usize, Reach>> = BTreeMap::new();
+    // function, `usize::MAX` for the module — with the last physical line (0-based) of a
+    // block in which a binding that may not run elsewhere hides it (`for g in …:`).
+    let mut aliases: BTreeMap<String, BTreeMap<usize, (Reach, Option<usize>)>> = BTreeMap::new();
     let mut stack: Vec<Open> = Vec::new();
     let mut given = false;
     let mut decorators: Option<usize> = None;
@@ -1220,6 +1221,15 @@ fn python_scan(text: &str) -> PythonScan {
         let in_function = scopes_of.iter().any(|o| o.block == Block::Function);
         let owner = scopes_of.last().map_or(usize::MAX, |o| o.opener);
         let inherited = stack.last().is_some_and(|o| o.monkeypatch);
+        // The line stands directly in its scope's body, not in the block of an `if`, `for`,
+        // `try`…: what it binds is bound once it has run. A compound statement's header (`for
+        // g in …:`, `with … as g:`) may bind nothing, and neither may an assignment expression.
+        let mut surely = stack.last().is_none_or(|o| o.block != Block::Compound);
+        // The last physical line of the innermost compound statement's block holding the line.
+        let mut block_end = stack
+            .last()
+            .filter(|o| o.block == Block::Compound)
+            .map_or(l.last, |o| ends[o.opener]);
         let line = number(l.first);
         if l.text.starts_with('@') {
             given |= is_given(&l.text);
@@ -1288,10 +1298,9 @@ fn python_scan(text: &str) -> PythonScan {
             });
         } else {
             let alias = |name: &str| {
-                aliases
-                    .get(name)
-                    .and_then(|by| by.get(&owner).or_else(|| by.get(&usize::MAX)))
-                    .copied()
+                let by = aliases.get(name)?;
+                let (reach, hidden) = by.get(&owner).or_else(|| by.get(&usize::MAX))?;
+                (!hidden.is_some_and(|h| l.first <= h)).then_some(*reach)
             };
             let context = Context {
                 alias: &alias,
@@ -1303,6 +1312,10 @@ fn python_scan(text: &str) -> PythonScan {
                 monkeypatch: in_function && inherited,
             };
             bindings = python_bindings(&l.text, &l.code, &context);
+            if is_block_header(&l.text) {
+                surely = false;
+                block_end = ends[k];
+            }
             if is_block_header(&l.text) && l.text.trim_end().ends_with(':') {
                 stack.push(Open {
                     indent: l.indent,
@@ -1322,7 +1335,10 @@ fn python_scan(text: &str) -> PythonScan {
                     continue;
                 }
                 Target::Alias(name, reach) => {
-                    aliases.entry(name).or_default().insert(owner, reach);
+                    aliases
+                        .entry(name)
+                        .or_default()
+                        .insert(owner, (reach, None));
                     continue;
                 }
                 Target::AnyHere | Target::AnyModule => {
@@ -1339,9 +1355,16 @@ fn python_scan(text: &str) -> PythonScan {
                     continue;
                 }
                 Target::Local(name) => {
-                    // The name holds something else now.
-                    if let Some(by) = aliases.get_mut(&name) {
-                        by.remove(&owner);
+                    // The name holds something else now: from here on if the binding surely ran,
+                    // else in the block it stands in (an assignment expression may not run).
+                    if b.form != form_of(&Target::Local(name.clone()), WALRUS_FORM)
+                        && let Some(by) = aliases.get_mut(&name)
+                    {
+                        if surely {
+                            by.remove(&owner);
+                        } else if let Some((_, hidden)) = by.get_mut(&owner) {
+                            *hidden = Some(hidden.map_or(block_end, |h| h.max(block_end)));
+                        }
                     }
                     let declared = function
                         .and_then(|f| globals.get(&f))
@@ -1755,6 +1778,9 @@ fn header_bindings(header: &str, out: &mut Vec<Binding>) {
     }
 }
 
+/// The form of an assignment expression's binding.
+const WALRUS_FORM: &str = "`({} := …)`";
+
 /// The names an assignment expression (`(test_x := …)`, `{test_x := None}`) binds. (An
 /// f-string's format spec with a `=` fill, `f"{test_x:=^40}"`, is string text, blanked.)
 fn walrus(text: &str, out: &mut Vec<Binding>) {
@@ -1762,7 +1788,7 @@ fn walrus(text: &str, out: &mut Vec<Binding>) {
         if let Some(name) = c.get(1) {
             let target = Target::Local(name.as_str().to_string());
             out.push(Binding {
-                form: form_of(&target, "`({} := …)`"),
+                form: form_of(&target, WALRUS_FORM),
                 target,
             });
         }
@@ -3544,6 +3570,52 @@ off! {
         // Before the property, at module level: the `def` wins.
         let text = format!("g = globals()\ng['test_x'] = None\n{prop}");
         assert_eq!(shadows(&text), vec![]);
+    }
+
+    #[test]
+    fn an_alias_stays_unless_a_rebinding_of_it_surely_ran() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let item = "`g[\"test_x\"] = …`";
+        check_rebindings(
+            prop,
+            &[
+                (
+                    "g = globals()\nif False:\n    g = {}\ng['test_x'] = None",
+                    item,
+                ),
+                (
+                    "g = globals()\nfor g in []:\n    pass\ng['test_x'] = None",
+                    item,
+                ),
+                ("g = globals()\nfor g in []: pass\ng['test_x'] = None", item),
+                (
+                    "g = globals()\nwith open(p) as g:\n    pass\ng['test_x'] = None",
+                    item,
+                ),
+                (
+                    "g = globals()\ntry:\n    import g\nexcept ImportError:\n    pass\ng['test_x'] = None",
+                    item,
+                ),
+                ("g = globals()\nif c: g = {}\ng['test_x'] = None", item),
+                (
+                    "g = globals()\nif c:\n    g = {}\nelse:\n    g['test_x'] = None",
+                    item,
+                ),
+                ("g = globals()\nc and (g := {})\ng['test_x'] = None", item),
+                (
+                    "def f():\n    g = globals()\n    while c:\n        g = {}\n    g['test_x'] = None",
+                    item,
+                ),
+            ],
+            &[
+                "g = globals()\ng = {}\ng['test_x'] = None",
+                "g = globals()\nif c:\n    g = {}\n    g['test_x'] = None",
+                "g = globals()\nfor g in [{}]:\n    g['test_x'] = None",
+                "g = globals()\nwith open(p) as g:\n    g['test_x'] = None",
+                "g = globals()\ndel g\ng = {}\ng['test_x'] = None",
+                "def f():\n    g = globals()\n    g = {}\n    g['test_x'] = None",
+            ],
+        );
     }
 
     #[test]
