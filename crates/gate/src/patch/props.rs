@@ -1341,9 +1341,13 @@ fn python_scan(text: &str) -> PythonScan {
                         .insert(owner, (reach, None));
                     continue;
                 }
-                Target::AnyHere | Target::AnyModule => {
+                Target::AnyHere | Target::AnyModule | Target::AnyAttr(_) => {
                     let scope = match (&b.target, &here) {
                         (Target::AnyModule, _) => Vec::new(),
+                        (Target::AnyAttr(path), _) => match classes.get(path) {
+                            Some(scope) => scope.clone(),
+                            None => continue,
+                        },
                         (_, Some(scope)) if !in_function => scope.clone(),
                         _ => continue,
                     };
@@ -1501,6 +1505,8 @@ enum Target {
     AnyHere,
     /// Any module global (`exec(…, globals())`).
     AnyModule,
+    /// Any attribute of a class named by its dotted path (`setattr(TestCls, "\N{…}", …)`).
+    AnyAttr(Vec<String>),
     /// A name bound to what reaches the module's names (`g = globals()`), besides its
     /// [`Target::Local`] binding.
     Alias(String, Reach),
@@ -1730,7 +1736,7 @@ fn form_of(target: &Target, template: &str) -> String {
         Target::Local(name) | Target::Module(name) => name.clone(),
         Target::Attr(path, name) => format!("{}.{name}", path.join(".")),
         Target::Declared(names) => names.join(", "),
-        Target::AnyHere | Target::AnyModule => "*".to_string(),
+        Target::AnyHere | Target::AnyModule | Target::AnyAttr(_) => "*".to_string(),
         Target::Alias(name, _) => name.clone(),
     };
     template.replace("{}", &what)
@@ -2034,26 +2040,149 @@ fn wraps(value: &str, name: &str) -> bool {
     }
 }
 
-/// The string literal starting at or after `from` (blanks and a `r`/`u` prefix skipped) in
-/// `bare`: its contents from `code`, and the offset after its closing quote.
-fn literal_at(bare: &str, code: &str, from: usize) -> Option<(String, usize)> {
+/// The string literal starting at or after `from` (blanks skipped) in `bare`, as Python reads
+/// it from its source in `code`: its value and the offset after its closing quote. Adjacent
+/// literals are one (`"test_" "x"`); a byte string is none. The value is `None` when it cannot
+/// be read here — an f-string with a replacement field, a `\N{…}` escape, a template string, a
+/// backslash before a line break — and must then count as any name.
+fn literal_at(bare: &str, code: &str, from: usize) -> Option<(Option<String>, usize)> {
+    let (mut value, mut end) = one_literal(bare, code, from)?;
+    while let Some((next, after)) = one_literal(bare, code, end) {
+        value = value.zip(next).map(|(a, b)| a + &b);
+        end = after;
+    }
+    Some((value, end))
+}
+
+/// One string literal (with its prefix) starting at or after `from`: see [`literal_at`].
+fn one_literal(bare: &str, code: &str, from: usize) -> Option<(Option<String>, usize)> {
     let bytes = bare.as_bytes();
-    let mut p = from;
-    while bytes.get(p).is_some_and(|b| b.is_ascii_whitespace()) {
-        p += 1;
+    let start = skip_blanks(bare, from);
+    let mut q = start;
+    while bytes.get(q).is_some_and(u8::is_ascii_alphabetic) && q - start < 3 {
+        q += 1;
     }
-    while bytes
-        .get(p)
-        .is_some_and(|b| matches!(b, b'r' | b'R' | b'u' | b'U'))
-    {
-        p += 1;
+    let prefix = bare.get(start..q)?.to_ascii_lowercase();
+    if !matches!(
+        prefix.as_str(),
+        "" | "r" | "u" | "b" | "f" | "t" | "br" | "rb" | "fr" | "rf" | "tr" | "rt"
+    ) {
+        return None;
     }
-    let quote = *bytes.get(p)?;
+    let quote = *bytes.get(q)?;
     if quote != b'"' && quote != b'\'' {
         return None;
     }
-    let close = p + 1 + bare.get(p + 1..)?.find(char::from(quote))?;
-    Some((code.get(p + 1..close)?.to_string(), close + 1))
+    let triple = bytes.get(q + 1) == Some(&quote) && bytes.get(q + 2) == Some(&quote);
+    let width = if triple { 3 } else { 1 };
+    let f = prefix.contains('f');
+    // The contents are blank in `bare` but for an f-string's replacement fields, whose nested
+    // strings' quotes are skipped by depth; a backslash (in a text that did not lex) escapes.
+    let mut depth = 0usize;
+    let mut field = false;
+    let mut j = q + width;
+    let close = loop {
+        match *bytes.get(j)? {
+            b'\\' => j += 1,
+            b'{' if f => {
+                depth += 1;
+                field = true;
+            }
+            b'}' if f => depth = depth.saturating_sub(1),
+            b if b == quote
+                && depth == 0
+                && (!triple
+                    || (bytes.get(j + 1) == Some(&quote) && bytes.get(j + 2) == Some(&quote))) =>
+            {
+                break j;
+            }
+            _ => {}
+        }
+        j += 1;
+    };
+    let end = close + width;
+    // A byte string names nothing: a namespace's keys and attributes are `str`.
+    if prefix.contains('b') {
+        return None;
+    }
+    if field || prefix.contains('t') {
+        return Some((None, end));
+    }
+    let source = code.get(q + width..close)?;
+    Some((decode_literal(source, prefix.contains('r'), f), end))
+}
+
+/// The value of a string literal's source between its quotes: escapes decoded unless `raw`,
+/// `{{` and `}}` halved in an f-string; `None` for what is not read here (`\N{…}`, a
+/// backslash before a blank, which may be a line break joined away, a malformed escape).
+fn decode_literal(source: &str, raw: bool, f: bool) -> Option<String> {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '{' | '}' if f => {
+                // A lone brace opens or closes a field: an f-string read here has none.
+                chars.next_if_eq(&ch)?;
+                out.push(ch);
+            }
+            '\\' => {
+                let next = chars.next()?;
+                if raw {
+                    if next.is_whitespace() {
+                        return None;
+                    }
+                    out.push('\\');
+                    out.push(next);
+                    continue;
+                }
+                match next {
+                    '\\' | '\'' | '"' => out.push(next),
+                    'a' => out.push('\u{7}'),
+                    'b' => out.push('\u{8}'),
+                    'f' => out.push('\u{c}'),
+                    'n' => out.push('\n'),
+                    'r' => out.push('\r'),
+                    't' => out.push('\t'),
+                    'v' => out.push('\u{b}'),
+                    '0'..='7' => {
+                        let mut code = next.to_digit(8)?;
+                        for _ in 0..2 {
+                            match chars.peek().and_then(|d| d.to_digit(8)) {
+                                Some(d) => {
+                                    code = code * 8 + d;
+                                    chars.next();
+                                }
+                                None => break,
+                            }
+                        }
+                        out.push(char::from_u32(code)?);
+                    }
+                    'x' | 'u' | 'U' => {
+                        let len = match next {
+                            'x' => 2,
+                            'u' => 4,
+                            _ => 8,
+                        };
+                        let mut code = 0u32;
+                        for _ in 0..len {
+                            code = code.checked_mul(16)? + chars.next()?.to_digit(16)?;
+                        }
+                        out.push(char::from_u32(code)?);
+                    }
+                    // `\N{name}`, and a backslash before a blank (perhaps a line break the
+                    // logical line joined into a blank): not read.
+                    _ if next == 'N' || next.is_whitespace() => return None,
+                    // An unknown escape keeps its backslash.
+                    _ => {
+                        out.push('\\');
+                        out.push(next);
+                    }
+                }
+            }
+            _ => out.push(ch),
+        }
+    }
+    Some(out)
 }
 
 /// The arguments of the call whose `(` is at `open`, as ranges: split at its commas, the
@@ -2128,25 +2257,31 @@ fn explicit_globals(t: &str, c: &str, context: &Context<'_>, out: &mut Vec<Bindi
             continue;
         };
         let function = function.as_str();
-        let target = if reach_whole(t, object.clone(), context) == Some(Reach::Module) {
-            Target::Module(name)
+        // A name not read (`"\N{…}"`) may be any.
+        let (target, form) = if reach_whole(t, object.clone(), context) == Some(Reach::Module) {
+            match name {
+                Some(name) => (Target::Module(name), String::new()),
+                None => (Target::AnyModule, format!("`{function}({text}, …)`")),
+            }
         } else {
-            match targets(text).pop() {
-                Some(Target::Local(class)) if !text.contains(',') => {
-                    Target::Attr(vec![class], name)
-                }
+            let path = match targets(text).pop() {
+                Some(Target::Local(class)) if !text.contains(',') => vec![class],
                 Some(Target::Attr(mut path, last)) if !text.contains(',') => {
                     path.push(last);
-                    Target::Attr(path, name)
+                    path
                 }
                 _ => continue,
+            };
+            match name {
+                Some(name) => (Target::Attr(path, name), String::new()),
+                None => (Target::AnyAttr(path), format!("`{function}({text}, …)`")),
             }
         };
         let form = match &target {
             Target::Module(name) | Target::Attr(_, name) => {
                 format!("`{function}({text}, \"{name}\", …)`")
             }
-            _ => continue,
+            _ => form,
         };
         out.push(Binding { form, target });
     }
@@ -2171,6 +2306,13 @@ fn explicit_globals(t: &str, c: &str, context: &Context<'_>, out: &mut Vec<Bindi
         let callee = match receiver(t, whole.start()) {
             Some(r) if !r.is_empty() => format!("{r}.{}", function.as_str()),
             _ => function.as_str().to_string(),
+        };
+        let Some(name) = name else {
+            out.push(Binding {
+                target: Target::AnyModule,
+                form: format!("`{callee}({}, …)`", spelled(t, object.clone())),
+            });
+            continue;
         };
         let target = Target::Module(name);
         let template = format!("`{callee}({}, \"{{}}\", …)`", spelled(t, object.clone()));
@@ -2331,6 +2473,11 @@ fn run_namespace(t: &str, args: &[std::ops::Range<usize>], context: &Context<'_>
 /// call (a `(` after a name or a closing bracket; `(2)` groups): evaluated, it binds nothing.
 fn inert_literal(t: &str, c: &str, arg: std::ops::Range<usize>) -> bool {
     literal_at(t, c, arg.start).is_some_and(|(text, end)| {
+        // Escapes may spell anything (`"globals\x28\x29"`): only a literal as written is read.
+        let Some(text) = text.filter(|_| !c.get(arg.clone()).unwrap_or_default().contains('\\'))
+        else {
+            return false;
+        };
         let call = text.match_indices('(').any(|(i, _)| {
             text.get(..i)
                 .and_then(|before| before.trim_end().chars().next_back())
@@ -2500,6 +2647,19 @@ fn namespace_use(
         let assigned = expect(t, close, "]")
             .is_some_and(|q| ASSIGNED.is_match(t.get(q..).unwrap_or_default()));
         if assigned || deleting {
+            // A key not read (`"\N{…}"`, `f"{k}"`) may be any name.
+            let Some(name) = name else {
+                let form = if deleting {
+                    format!("`del {spelled}[…]`")
+                } else {
+                    format!("`{spelled}[…] = …`")
+                };
+                out.push(Binding {
+                    target: Target::AnyModule,
+                    form,
+                });
+                return;
+            };
             let target = Target::Module(name);
             let template = if deleting {
                 format!("`del {spelled}[\"{{}}\"]`")
@@ -2589,7 +2749,9 @@ fn namespace_call(
                         continue;
                     }
                     match literal_at(t, c, skip_blanks(t, item.start)) {
-                        Some((name, end)) if expect(t, end, ":").is_some() => names.push(name),
+                        Some((Some(name), end)) if expect(t, end, ":").is_some() => {
+                            names.push(name);
+                        }
                         // `{k: v for …}`, `{name: v}`, `{**d}`: keys not spelled.
                         _ => bulk = true,
                     }
@@ -2600,7 +2762,10 @@ fn namespace_call(
         } else if k == 0
             && let Some((name, _)) = literal_at(t, c, arg.start)
         {
-            names.push(name);
+            match name {
+                Some(name) => names.push(name),
+                None => bulk = true,
+            }
         }
     }
     (names, bulk)
@@ -3615,6 +3780,88 @@ off! {
                 "g = globals()\ndel g\ng = {}\ng['test_x'] = None",
                 "def f():\n    g = globals()\n    g = {}\n    g['test_x'] = None",
             ],
+        );
+    }
+
+    #[test]
+    fn string_literals_are_read_as_python_reads_them() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let item = "`globals()[\"test_x\"] = …`";
+        let any = |form: &str| format!("{form}, which may bind any name");
+        let cases = [
+            ("globals()['''test_x'''] = None", item.to_string()),
+            ("globals()[\"\"\"test_x\"\"\"] = None", item.to_string()),
+            (
+                "setattr(sys.modules[__name__], \"\"\"test_x\"\"\", None)",
+                "`setattr(sys.modules[__name__], \"test_x\", …)`".to_string(),
+            ),
+            ("globals()['test\\x5fx'] = None", item.to_string()),
+            ("globals()['test\\u005fx'] = None", item.to_string()),
+            ("globals()['test\\U0000005fx'] = None", item.to_string()),
+            ("globals()['test\\137x'] = None", item.to_string()),
+            ("globals()[f'test_x'] = None", item.to_string()),
+            ("globals()[rf'test_x'] = None", item.to_string()),
+            ("globals()['test_' \"x\"] = None", item.to_string()),
+            (
+                "globals().pop('test' '_x')",
+                "`globals().pop(…test_x…)`".to_string(),
+            ),
+            (
+                "globals().update({'test\\x5fx': None})",
+                "`globals().update(…test_x…)`".to_string(),
+            ),
+            (
+                "globals()['test\\N{LOW LINE}x'] = None",
+                any("`globals()[…] = …`"),
+            ),
+            ("globals()[f'{name}'] = None", any("`globals()[…] = …`")),
+            ("del globals()[f'{name}']", any("`del globals()[…]`")),
+            ("globals().pop(f'{name}')", any("`globals().pop(…)`")),
+            (
+                "globals().update({f'{name}': None})",
+                any("`globals().update(…)`"),
+            ),
+            (
+                "setattr(sys.modules[__name__], 'test\\N{LOW LINE}x', None)",
+                any("`setattr(sys.modules[__name__], …)`"),
+            ),
+            (
+                "operator.setitem(globals(), f'{p}x', None)",
+                any("`operator.setitem(globals(), …)`"),
+            ),
+            (
+                "eval(\"globals\\x28\\x29.pop\\x28'test_x'\\x29\")",
+                any("`eval(…)`"),
+            ),
+            ("eval(\"[test_x :\\x3d 0]\")", any("`eval(…)`")),
+            ("eval(f\"{e}\")", any("`eval(…)`")),
+            ("eval('glob' 'als().pop(1)')", any("`eval(…)`")),
+        ];
+        let replacing: Vec<(&str, &str)> = cases.iter().map(|(a, f)| (*a, f.as_str())).collect();
+        check_rebindings(
+            prop,
+            &replacing,
+            &[
+                "globals()['test_y'] = None",
+                "globals()[b'test_x'] = None",
+                "globals()['test\\\\x5fx'] = None",
+                "globals()[r'test\\x5fx'] = None",
+                "globals()[f'{{test_x}}'] = None",
+                "x = globals()[f'{name}']",
+                "eval('[1, 2]')",
+                "eval(\"'a' + 'b'\")",
+            ],
+        );
+        // A class attribute whose name is not read: any of the class's.
+        let class =
+            "class TestA:\n    @given(st.integers())\n    def test_m(self, x):\n        pass\n";
+        check_rebindings(
+            class,
+            &[(
+                "setattr(TestA, f'{n}', None)",
+                "`setattr(TestA, …)`, which may bind any name",
+            )],
+            &["setattr(TestA, 'test_n', None)"],
         );
     }
 
