@@ -1231,16 +1231,40 @@ fn python_scan(text: &str) -> PythonScan {
             .filter(|o| o.block == Block::Compound)
             .map_or(l.last, |o| ends[o.opener]);
         let line = number(l.first);
-        if l.text.starts_with('@') {
+        let alias = |name: &str| {
+            let by = aliases.get(name)?;
+            let (reach, hidden) = by.get(&owner).or_else(|| by.get(&usize::MAX))?;
+            (!hidden.is_some_and(|h| l.first <= h)).then_some(*reach)
+        };
+        let context = Context {
+            alias: &alias,
+            module_level: scopes_of.is_empty(),
+            in_function,
+            in_match: stack.last().is_some_and(|o| {
+                o.block == Block::Compound && is_keyword_at(&logical[o.opener].text, 0, "match")
+            }),
+            monkeypatch: in_function && inherited,
+        };
+        let decorator = l.text.starts_with('@');
+        let mut bindings: Vec<Binding> = Vec::new();
+        if decorator {
             given |= is_given(&l.text);
             decorators.get_or_insert(l.first);
-            continue;
-        }
-        let mut bindings: Vec<Binding> = Vec::new();
-        if let Some(c) = DEF.captures(&l.text) {
+            // A decorator is an expression run in the scope around the function or class.
+            expression_bindings(&l.text, &l.code, 1..l.text.len(), &context, &mut bindings);
+        } else if let Some(c) = DEF.captures(&l.text) {
             let name = c.get(1).map_or("", |m| m.as_str()).to_string();
             let end = ends[k];
             let counted = given && collectable && name.starts_with("test");
+            // Default values and annotations run in the scope around the function.
+            let head = c.get(0).map_or(0, |m| m.end());
+            expression_bindings(
+                &l.text,
+                &l.code,
+                head..l.text.len(),
+                &context,
+                &mut bindings,
+            );
             if given {
                 push_spans(
                     &mut scan.spans,
@@ -1274,6 +1298,15 @@ fn python_scan(text: &str) -> PythonScan {
         } else if let Some(c) = CLASS.captures(&l.text) {
             let name = c.get(1).map_or("", |m| m.as_str()).to_string();
             let test = name.starts_with("Test") || l.text.contains("TestCase");
+            // Base classes and keywords run in the scope around the class.
+            let head = c.get(0).map_or(0, |m| m.end());
+            expression_bindings(
+                &l.text,
+                &l.code,
+                head..l.text.len(),
+                &context,
+                &mut bindings,
+            );
             bindings.push(Binding {
                 form: "a later `class`".to_string(),
                 target: Target::Local(name.clone()),
@@ -1297,20 +1330,6 @@ fn python_scan(text: &str) -> PythonScan {
                 monkeypatch: inherited,
             });
         } else {
-            let alias = |name: &str| {
-                let by = aliases.get(name)?;
-                let (reach, hidden) = by.get(&owner).or_else(|| by.get(&usize::MAX))?;
-                (!hidden.is_some_and(|h| l.first <= h)).then_some(*reach)
-            };
-            let context = Context {
-                alias: &alias,
-                module_level: scopes_of.is_empty(),
-                in_function,
-                in_match: stack.last().is_some_and(|o| {
-                    o.block == Block::Compound && is_keyword_at(&logical[o.opener].text, 0, "match")
-                }),
-                monkeypatch: in_function && inherited,
-            };
             bindings = python_bindings(&l.text, &l.code, &context);
             if is_block_header(&l.text) {
                 surely = false;
@@ -1398,8 +1417,10 @@ fn python_scan(text: &str) -> PythonScan {
                     .push((name, line, form, false));
             }
         }
-        given = false;
-        decorators = None;
+        if !decorator {
+            given = false;
+            decorators = None;
+        }
     }
     let mut by_name: ByName<'_> = BTreeMap::new();
     for (scope, bindings) in &scopes {
@@ -1591,10 +1612,11 @@ fn python_bindings(bare: &str, code: &str, context: &Context<'_>) -> Vec<Binding
         let header = bare.get(..colon.unwrap_or(bare.len())).unwrap_or(bare);
         if case {
             case_captures(header.get(4..).unwrap_or_default(), &mut out);
+            walrus(header, &mut out);
         } else {
             header_bindings(header, &mut out);
+            expression_bindings(bare, code, 0..header.len(), context, &mut out);
         }
-        walrus(header, &mut out);
         colon.map_or_else(Vec::new, |c| split_top(bare, c + 1, b';'))
     } else {
         split_top(bare, 0, b';')
@@ -1786,6 +1808,25 @@ fn header_bindings(header: &str, out: &mut Vec<Binding>) {
 
 /// The form of an assignment expression's binding.
 const WALRUS_FORM: &str = "`({} := …)`";
+
+/// The bindings of the expressions in `bare[range]` up to the colon of a header, when there is
+/// one (a decorator, a `def` or `class` header after the name, a compound statement's header):
+/// assignment expressions, and the explicit forms of [`explicit_globals`].
+fn expression_bindings(
+    bare: &str,
+    code: &str,
+    range: std::ops::Range<usize>,
+    context: &Context<'_>,
+    out: &mut Vec<Binding>,
+) {
+    let rest = bare.get(range.clone()).unwrap_or_default();
+    let end = range.start + header_colon(rest).unwrap_or(rest.len());
+    let (Some(t), Some(c)) = (bare.get(range.start..end), code.get(range.start..end)) else {
+        return;
+    };
+    walrus(t, out);
+    explicit_globals(t, c, context, out);
+}
 
 /// The names an assignment expression (`(test_x := …)`, `{test_x := None}`) binds. (An
 /// f-string's format spec with a `=` fill, `f"{test_x:=^40}"`, is string text, blanked.)
@@ -3863,6 +3904,89 @@ off! {
             )],
             &["setattr(TestA, 'test_n', None)"],
         );
+    }
+
+    #[test]
+    fn headers_and_decorators_run_their_expressions_in_the_scope_around() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let any = |form: &str| format!("{form}, which may bind any name");
+        let pop = "`globals().pop(…test_x…)`";
+        let setattr = "`setattr(sys.modules[__name__], \"test_x\", …)`";
+        let cases = [
+            (
+                "@(globals().pop('test_x') and (lambda f: f))\ndef helper():\n    pass",
+                pop.to_string(),
+            ),
+            (
+                "@(test_x := (lambda f: f))\ndef helper():\n    pass",
+                "`(test_x := …)`".to_string(),
+            ),
+            (
+                "@(exec('test_x = None') or (lambda f: f))\nclass Helper:\n    pass",
+                any("`exec(…)`"),
+            ),
+            (
+                "def helper(a=exec('test_x = None')):\n    pass",
+                any("`exec(…)`"),
+            ),
+            (
+                "def helper(a=setattr(sys.modules[__name__], 'test_x', None)):\n    pass",
+                setattr.to_string(),
+            ),
+            (
+                "def helper(a=(test_x := None)) -> None: pass",
+                "`(test_x := …)`".to_string(),
+            ),
+            (
+                "class Helper(globals().update(test_x=None) or object):\n    pass",
+                "`globals().update(…test_x…)`".to_string(),
+            ),
+            (
+                "class Helper(metaclass=(test_x := type)):\n    pass",
+                "`(test_x := …)`".to_string(),
+            ),
+            (
+                "if setattr(sys.modules[__name__], 'test_x', None) is None:\n    pass",
+                setattr.to_string(),
+            ),
+            (
+                "for _ in [globals().pop('test_x')]:\n    pass",
+                pop.to_string(),
+            ),
+            (
+                "with exec('test_x = None') or nullcontext():\n    pass",
+                any("`exec(…)`"),
+            ),
+            (
+                "while globals().update(test_x=None):\n    pass",
+                "`globals().update(…test_x…)`".to_string(),
+            ),
+            (
+                "match globals().pop('test_x'):\n    case _:\n        pass",
+                pop.to_string(),
+            ),
+            (
+                "def f():\n    if globals().pop('test_x'): pass",
+                pop.to_string(),
+            ),
+        ];
+        let replacing: Vec<(&str, &str)> = cases.iter().map(|(a, f)| (*a, f.as_str())).collect();
+        check_rebindings(
+            prop,
+            &replacing,
+            &[
+                "@pytest.mark.parametrize('test_x', [1])\ndef test_y(test_x):\n    pass",
+                "def helper(test_x=None, *, g: dict = {}) -> dict[str, int]:\n    pass",
+                "def helper(a=lambda: (yield)): exec('test_x = None')",
+                "class Helper(Base, metaclass=Meta):\n    pass",
+                "if globals().get('test_x'):\n    pass",
+                "for k in globals():\n    pass",
+                "def f():\n    with exec('test_x = None', {}):\n        pass",
+            ],
+        );
+        // Before the property, the header's binding runs first.
+        let text = format!("def helper(a=exec('test_x = None')):\n    pass\n{prop}");
+        assert_eq!(shadows(&text), vec![]);
     }
 
     #[test]
