@@ -2265,16 +2265,27 @@ const MAX_OBJECT: usize = 256;
 fn explicit_globals(t: &str, c: &str, context: &Context<'_>, out: &mut Vec<Binding>) {
     let deleting = is_keyword_at(t, 0, "del");
     let mut brackets: Option<Brackets> = None;
+    let regions = target_regions(t);
     for start in expression_starts(t) {
         let Some((reach, end)) = reach_at(t, start, context, false) else {
             continue;
         };
         let spelled = spelled(t, start..end);
+        let role = if deleting {
+            Role::Deleted
+        } else if regions
+            .get(regions.partition_point(|r| r.end <= start))
+            .is_some_and(|r| r.contains(&start))
+        {
+            Role::Target
+        } else {
+            Role::Read
+        };
         match reach {
             Reach::Namespace => {
-                namespace_use(t, c, end, &spelled, deleting, &mut brackets, out);
+                namespace_use(t, c, end, &spelled, role, &mut brackets, out);
             }
-            Reach::Module => module_attribute(t, end, &spelled, deleting, out),
+            Reach::Module => module_attribute(t, end, &spelled, role, out),
             Reach::Sys | Reach::Modules => {}
         }
     }
@@ -2669,6 +2680,93 @@ fn reach_whole(t: &str, range: std::ops::Range<usize>, context: &Context<'_>) ->
     (skip_blanks(t, end) >= range.end).then_some(reach)
 }
 
+/// Where an item or attribute stands in its statement.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// In a `del` statement.
+    Deleted,
+    /// In a target list: of an assignment (`a, g["k"] = …`, `g["k"]: T = …`), of a `for`, or
+    /// after a `with`'s `as`.
+    Target,
+    /// Elsewhere: bound only when `=` or an augmented operator follows.
+    Read,
+}
+
+impl Role {
+    /// Whether the item or attribute followed by `rest` is bound: assigned to (`= …`, `+= …`),
+    /// or in a target list and not the object of something further (`g["k"].a`, `g["k"][0]`).
+    fn binds(self, rest: &str) -> bool {
+        ASSIGNED.is_match(rest)
+            || (self == Role::Target && !rest.trim_start().starts_with(['.', '(', '[']))
+    }
+}
+
+/// The ranges of `t` that are target lists: the targets of an assignment statement (before its
+/// last top-level `=`; with an annotation, up to the `=`), a `for` statement's target, and what
+/// follows each `as` of a `with` statement up to a top-level `,` or `:`. One pass; the ranges
+/// are in order and apart.
+fn target_regions(t: &str) -> Vec<std::ops::Range<usize>> {
+    if let Some(m) = FOR_TARGET.captures(t).and_then(|c| c.get(1)) {
+        return vec![m.range()];
+    }
+    let bytes = t.as_bytes();
+    let mut regions = Vec::new();
+    if WITH.is_match(t) {
+        let mut after = 0;
+        for m in AS.find_iter(t) {
+            if m.end() < after {
+                continue;
+            }
+            let mut depth = 0usize;
+            let mut end = t.len();
+            for (i, b) in bytes.iter().enumerate().skip(m.end()) {
+                match b {
+                    b'(' | b'[' | b'{' => depth += 1,
+                    b')' | b']' | b'}' if depth == 0 => {
+                        end = i;
+                        break;
+                    }
+                    b')' | b']' | b'}' => depth -= 1,
+                    b',' | b':' if depth == 0 => {
+                        end = i;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            regions.push(m.end()..end);
+            after = end;
+        }
+        return regions;
+    }
+    let mut depth = 0usize;
+    let mut from = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            // A `lambda`'s `=` signs are its parameters' defaults.
+            b'l' if depth == 0 && is_keyword_at(t, i, "lambda") => break,
+            b'=' if depth == 0 => {
+                if bytes.get(i + 1) == Some(&b'=') {
+                    i += 2;
+                    continue;
+                }
+                let prev = i.checked_sub(1).and_then(|p| bytes.get(p)).copied();
+                // Not `<=`, `>=`, `!=`, `:=` (an augmented `<<=` is read by its `=` directly).
+                if !matches!(prev, Some(b'<' | b'>' | b'!' | b':')) {
+                    regions.push(from..i);
+                    from = i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    regions
+}
+
 /// A binding through the module's namespace spelled `spelled`, which ends at `end`: an item
 /// assigned or deleted (`g["test_x"] = …`), or one set or removed by a method
 /// (`g.update(test_x=…)`, `.pop`, `.__setitem__`, `.__delitem__`).
@@ -2677,16 +2775,17 @@ fn namespace_use(
     c: &str,
     end: usize,
     spelled: &str,
-    deleting: bool,
+    role: Role,
     brackets: &mut Option<Brackets>,
     out: &mut Vec<Binding>,
 ) {
+    let deleting = role == Role::Deleted;
     if let Some(open) = expect(t, end, "[") {
         let Some((name, close)) = literal_at(t, c, open) else {
             return;
         };
-        let assigned = expect(t, close, "]")
-            .is_some_and(|q| ASSIGNED.is_match(t.get(q..).unwrap_or_default()));
+        let assigned =
+            expect(t, close, "]").is_some_and(|q| role.binds(t.get(q..).unwrap_or_default()));
         if assigned || deleting {
             // A key not read (`"\N{…}"`, `f"{k}"`) may be any name.
             let Some(name) = name else {
@@ -2814,7 +2913,8 @@ fn namespace_call(
 
 /// A binding of an attribute of the module spelled `spelled`, which ends at `end`:
 /// `m.test_x = …` or `del m.test_x`.
-fn module_attribute(t: &str, end: usize, spelled: &str, deleting: bool, out: &mut Vec<Binding>) {
+fn module_attribute(t: &str, end: usize, spelled: &str, role: Role, out: &mut Vec<Binding>) {
+    let deleting = role == Role::Deleted;
     let Some(dot) = expect(t, end, ".") else {
         return;
     };
@@ -2823,7 +2923,7 @@ fn module_attribute(t: &str, end: usize, spelled: &str, deleting: bool, out: &mu
         return;
     };
     let rest = t.get(at + name.len()..).unwrap_or_default();
-    let template = if ASSIGNED.is_match(rest) {
+    let template = if role.binds(rest) {
         format!("`{spelled}.{{}} = …`")
     } else if deleting && matches!(rest.trim_start().chars().next(), None | Some(',')) {
         format!("`del {spelled}.{{}}`")
@@ -3990,6 +4090,46 @@ off! {
     }
 
     #[test]
+    fn namespace_items_in_any_target_list_bind() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        let item = "`globals()[\"test_x\"] = …`";
+        let attribute = "`sys.modules[__name__].test_x = …`";
+        check_rebindings(
+            prop,
+            &[
+                ("globals()['test_x'], y = None, 1", item),
+                ("y, *globals()['test_x'] = 1, None", item),
+                ("[globals()['test_x'], y] = None, 1", item),
+                ("a = globals()['test_x'] = None", item),
+                ("globals()['test_x']: int = None", item),
+                ("for globals()['test_x'] in [None]:\n    pass", item),
+                ("for y, globals()['test_x'] in [(1, None)]: pass", item),
+                ("with open(p) as globals()['test_x']:\n    pass", item),
+                (
+                    "with (open(p) as y, open(q) as globals()['test_x']):\n    pass",
+                    item,
+                ),
+                ("sys.modules[__name__].test_x, y = None, 1", attribute),
+                (
+                    "for sys.modules[__name__].test_x in [None]:\n    pass",
+                    attribute,
+                ),
+            ],
+            &[
+                "globals()['test_x']: int",
+                "y = globals()['test_x'], 1",
+                "globals()['test_x'].a, y = None, 1",
+                "globals()['test_x'][0], y = None, 1",
+                "for y in globals()['test_x']:\n    pass",
+                "with globals()['test_x'] as y:\n    pass",
+                "assert globals()['test_x'] == 1",
+                "f = lambda a=globals()['test_x']: a",
+                "y = sys.modules[__name__].test_x, 1",
+            ],
+        );
+    }
+
+    #[test]
     fn match_captures_bind_in_the_scope_of_the_match() {
         let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
         let form = "a capture `test_x` of a `case` pattern";
@@ -4110,6 +4250,25 @@ off! {
         assert_eq!(shadows(&other).len(), 1);
         let parens = format!("{prop}test_x = {}test_x{}\n", "(".repeat(n), ")".repeat(n));
         assert_eq!(shadows(&parens).len(), 1);
+        // Long target lists, adjacent literals and headers: each read in one pass.
+        let chain = format!(
+            "{prop}{}None\n",
+            "g[0] = globals()['test_x'] = ".repeat(n / 10)
+        );
+        assert_eq!(shadows(&chain).len(), 1);
+        let pieces = format!("{prop}globals()[{}'test_x'] = None\n", "'' ".repeat(n));
+        assert_eq!(shadows(&pieces).len(), 1);
+        let with = format!(
+            "{prop}with {}n() as g:\n    pass\n",
+            "n() as a, ".repeat(n / 10)
+        );
+        assert_eq!(shadows(&with), vec![]);
+        let decorated = format!(
+            "{prop}@{}f{}\ndef g(): pass\n",
+            "f(".repeat(n),
+            ")".repeat(n)
+        );
+        assert_eq!(shadows(&decorated), vec![]);
     }
 
     #[test]
