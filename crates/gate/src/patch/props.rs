@@ -88,33 +88,41 @@ pub(crate) struct Shadowed {
 /// A binding is a `def` or `class`; an assignment (plain, annotated, augmented, to a tuple, an
 /// assignment expression `:=`); `del`; an `import` or `from … import`; the target of a `for`,
 /// `with … as` or `except … as`; a capture of a `case` pattern; a `type` alias — in the same
-/// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`. A statement that
-/// may bind any name of the scope counts as a binding of every name: `from m import *` at
-/// module level, and `exec(…)` (or an `eval(…)` whose code may bind: not a literal without
-/// `:=` and calls) run in the namespace of a module or class body; and a change of the
-/// module's namespace (below) whose names are not spelled: `.update(mapping)` (any argument
-/// but keywords and a dict of literal keys), `.clear()`, `.popitem()`, `|=`.
+/// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`; the expressions of
+/// decorators, of `def` and `class` headers (default values, annotations, base classes,
+/// keywords) and of compound statements' headers (`if`, `while`, `for … in …`, `with`,
+/// `match`) are read as statements of the scope around them. A statement that may bind any
+/// name of the scope counts as a binding of every name: `from m import *` at module level, and
+/// `exec(…)` (or an `eval(…)` whose code may bind: not a literal without `:=`, calls and
+/// backslash escapes) whose assignments go to the namespace of a module or class body; and a
+/// change of the module's namespace (below) whose names are not spelled: `.update(mapping)`
+/// (any argument but keywords and a dict of literal keys), `.clear()`, `.popitem()`, `|=`.
 ///
 /// A module global named explicitly counts too: through the module's namespace
 /// (`globals()`, `sys.modules[__name__].__dict__`, `vars(sys.modules[__name__])`, `vars()` and
-/// `locals()` at module level) — an item assigned or deleted, `.update(…)`, `.pop(…)`,
-/// `.__setitem__(…)`, `.__delitem__(…)`, `operator.setitem(…)`/`delitem(…)` —, through the
-/// module (`sys.modules[__name__]`: `setattr`, `delattr`, an attribute assigned or deleted),
-/// through a name bound to one of these earlier in the file (`g = globals()`, `import sys as
-/// s`, `from sys import modules`), or by a name a function declares `global`; and so does code
-/// whose assignments go to the module's namespace (`exec(…, globals())`, `exec(…, ns,
-/// globals())`), or whose globals are the module's while its assignments go elsewhere — in a
-/// function or class body with the default namespaces, or with `locals` apart (`exec(…,
-/// globals(), ns)`) — and whose code as written names `global`, `globals` or `modules`; `vars()`
-/// or `locals()` in a function is a snapshot of its locals, not the module's. A class attribute named through
-/// its class (`TestCls.test_x = …`, `setattr(TestCls, …)`, `del TestCls.test_x`) counts too.
-/// These count after the `def` at module level, anywhere in a function, since the gate does
-/// not follow calls — except the methods of pytest's `monkeypatch` fixture in a function given
-/// it, which run in a test, after pytest has collected the module. A property in a class is
-/// replaced too when the class's own name is bound again in its scope (`TestCls = None`, a
-/// later `class TestCls:`, a statement that may bind any name). An assignment that wraps the
-/// property (or its class) in place (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`)
-/// keeps it: the name still holds a callable that runs it.
+/// `locals()` at module level) — an item assigned (in any target list) or deleted,
+/// `.update(…)`, `.pop(…)`, `.__setitem__(…)`, `.__delitem__(…)`,
+/// `operator.setitem(…)`/`delitem(…)` —, through the module (`sys.modules[__name__]`:
+/// `setattr`, `delattr`, an attribute assigned or deleted), through a name bound to one of
+/// these earlier in the file (`g = globals()`, `import sys as s`, `from sys import modules`;
+/// a later rebinding of that name drops it only when it stands directly in the scope's body,
+/// else it hides it for the block it stands in), or by a name a function declares `global`.
+/// A name is a string literal read as Python reads it (prefixes, triple quotes, escapes,
+/// adjacent pieces); one whose value is not read here (an f-string with a field, `\N{…}`)
+/// may be any name. Code run by `exec`/`eval` counts when its assignments go to the module's
+/// namespace (`exec(…, globals())`, `exec(…, ns, globals())`), or when its globals are the
+/// module's while its assignments go elsewhere — in a function or class body with the default
+/// namespaces, or with `locals` apart (`exec(…, globals(), ns)`) — and it names, as written in
+/// the call, `global`, `globals` or `modules`; `vars()` or `locals()` in a function is a
+/// snapshot of its locals, not the module's. A class attribute named through its class (`TestCls.test_x = …`,
+/// `setattr(TestCls, …)`, `del TestCls.test_x`) counts too. These count after the `def` at
+/// module level, anywhere in a function, since the gate does not follow calls — except the
+/// methods of pytest's `monkeypatch` fixture in a function given it, which run in a test,
+/// after pytest has collected the module. A property in a class is replaced too when the
+/// class's own name is bound again in its scope (`TestCls = None`, a later `class TestCls:`, a
+/// statement that may bind any name). An assignment that wraps the property (or its class) in
+/// place (`test_x = settings(…)(test_x)`, `test_x = wrap(test_x)`) keeps it: the name still
+/// holds a callable that runs it.
 pub(crate) fn shadowed_properties(kind: FileKind, text: &str) -> Vec<Shadowed> {
     match kind {
         FileKind::Python => python_scan(text).shadowed,
