@@ -91,12 +91,13 @@ pub(crate) struct Shadowed {
 /// scope, the blocks of `if`, `for`, `try`… in it included, after the `def`; the expressions of
 /// decorators, of `def` and `class` headers (default values, annotations, base classes,
 /// keywords) and of compound statements' headers (`if`, `while`, `for … in …`, `with`,
-/// `match`) are read as statements of the scope around them. A statement that may bind any
-/// name of the scope counts as a binding of every name: `from m import *` at module level, and
-/// `exec(…)` (or an `eval(…)` whose code may bind: not a literal without `:=`, calls and
-/// backslash escapes) whose assignments go to the namespace of a module or class body; and a
-/// change of the module's namespace (below) whose names are not spelled: `.update(mapping)`
-/// (any argument but keywords and a dict of literal keys), `.clear()`, `.popitem()`, `|=`.
+/// `match`) are read as statements of the scope around them, and a body on a `def` or `class`
+/// line as that function's or class's. A statement that may bind any name of the scope counts
+/// as a binding of every name: `from m import *` at module level, and `exec(…)` (or an
+/// `eval(…)` whose code may bind: not a literal without `:=`, calls and backslash escapes)
+/// whose assignments go to the namespace of a module or class body; and a change of the
+/// module's namespace (below) whose names are not spelled: `.update(mapping)` (any argument
+/// but keywords and a dict of literal keys), `.clear()`, `.popitem()`, `|=`.
 ///
 /// A module global named explicitly counts too: through the module's namespace
 /// (`globals()`, `sys.modules[__name__].__dict__`, `vars(sys.modules[__name__])`, `vars()` and
@@ -1159,6 +1160,7 @@ fn python_scan(text: &str) -> PythonScan {
         }
     }
     logical.retain(|l| !l.text.trim().is_empty());
+    let logical: Vec<LogicalLine> = logical.into_iter().flat_map(split_body).collect();
     let ends = block_ends(&logical);
     let aliases: Vec<String> = logical
         .iter()
@@ -2945,6 +2947,48 @@ fn module_attribute(t: &str, end: usize, spelled: &str, role: Role, out: &mut Ve
     });
 }
 
+/// A `def` or `class` line with its body on it (`def f(): globals()["test_x"] = None`) as two
+/// lines, the body more indented, so that it is read in the scope it runs in; any other line
+/// as it is.
+fn split_body(l: LogicalLine) -> Vec<LogicalLine> {
+    if !(DEF.is_match(&l.text) || CLASS.is_match(&l.text)) {
+        return vec![l];
+    }
+    let Some(colon) = header_colon(&l.text) else {
+        return vec![l];
+    };
+    let rest = l.text.get(colon + 1..).unwrap_or_default();
+    let from = colon + 1 + (rest.len() - rest.trim_start().len());
+    if rest.trim().is_empty() || l.code.len() != l.text.len() {
+        return vec![l];
+    }
+    let (Some(text), Some(code), Some(head), Some(head_code)) = (
+        l.text.get(from..),
+        l.code.get(from..),
+        l.text.get(..=colon),
+        l.code.get(..=colon),
+    ) else {
+        return vec![l];
+    };
+    let body = LogicalLine {
+        first: l.first,
+        last: l.last,
+        indent: l.indent + 1,
+        text: text.to_string(),
+        code: code.to_string(),
+    };
+    vec![
+        LogicalLine {
+            first: l.first,
+            last: l.last,
+            indent: l.indent,
+            text: head.to_string(),
+            code: head_code.to_string(),
+        },
+        body,
+    ]
+}
+
 /// For each logical line, the last physical line of the block it opens (its own last line
 /// when nothing more indented follows): one pass, keeping the lines whose block is open.
 fn block_ends(logical: &[LogicalLine]) -> Vec<usize> {
@@ -4134,6 +4178,50 @@ off! {
                 "f = lambda a=globals()['test_x']: a",
                 "y = sys.modules[__name__].test_x, 1",
             ],
+        );
+    }
+
+    #[test]
+    fn a_body_on_the_def_or_class_line_is_read_in_its_scope() {
+        let prop = "@given(st.integers())\ndef test_x(x):\n    pass\n";
+        check_rebindings(
+            prop,
+            &[
+                (
+                    "def f(): globals()['test_x'] = None",
+                    "`globals()[\"test_x\"] = …`",
+                ),
+                (
+                    "def f(): global test_x; test_x = None",
+                    "`test_x = …` after `global test_x` in a function",
+                ),
+                (
+                    "class Helpers: exec('global test_x\\ntest_x = None')",
+                    "`exec(…)` whose code names `global`, which may bind any name",
+                ),
+                (
+                    "async def f() -> dict[str, int]: del sys.modules[__name__].test_x",
+                    "`del sys.modules[__name__].test_x`",
+                ),
+            ],
+            &[
+                "def f(): test_x = None",
+                "def f(a={1: 2}): return a",
+                "class Helpers: test_x = None",
+                "def f(): exec('test_x = None')",
+                "def f(a=lambda: 1): pass  # test_x = None",
+            ],
+        );
+        // A one-line property is still a property, and its own body binds nothing outside.
+        let one = "@given(st.integers())\ndef test_y(x): test_y = x\n";
+        assert_eq!(
+            names(FileKind::Python, one),
+            vec![("test_y".to_string(), 2)]
+        );
+        let class = "class TestA:\n    @given(st.integers())\n    def test_m(self, x): pass\n";
+        assert_eq!(
+            names(FileKind::Python, class),
+            vec![("test_m".to_string(), 3)]
         );
     }
 
