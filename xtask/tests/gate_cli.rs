@@ -539,21 +539,7 @@ fn classify_takes_every_action() {
         ("origin.py", origin),
     ]);
     let classify = |property: &str, input: &str| {
-        repo.write("input.json", input);
-        let run = repo.xtask(
-            &[
-                "classify",
-                "--property",
-                property,
-                "--input",
-                "input.json",
-                "--now",
-                NOW,
-                "--patch-id",
-                "p",
-            ],
-            &[],
-        );
+        let run = repo.classify_run(property, input, &[]);
         let record = json(&run);
         (
             run.code,
@@ -622,22 +608,7 @@ fn classify_takes_every_action() {
 
 /// Runs `classify` on `input` for `property` with `extra` arguments and the text format.
 fn classify_text(repo: &Repo, property: &str, input: &str, extra: &[&str]) -> Run {
-    repo.write("input.json", input);
-    let mut args = vec![
-        "classify",
-        "--property",
-        property,
-        "--input",
-        "input.json",
-        "--now",
-        NOW,
-        "--patch-id",
-        "p",
-        "--format",
-        "text",
-    ];
-    args.extend_from_slice(extra);
-    repo.xtask(&args, &[])
+    repo.classify_run(property, input, &[&["--format", "text"], extra].concat())
 }
 
 /// A `worker = true` property whose worker cannot shrink the input (it dies in worker mode,

@@ -117,24 +117,29 @@ impl Repo {
         xtask_in(&self.dir, args)
     }
 
-    /// Pins `input` for `property` with `classify` (as of [`NOW`], patch id `test-patch`)
-    /// and returns its JSON record; the input file is removed again.
-    pub fn classify(&self, property: &str, input: &str) -> serde_json::Value {
+    /// Runs `classify` on `input` (written to `input.json`) for `property`, as of [`NOW`] with
+    /// patch id `test-patch` and the `extra` arguments, to its end.
+    pub fn classify_run(&self, property: &str, input: &str, extra: &[&str]) -> Run {
         self.write("input.json", input);
-        let run = self.xtask(
-            &[
-                "classify",
-                "--property",
-                property,
-                "--input",
-                "input.json",
-                "--now",
-                NOW,
-                "--patch-id",
-                "test-patch",
-            ],
-            &[],
-        );
+        let mut args = vec![
+            "classify",
+            "--property",
+            property,
+            "--input",
+            "input.json",
+            "--now",
+            NOW,
+            "--patch-id",
+            "test-patch",
+        ];
+        args.extend_from_slice(extra);
+        self.xtask(&args, &[])
+    }
+
+    /// Pins `input` for `property` with `classify` (see [`Repo::classify_run`]) and returns
+    /// its JSON record; the input file is removed again.
+    pub fn classify(&self, property: &str, input: &str) -> serde_json::Value {
+        let run = self.classify_run(property, input, &[]);
         std::fs::remove_file(self.dir.join("input.json")).expect("rm");
         serde_json::from_str(&run.stdout)
             .unwrap_or_else(|e| panic!("classify record: {e}\n{}\n{}", run.stdout, run.stderr))
