@@ -5,7 +5,7 @@
 
 mod support;
 
-use support::{NOW, Repo};
+use support::Repo;
 
 /// `n` from 100 on flickers (fails on even replays); `n` from 1000 on always fails.
 const FLAKE_AND_BUG: &str = "import os, sys\nfrom oracle import serve\ndef check(doc):\n    n = doc.get('n', 0)\n    if n >= 1000:\n        return 'n too big'\n    if n >= 100 and int(os.environ.get('FREEZEGATE_REPLAY', '0')) % 2 == 0:\n        return 'flaky cache'\n    return None\nsys.exit(serve(check))\n";
@@ -57,20 +57,7 @@ fn an_unfrozen_flicker_holds_back_its_campaign() {
     repo.commit("pin the flake, freeze nothing");
     let pinned = repo.fixture_files("p.f");
 
-    let run = repo.xtask(
-        &[
-            "gate",
-            "--now",
-            NOW,
-            "--patch-id",
-            "test-patch",
-            "--format",
-            "json",
-        ],
-        &[],
-    );
-    let report: serde_json::Value = serde_json::from_str(&run.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", run.stdout, run.stderr));
+    let (run, report) = repo.gate_json();
     assert_eq!(run.code, 1, "the unfrozen flicker blocks: {}", run.stdout);
     let fixtures = report["fixtures"].as_array().expect("fixtures");
     assert_eq!(fixtures.len(), 1, "{}", run.stdout);

@@ -9,12 +9,6 @@ mod support;
 use support::{NOW, Repo, Run};
 
 impl Repo {
-    fn gate(&self, extra: &[&str], env: &[(&str, &str)]) -> Run {
-        let mut args = vec!["gate", "--now", NOW, "--patch-id", "test-patch"];
-        args.extend_from_slice(extra);
-        self.xtask(&args, env)
-    }
-
     /// Pins `input` for `property` with classify and returns its fixture id.
     fn pin(&self, property: &str, input: &str) -> String {
         let record = self.classify(property, input);

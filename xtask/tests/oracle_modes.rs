@@ -7,7 +7,7 @@ use std::path::Path;
 
 mod support;
 
-use support::{NOW, Repo, Run};
+use support::{Repo, Run};
 
 /// docs/gate.md, whose Python recipe these tests run as written.
 const GATE_DOCS: &str = include_str!("../../docs/gate.md");
@@ -39,24 +39,6 @@ impl Repo {
         let mut cmd = self.command(args);
         cmd.stdin(std::fs::File::open(input).expect("input"));
         cmd.output().expect("xtask runs").into()
-    }
-
-    fn gate(&self) -> (Run, serde_json::Value) {
-        let run = self.xtask(
-            &[
-                "gate",
-                "--now",
-                NOW,
-                "--patch-id",
-                "test-patch",
-                "--format",
-                "json",
-            ],
-            &[],
-        );
-        let report = serde_json::from_str(&run.stdout)
-            .unwrap_or_else(|e| panic!("report: {e}\n{}\n{}", run.stdout, run.stderr));
-        (run, report)
     }
 }
 
@@ -90,7 +72,7 @@ fn the_docs_recipe_blocks_on_any_exception_in_both_modes() {
     let mut minimal = Vec::new();
     for worker in [true, false] {
         let repo = recipe_repo(worker);
-        let (run, report) = repo.gate();
+        let (run, report) = repo.gate_json();
         let campaign = &report["campaigns"][0];
         assert_eq!(
             (worker, run.code, &campaign["status"], &campaign["action"]),
@@ -112,7 +94,7 @@ fn the_docs_recipe_blocks_on_any_exception_in_both_modes() {
             &config(worker, "python3 -m tests.oracles.invoice")
                 .replace("generate = \"python3 gen.py\"\n", ""),
         );
-        let (run, report) = repo.gate();
+        let (run, report) = repo.gate_json();
         assert_eq!(run.code, 1, "{}", run.stderr);
         let fixture = &report["fixtures"][0];
         assert_eq!(fixture["status"], "regression", "{}", run.stdout);
@@ -163,7 +145,7 @@ fn the_docs_recipe_is_an_infra_item_when_the_property_cannot_be_imported() {
             "tests/test_invoice.py",
             "raise RuntimeError('no database')\n",
         );
-        let (run, report) = repo.gate();
+        let (run, report) = repo.gate_json();
         let campaign = &report["campaigns"][0];
         assert_eq!(
             (worker, run.code, &campaign["status"]),
@@ -240,7 +222,7 @@ exit 0
             ("oracle.sh", ORACLE),
             ("gen.sh", GEN),
         ]);
-        let (run, report) = repo.gate();
+        let (run, report) = repo.gate_json();
         assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
         assert_eq!(report["campaigns"][0]["minimal"], r#"{"n":1}"#);
         let log = std::fs::read_to_string(repo.dir.join("seen.log")).expect("seen.log");

@@ -145,6 +145,22 @@ impl Repo {
             .unwrap_or_else(|e| panic!("classify record: {e}\n{}\n{}", run.stdout, run.stderr))
     }
 
+    /// Runs `xtask gate` as of [`NOW`] with patch id `test-patch` and the `extra` arguments,
+    /// with `env` added, to its end.
+    pub fn gate(&self, extra: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut args = vec!["gate", "--now", NOW, "--patch-id", "test-patch"];
+        args.extend_from_slice(extra);
+        self.xtask(&args, env)
+    }
+
+    /// `gate --format json` (see [`Repo::gate`]): the run and its report.
+    pub fn gate_json(&self) -> (Run, serde_json::Value) {
+        let run = self.gate(&["--format", "json"], &[]);
+        let report = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("gate report: {e}\n{}\n{}", run.stdout, run.stderr));
+        (run, report)
+    }
+
     /// Runs xtask (as [`xtask_in`]) with `env` added, to its end.
     pub fn xtask(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
         let mut cmd = self.command(args);
