@@ -605,6 +605,18 @@ fn a_directory_symlink_onto_a_protected_path_needs_a_signature() {
     assert_eq!(violations(&repo.check(&base)), vec![]);
 }
 
+/// On a branch `main` from `fork`, the base branch's signed change that a merge made with
+/// `-s ours` drops: a stronger policy and a new fixture, signed by Alice. Returns the commit.
+fn signed_base_change(repo: &Repo, fork: &str) -> String {
+    repo.branch("main", fork);
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\nreplays = 9\n",
+    );
+    repo.write("fixtures/tax.total/0123456789abcdef.json", "{\"a\":1}\n");
+    repo.commit_signed("stronger policy, new fixture", &keys().alice)
+}
+
 /// The patch branch forked before a signed change of the base branch (a stronger policy,
 /// a pinned fixture), then merged the base with `-s ours`: the merge's tree is the patch
 /// branch's, so it equals one parent everywhere, yet it drops the signed changes. Against
@@ -615,13 +627,7 @@ fn a_merge_that_drops_the_base_branchs_signed_changes_is_blocked() {
     repo.branch("agent", &fork);
     repo.write("README.md", "agent work\n");
     repo.commit("agent work");
-    repo.branch("main", &fork);
-    repo.write(
-        "freezegate.toml",
-        "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\nreplays = 9\n",
-    );
-    repo.write("fixtures/tax.total/0123456789abcdef.json", "{\"a\":1}\n");
-    let base = repo.commit_signed("stronger policy, new fixture", &keys().alice);
+    let base = signed_base_change(&repo, &fork);
     repo.git(&["checkout", "-q", "agent"]);
     repo.git(&[
         "merge",
@@ -662,13 +668,7 @@ fn an_octopus_merge_that_drops_the_base_branchs_signed_changes_is_blocked() {
     repo.branch("agent", &fork);
     repo.write("README.md", "agent work\n");
     repo.commit("agent work");
-    repo.branch("main", &fork);
-    repo.write(
-        "freezegate.toml",
-        "[policy]\nprotected = [\"src/oracle/**\"]\nproperty_paths = [\"tests/**\"]\nreplays = 9\n",
-    );
-    repo.write("fixtures/tax.total/0123456789abcdef.json", "{\"a\":1}\n");
-    let base = repo.commit_signed("stronger policy, new fixture", &keys().alice);
+    let base = signed_base_change(&repo, &fork);
     repo.git(&["checkout", "-q", "agent"]);
     repo.git(&[
         "merge",
