@@ -540,21 +540,27 @@ pub(crate) fn no_longer_compiled(
                 .as_ref()
                 .filter(|n| n.path == old.path && n.is_text_file());
             let lost = if is_manifest(path) {
-                let text = |side: &Side| -> Result<String, PatchError> {
-                    Ok(String::from_utf8_lossy(&git.blob(&side.oid)?).into_owned())
+                // Each side parsed once; `None` inside: not TOML.
+                let parsed = |side: &Side| -> Result<Option<toml::Table>, PatchError> {
+                    Ok(String::from_utf8_lossy(&git.blob(&side.oid)?).parse().ok())
                 };
-                let before = text(old)?;
-                let after = kept.map(text).transpose()?;
+                let before = parsed(old)?;
+                let after = kept.map(parsed).transpose()?;
                 // A path dependency (or an inherited one) gone: the crate it named (and those it held in turn) may
                 // have been a workspace member only through it, wherever it lies.
-                let has = after.as_deref().map(dependency_paths).unwrap_or_default();
-                if !dependency_paths(&before).is_subset(&has) {
+                let paths =
+                    |doc: Option<&toml::Table>| doc.map(dependency_paths).unwrap_or_default();
+                if !paths(before.as_ref())
+                    .is_subset(&paths(after.as_ref().and_then(Option::as_ref)))
+                {
                     causes
                         .entry(String::new())
                         .or_default()
                         .insert(path.to_string());
                 }
-                after.is_none_or(|after| target_selection(&before) != target_selection(&after))
+                after.is_none_or(|after| {
+                    before.as_ref().map(target_selection) != after.as_ref().map(target_selection)
+                })
             } else {
                 let declared = |side: &Side| -> Result<Declarations, PatchError> {
                     Ok(if side.is_text_file() {
@@ -860,8 +866,7 @@ fn tested_root(manifest: Option<&toml::Table>, rel: &str) -> bool {
 /// dependencies it inherits from its workspace ([`inherited_dependencies`]) (both make
 /// workspace members, target-specific ones too). Two manifests that agree on it compile the
 /// same files in a test build, so an edit elsewhere (a registry dependency) is not followed.
-fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
-    let doc = manifest.parse::<toml::Table>().ok()?;
+fn target_selection(doc: &toml::Table) -> Vec<Option<toml::Value>> {
     let package = doc.get("package").and_then(toml::Value::as_table);
     let mut keys = vec!["name", "build", "edition"];
     keys.extend(TARGETS.iter().map(|(_, auto, _)| *auto));
@@ -875,13 +880,13 @@ fn target_selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
     out.extend(TARGETS.iter().map(|(kind, _, _)| doc.get(*kind).cloned()));
     // The path dependencies, and those inherited from the workspace: in a workspace they
     // are members.
-    for mut names in [path_dependencies(&doc), inherited_names(&doc)] {
+    for mut names in [path_dependencies(doc), inherited_names(doc)] {
         names.sort();
         out.push(Some(toml::Value::Array(
             names.into_iter().map(toml::Value::String).collect(),
         )));
     }
-    Some(out)
+    out
 }
 
 /// The keys of a manifest's dependency tables, at its top and under each `[target.'…']`
@@ -1049,22 +1054,17 @@ fn inherited_names(doc: &toml::Table) -> Vec<String> {
         .collect()
 }
 
-/// What of a manifest's text may make workspace members: the paths of its path dependencies
+/// What of a manifest may make workspace members: the paths of its path dependencies
 /// ([`path_dependencies`]) and, marked `workspace = true:` + name, the dependencies it
-/// inherits from its workspace; none when it is not TOML.
-fn dependency_paths(manifest: &str) -> BTreeSet<String> {
-    manifest
-        .parse::<toml::Table>()
-        .map(|doc| {
-            let inherited = inherited_names(&doc)
-                .into_iter()
-                .map(|name| format!("workspace = true:{name}"));
-            path_dependencies(&doc)
-                .into_iter()
-                .chain(inherited)
-                .collect()
-        })
-        .unwrap_or_default()
+/// inherits from its workspace.
+fn dependency_paths(doc: &toml::Table) -> BTreeSet<String> {
+    let inherited = inherited_names(doc)
+        .into_iter()
+        .map(|name| format!("workspace = true:{name}"));
+    path_dependencies(doc)
+        .into_iter()
+        .chain(inherited)
+        .collect()
 }
 
 /// The target kind of a conventional roots folder.
@@ -1506,6 +1506,11 @@ fn split_top(list: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
+    /// [`target_selection`] of a manifest's text; `None` when it is not TOML.
+    fn selection(manifest: &str) -> Option<Vec<Option<toml::Value>>> {
+        manifest.parse().ok().as_ref().map(target_selection)
+    }
+
     #[test]
     fn a_manifest_says_which_roots_run_their_tests() {
         let pkg = "[package]\nname = \"inv\"\n";
@@ -1637,14 +1642,14 @@ mod tests {
         }
         // Only what selects targets is compared.
         assert_eq!(
-            target_selection(&format!(
+            selection(&format!(
                 "{pkg}version = \"1\"\n[dependencies]\nx = \"1\"\n"
             )),
-            target_selection(pkg)
+            selection(pkg)
         );
         assert_ne!(
-            target_selection(&format!("{pkg}autotests = false\n")),
-            target_selection(pkg)
+            selection(&format!("{pkg}autotests = false\n")),
+            selection(pkg)
         );
         for changed in [
             "[features]\ndefault = [\"slow\"]\n",
@@ -1657,14 +1662,14 @@ mod tests {
             "[target.'cfg(windows)'.dev-dependencies]\ninv.workspace = true\n",
         ] {
             assert_ne!(
-                target_selection(&format!("{pkg}{changed}")),
-                target_selection(pkg),
+                selection(&format!("{pkg}{changed}")),
+                selection(pkg),
                 "{changed}"
             );
         }
         assert_ne!(
-            target_selection(&format!("{pkg}[[test]]\nname = \"a\"\n")),
-            target_selection(pkg)
+            selection(&format!("{pkg}[[test]]\nname = \"a\"\n")),
+            selection(pkg)
         );
     }
 
