@@ -449,6 +449,8 @@ fn a_crate_dropped_from_its_workspace_loses_its_properties() {
         "members = [\"crates/*\"]\nexclude = [\"crates/inv\"]",
         "members = [\"crates/other\"]",
         "members = []",
+        // A glob overrides no `exclude`.
+        "members = [\"crates/i*\"]\nexclude = [\"crates/inv\"]",
     ] {
         assert_eq!(judge_ws(section), gone, "{section}");
     }
@@ -456,6 +458,10 @@ fn a_crate_dropped_from_its_workspace_loses_its_properties() {
         "members = [\"crates/*\", \"tools/*\"]",
         "members = [\"crates/inv\"]",
         "members = [\"crates/*\"]\nexclude = [\"crates/old\"]",
+        // A member named by its literal path overrides `exclude`, as cargo reads it (the
+        // unit tests of `reach` hold a crate below such a member too).
+        "members = [\"crates/*\", \"crates/inv\"]\nexclude = [\"crates/inv\"]",
+        "members = [\"./crates/inv/\"]\nexclude = [\"crates\"]",
     ] {
         let found = judge_ws(section);
         assert!(found.is_empty(), "{section}: {found:?}");

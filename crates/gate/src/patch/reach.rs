@@ -43,7 +43,8 @@
 //! a root, under the same flags.
 //!
 //! A crate below a `[workspace]` (the nearest `Cargo.toml` above it that has one) counts only
-//! if the workspace holds it, as `cargo test --workspace` tests: not under `exclude`, and
+//! if the workspace holds it, as `cargo test --workspace` tests: not under `exclude` (unless
+//! a `members` entry that is no glob names its folder or one above it), and
 //! matched by `members`, or a path dependency of the workspace's own package
 //! ([`directly_held`]), or — read only for a crate none of those hold
 //! ([`Reach::workspace_members`]) — a path dependency of a member, transitively, as cargo
@@ -1012,11 +1013,19 @@ fn workspace_strings(doc: &toml::Table, key: &str) -> Vec<String> {
 }
 
 /// Whether the workspace manifest `doc` excludes the folder `rel` (from the manifest's
-/// folder): an `exclude` entry is it or a folder above it.
+/// folder): an `exclude` entry is it or a folder above it, and no `members` entry, read as a
+/// literal path, is (cargo lets an explicit member override `exclude`: with
+/// `members = ["crates/top"]`, `exclude = ["crates/top", "crates/top/sub"]` both crates are
+/// members; a glob entry such as `crates/*` overrides nothing).
 fn excluded(doc: &toml::Table, rel: &str) -> bool {
+    let at_or_below =
+        |e: &str| e.is_empty() || e == "." || rel == e || rel.starts_with(&format!("{e}/"));
     workspace_strings(doc, "exclude")
         .iter()
-        .any(|e| rel == e || rel.starts_with(&format!("{e}/")))
+        .any(|e| at_or_below(e))
+        && !workspace_strings(doc, "members")
+            .iter()
+            .any(|m| at_or_below(m))
 }
 
 /// Whether the workspace manifest `doc` names the crate in folder `rel` (from the manifest's
@@ -1639,6 +1648,29 @@ mod tests {
             ("libs/x", false),
         ] {
             assert_eq!(workspace_holds(&root, rel), held, "{rel}");
+        }
+        // A literal `members` entry at or above a crate overrides `exclude`; a glob does not.
+        let root = ws(
+            "[workspace]\nmembers = [\"crates/*\", \"tools/gen\", \"./libs/\"]\n\
+             exclude = [\"crates/old\", \"tools\", \"libs/a\"]\n",
+        );
+        for (rel, held) in [
+            ("crates/old", false),
+            ("tools/gen", true),
+            ("tools/other", false),
+            ("libs/a", false),
+        ] {
+            assert_eq!(workspace_holds(&root, rel), held, "{rel}");
+        }
+        for rel in [
+            "libs",
+            "libs/a",
+            "tools/gen",
+            "tools/gen/sub",
+            "crates/old/x",
+        ] {
+            let explicit = !rel.starts_with("crates");
+            assert_eq!(excluded(&root, rel), !explicit, "{rel}");
         }
         // Only what selects targets is compared.
         assert_eq!(
