@@ -348,6 +348,44 @@ fn ms(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }
 
+/// Text for the JUnit document: a character that XML 1.0 forbids (U+FFFE, U+FFFF, C0
+/// controls) or that `quick-junit` drops on the way in (every control character but the line
+/// feed: tab, carriage return, escape with the terminal sequence it starts, DEL, C1) is
+/// written visibly, as the text report writes it (`\t`, `\r`, `\u{1b}`), so that the document
+/// is one every XML parser reads and the value loses nothing.
+fn xml(text: &str) -> String {
+    if text.chars().all(junit_keeps) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if junit_keeps(c) => out.push(c),
+            c => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+        }
+    }
+    out
+}
+
+/// Whether [`xml`] passes `c` through as it is.
+fn junit_keeps(c: char) -> bool {
+    c == '\n' || !(c.is_control() || c == '\u{fffe}' || c == '\u{ffff}')
+}
+
+/// Whether XML 1.0 allows `c` in a document (its `Char` production; a Rust `char` is never a
+/// surrogate).
+#[cfg(test)]
+fn xml_char(c: char) -> bool {
+    !matches!(
+        c,
+        '\0'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}'
+    )
+}
+
 /// JUnit XML: one test case per fixture and per campaign (and per blocking finding);
 /// frozen fixtures are skipped with the freeze's reason; infra items are errors.
 pub fn junit(report: &Report) -> String {
@@ -368,17 +406,17 @@ pub fn junit(report: &Report) -> String {
                     f.verdict.as_str()
                 ));
                 if let Some(d) = f.note.as_ref().or(f.signature.as_ref()) {
-                    s.set_description(d.clone());
+                    s.set_description(xml(d));
                 }
                 s
             }
             FixtureStatus::Frozen => {
                 let mut s = TestCaseStatus::skipped();
                 if let Some(freeze) = &f.freeze {
-                    s.set_message(format!(
+                    s.set_message(xml(&format!(
                         "frozen (no vote) by {} until {}: {}",
                         freeze.owner, freeze.expires_at, freeze.reason
-                    ));
+                    )));
                 }
                 s
             }
@@ -387,13 +425,13 @@ pub fn junit(report: &Report) -> String {
                 s.set_type("infra");
                 s.set_message(format!("infra queue ({labels})"));
                 if let Some(note) = &f.note {
-                    s.set_description(note.clone());
+                    s.set_description(xml(note));
                 }
                 s
             }
         };
-        let mut case = TestCase::new(f.fixture_id.clone(), status);
-        case.set_classname(f.property_id.clone());
+        let mut case = TestCase::new(xml(&f.fixture_id), status);
+        case.set_classname(xml(&f.property_id));
         case.set_time(ms(f.duration_ms));
         fixtures.add_test_case(case);
     }
@@ -410,36 +448,39 @@ pub fn junit(report: &Report) -> String {
             }
             CampaignStatus::Failure if !c.blocks() => {
                 let mut s = TestCaseStatus::skipped();
-                s.set_message(c.note.clone().unwrap_or_else(|| {
-                    if c.already_pinned {
-                        "the failure is an already pinned fixture".into()
-                    } else {
-                        "not reproduced".into()
-                    }
-                }));
+                s.set_message(c.note.as_deref().map_or_else(
+                    || {
+                        if c.already_pinned {
+                            "the failure is an already pinned fixture".into()
+                        } else {
+                            "not reproduced".into()
+                        }
+                    },
+                    xml,
+                ));
                 s
             }
             CampaignStatus::Failure => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 s.set_type("new_failure");
-                s.set_message(format!(
+                s.set_message(xml(&format!(
                     "{} {}",
                     c.action.as_deref().unwrap_or("failure"),
                     c.fixture_id.as_deref().unwrap_or("")
-                ));
+                )));
                 if let Some(min) = &c.minimal {
-                    s.set_description(format!("minimal failing input: {min}"));
+                    s.set_description(xml(&format!("minimal failing input: {min}")));
                 }
                 s
             }
             CampaignStatus::Infra => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
                 s.set_type("infra");
-                s.set_message(c.note.clone().unwrap_or_else(|| "infra queue".into()));
+                s.set_message(c.note.as_deref().map_or_else(|| "infra queue".into(), xml));
                 s
             }
         };
-        let mut case = TestCase::new(c.property_id.clone(), status);
+        let mut case = TestCase::new(xml(&c.property_id), status);
         case.set_classname("campaign");
         case.set_time(ms(c.duration_ms));
         campaigns.add_test_case(case);
@@ -452,8 +493,8 @@ pub fn junit(report: &Report) -> String {
         {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
             s.set_type("infra");
-            s.set_message(infra.clone());
-            let mut case = TestCase::new(format!("{} (infra)", c.property_id), s);
+            s.set_message(xml(infra));
+            let mut case = TestCase::new(xml(&format!("{} (infra)", c.property_id)), s);
             case.set_classname("campaign");
             campaigns.add_test_case(case);
         }
@@ -465,12 +506,12 @@ pub fn junit(report: &Report) -> String {
         let mut suite = TestSuite::new("findings");
         for (i, f) in blocking.iter().enumerate() {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_type(f.rule.clone());
-            s.set_message(f.message.clone());
+            s.set_type(xml(&f.rule));
+            s.set_message(xml(&f.message));
             // The failure's text leads with the place, for dashboards that show no file.
-            s.set_description(placed_message(f));
-            let mut case = TestCase::new(format!("{} #{i}", f.rule), s);
-            case.set_classname(f.file.clone().unwrap_or_else(|| "gate".into()));
+            s.set_description(xml(&placed_message(f)));
+            let mut case = TestCase::new(xml(&format!("{} #{i}", f.rule)), s);
+            case.set_classname(f.file.as_deref().map_or_else(|| "gate".into(), xml));
             suite.add_test_case(case);
         }
         junit.add_test_suite(suite);
@@ -929,9 +970,9 @@ pub fn error_junit(message: &str, place: Option<&ErrorPlace>) -> String {
     let mut suite = TestSuite::new("gate");
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
     status.set_type("configuration");
-    status.set_message(message.to_owned());
+    status.set_message(xml(message));
     if let Some(p) = place {
-        status.set_description(error_place_text(p));
+        status.set_description(xml(&error_place_text(p)));
     }
     suite.add_test_case(TestCase::new("configuration", status));
     junit.add_test_suite(suite);
@@ -1150,6 +1191,104 @@ mod tests {
         };
         report.decide();
         report
+    }
+
+    /// Every text of a JUnit document, read back by a parser: its attributes and the texts of
+    /// its failures, errors and skips.
+    fn junit_texts(xml_text: &str) -> Vec<String> {
+        let back = quick_junit::Report::deserialize_from_str(xml_text)
+            .unwrap_or_else(|e| panic!("{e}: {xml_text}"));
+        let mut texts = Vec::new();
+        for suite in &back.test_suites {
+            for case in &suite.test_cases {
+                texts.push(case.name.as_str().to_owned());
+                texts.extend(case.classname.as_ref().map(|t| t.as_str().to_owned()));
+                match &case.status {
+                    TestCaseStatus::NonSuccess {
+                        message,
+                        ty,
+                        description,
+                        ..
+                    } => {
+                        texts.extend(message.as_ref().map(|t| t.as_str().to_owned()));
+                        texts.extend(ty.as_ref().map(|t| t.as_str().to_owned()));
+                        texts.extend(description.as_ref().map(|t| t.as_str().to_owned()));
+                    }
+                    TestCaseStatus::Skipped {
+                        message,
+                        description,
+                        ..
+                    } => {
+                        texts.extend(message.as_ref().map(|t| t.as_str().to_owned()));
+                        texts.extend(description.as_ref().map(|t| t.as_str().to_owned()));
+                    }
+                    TestCaseStatus::Success { .. } => {}
+                }
+            }
+        }
+        texts
+    }
+
+    /// Characters XML 1.0 forbids, from an oracle, the ledger or a generated input, are written
+    /// visibly: the document stays well-formed and the value loses nothing.
+    #[test]
+    fn the_junit_document_holds_only_xml_characters() {
+        let mut report = hostile_report();
+        let odd = "a\u{fffe}b\u{ffff}c\u{1}d\u{1b}[2Je\u{b}\tf\rg\u{7f}\u{85}h\ni";
+        let visible = concat!(
+            r"a\u{fffe}b\u{ffff}c\u{1}d\u{1b}[2Je\u{b}\tf\rg\u{7f}\u{85}h",
+            "\ni"
+        );
+        report.fixtures[0].signature = Some(odd.into());
+        if let Some(freeze) = report.fixtures[0].freeze.as_mut() {
+            freeze.reason = odd.into();
+        }
+        report.fixtures[1].note = Some(odd.into());
+        report.campaigns[0].minimal = Some(format!("{{\"s\":\"{odd}\"}}"));
+        report.campaigns[0].infra = Some(odd.into());
+        report.findings[0].file = Some(format!("props/{odd}.py"));
+        report.findings[0].message = odd.into();
+        let text = junit(&report);
+        assert!(text.chars().all(xml_char), "{text:?}");
+        let texts = junit_texts(&text);
+        for (what, expected) in [
+            (
+                "freeze reason",
+                format!("until 2026-12-10T00:00:00Z: {visible}"),
+            ),
+            ("infra note", visible.to_string()),
+            (
+                "minimal input",
+                format!("minimal failing input: {{\"s\":\"{visible}\"}}"),
+            ),
+            ("finding's file", format!("props/{visible}.py")),
+        ] {
+            assert!(
+                texts.iter().any(|t| t.ends_with(&expected)),
+                "{what}: {expected:?} not in {texts:?}"
+            );
+        }
+        let error = error_junit(odd, None);
+        assert!(error.chars().all(xml_char), "{error:?}");
+        assert!(junit_texts(&error).contains(&visible.to_string()));
+    }
+
+    proptest! {
+        /// Whatever an oracle writes, the JUnit document is one an XML parser reads, and its
+        /// texts read back as the values with only the characters XML forbids made visible.
+        #[test]
+        fn any_oracle_text_makes_a_well_formed_junit_document(
+            text in proptest::string::string_regex("[\\x00-\\x{2f}a\\x{7f}-\\x{a0}\\x{fffd}-\\x{ffff}\\x{10000}]{0,24}").expect("regex"),
+        ) {
+            let mut report = hostile_report();
+            let note = format!("note [{text}]");
+            report.fixtures[1].note = Some(note.clone());
+            let document = junit(&report);
+            prop_assert!(document.chars().all(xml_char), "{:?}", document);
+            let texts = junit_texts(&document);
+            let expected = xml(&note);
+            prop_assert!(texts.contains(&expected), "{:?} not in {:?}", expected, texts);
+        }
     }
 
     #[test]
