@@ -9,7 +9,7 @@ use freezegate_gate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
 use freezegate_gate::integrity::DiskFixtures;
 use freezegate_gate::run::ledger_policy;
 use freezegate_ledger::{
-    AllowedSigners, Checks, Error as LedgerError, LEDGER_PATH, Ledger, Policy, SCHEMA,
+    AllowedSigners, Checks, Error as LedgerError, LEDGER_PATH, Ledger, Listed, Policy, SCHEMA,
     SIGNERS_PATH, Timestamp, check, list_json, list_text, read_bytes, update,
 };
 
@@ -119,17 +119,22 @@ fn ledger_bytes() -> Result<Option<Vec<u8>>, Failure> {
     read_bytes(Path::new(LEDGER_PATH)).map_err(Failure::usage)
 }
 
-fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
+/// What rows are checked against: the policy of `freezegate.toml` and
+/// `freeze/allowed_signers` (with a note when it is missing).
+fn rule_inputs() -> Result<(Policy, AllowedSigners), Failure> {
     let signers = signers_file()?;
     if signers.is_none() {
         eprintln!("note: {SIGNERS_PATH} does not exist: no row's owner can be an allowed signer");
     }
-    let signers = signers.unwrap_or_default();
+    Ok((policy()?, signers.unwrap_or_default()))
+}
+
+fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
+    let (policy, signers) = rule_inputs()?;
     let bytes = ledger_bytes()?;
     let text = bytes
         .as_deref()
         .unwrap_or(br#"{"schema": "freezegate-ledger-v1", "rows": []}"#);
-    let policy = policy()?;
     let checks = Checks {
         policy: &policy,
         now,
@@ -204,10 +209,26 @@ pub fn ledger_failure(e: LedgerError, doing: Option<&str>) -> Failure {
 
 fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
     let ledger = read_ledger()?;
-    let rows: Vec<_> = match expiring {
-        Some(days) => ledger.expiring(now, days).collect(),
-        None => ledger.rows().iter().collect(),
-    };
+    let (policy, signers) = rule_inputs()?;
+    let broken = ledger.broken_rules(&Checks {
+        policy: &policy,
+        now,
+        signers: &signers,
+        fixtures: &DiskFixtures::new("."),
+    });
+    let rows: Vec<Listed> = ledger
+        .rows()
+        .iter()
+        .zip(&broken)
+        .filter(|(row, _)| expiring.is_none_or(|days| row.expires_within(now, days)))
+        .map(|(row, broken)| Listed { row, broken })
+        .collect();
+    let breaking = rows.iter().filter(|r| !r.broken.is_empty()).count();
+    if breaking > 0 {
+        eprintln!(
+            "note: {breaking} of these rows break rules and freeze nothing (`ledger check` says where)"
+        );
+    }
     match format {
         Format::Text => write_stdout(&list_text(rows, now))?,
         Format::Json => write_stdout(&list_json(rows, now))?,

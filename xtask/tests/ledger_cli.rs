@@ -313,6 +313,51 @@ fn list_prints_a_table_and_json() -> TestResult {
     Ok(())
 }
 
+/// A row that breaks a rule freezes nothing in the gate, so the listing does not call it
+/// active, names the rules, and says so on stderr; the listing itself succeeds.
+#[test]
+fn list_marks_rows_that_break_rules() -> TestResult {
+    let dir = repo(|root| {
+        let mut stranger = pinned_row(root, 0).unwrap();
+        stranger.owner = "eve@example.com".to_owned();
+        vec![stranger, pinned_row(root, 1).unwrap()]
+    })?;
+    let out = xtask(
+        dir.path(),
+        &["ledger", "list", "--format", "json", "--now", NOW],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("1 of these rows break rules and freeze nothing"),
+        "{}",
+        stderr(&out)
+    );
+    let doc = parse(&out.stdout)?;
+    let Some(Value::Array(rows)) = doc.get("rows") else {
+        return Err("no rows".into());
+    };
+    let owner = |row: &Value| row.get("owner").cloned();
+    let eve = Value::String("eve@example.com".to_owned());
+    for row in rows {
+        let broken = owner(row) == Some(eve.clone());
+        assert_eq!(row.get("active"), Some(&Value::Bool(!broken)), "{row:?}");
+        let rules = if broken {
+            vec![Value::String("owner".to_owned())]
+        } else {
+            Vec::new()
+        };
+        assert_eq!(row.get("broken"), Some(&Value::Array(rules)), "{row:?}");
+    }
+    let out = xtask(dir.path(), &["ledger", "list", "--now", NOW])?;
+    let text = stdout(&out);
+    assert_eq!(
+        text.matches("; freezes nothing, breaks owner)").count(),
+        1,
+        "{text}"
+    );
+    Ok(())
+}
+
 #[test]
 fn lift_removes_the_fixtures_rows_only() -> TestResult {
     let mut keep = None;

@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 
 use freezegate_canon::{Digest, FixtureId, ParseError, PropertyId, Value, to_pretty_string};
 
-use crate::check::{self, Checks, Problem, RawRow, Report};
+use crate::check::{self, Checks, Problem, RawRow, Report, Rule, Severity};
 use crate::error::Error;
 use crate::locate::locate;
 use crate::row::{EnvClass, Key, Row, SCHEMA, Seed};
@@ -133,6 +133,26 @@ impl Ledger {
         check::check_rules(&raws, checks, &mut problems);
         check::sort_problems(&mut problems);
         Report { problems }
+    }
+
+    /// The rules each row breaks (the errors of [`Ledger::check`]), by row index, each rule
+    /// once and sorted: a row with any freezes nothing. What [`crate::Listed`] shows.
+    pub fn broken_rules(&self, checks: &Checks<'_>) -> Vec<Vec<Rule>> {
+        let mut broken = vec![Vec::new(); self.rows.len()];
+        for problem in self.check(checks).problems {
+            if problem.severity != Severity::Error {
+                continue;
+            }
+            if let Some(rules) = problem.row.and_then(|i| broken.get_mut(i))
+                && !rules.contains(&problem.rule)
+            {
+                rules.push(problem.rule);
+            }
+        }
+        for rules in &mut broken {
+            rules.sort();
+        }
+        broken
     }
 
     /// The ledger as a JSON value: `schema` then `rows`, rows sorted by key, each row's

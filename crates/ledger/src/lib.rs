@@ -119,7 +119,7 @@ pub use check::{
 pub use error::Error;
 pub use freeze::{FreezeOutcome, FreezeRequest, Refusal, freeze_row, precheck};
 pub use ledger::{Diff, Ledger, check, check_and_load};
-pub use list::{LIST_SCHEMA, expiry_text, list_json, list_text};
+pub use list::{LIST_SCHEMA, Listed, expiry_text, list_json, list_text};
 pub use policy::Policy;
 pub use row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
 pub use schema::{json_schema, json_schema_text};

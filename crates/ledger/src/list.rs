@@ -2,8 +2,45 @@
 
 use freezegate_canon::{Int, Value, to_pretty_string};
 
+use crate::check::Rule;
 use crate::row::Row;
 use crate::stamp::Timestamp;
+
+/// A row as the listings show it: the row, and the rules it breaks (errors of
+/// [`crate::Ledger::check`]), for which it freezes nothing while it stands. A `&Row` converts
+/// into one that breaks none, so `list_text(ledger.rows(), now)` lists rows as read.
+#[derive(Debug, Clone, Copy)]
+pub struct Listed<'a> {
+    /// The row.
+    pub row: &'a Row,
+    /// The rules it breaks, each once, in `Rule`'s order; empty for a valid row.
+    pub broken: &'a [Rule],
+}
+
+impl<'a> From<&'a Row> for Listed<'a> {
+    fn from(row: &'a Row) -> Self {
+        Listed { row, broken: &[] }
+    }
+}
+
+impl Listed<'_> {
+    /// Whether the row freezes its fixture at `now`: created, not expired, and breaking no
+    /// rule.
+    pub fn is_active(&self, now: Timestamp) -> bool {
+        self.broken.is_empty() && self.row.is_active(now)
+    }
+
+    fn expiry(&self, now: Timestamp) -> String {
+        let mut text = format!("{} ({}", self.row.expires_at, expiry_text(self.row, now));
+        if !self.broken.is_empty() {
+            let rules: Vec<&str> = self.broken.iter().map(|r| r.as_str()).collect();
+            text.push_str("; freezes nothing, breaks ");
+            text.push_str(&rules.join(", "));
+        }
+        text.push(')');
+        text
+    }
+}
 
 /// The `schema` value of the JSON list document.
 pub const LIST_SCHEMA: &str = "freezegate-ledger-list-v1";
@@ -30,18 +67,24 @@ pub fn expiry_text(row: &Row, now: Timestamp) -> String {
     }
 }
 
-/// The rows as a table: property, fixture id, owner, env class, expiry. Ends with a newline;
-/// no rows gives `no freeze rows`.
-pub fn list_text<'a>(rows: impl IntoIterator<Item = &'a Row>, now: Timestamp) -> String {
+/// The rows as a table: property, fixture id, owner, env class, expiry (a row that breaks
+/// rules says so there: `2026-09-25T09:30:00Z (in 7 days; freezes nothing, breaks owner)`).
+/// Ends with a newline; no rows gives `no freeze rows`.
+pub fn list_text<'a, L: Into<Listed<'a>>>(
+    rows: impl IntoIterator<Item = L>,
+    now: Timestamp,
+) -> String {
     let header = ["PROPERTY", "FIXTURE", "OWNER", "ENV", "EXPIRES"].map(str::to_owned);
     let mut table = vec![header];
-    for row in rows {
+    for listed in rows {
+        let listed = listed.into();
+        let row = listed.row;
         table.push([
             row.property_id.to_string(),
             row.fixture_id.to_string(),
             row.owner.clone(),
             row.env_class.to_string(),
-            format!("{} ({})", row.expires_at, expiry_text(row, now)),
+            listed.expiry(now),
         ]);
     }
     if table.len() == 1 {
@@ -72,19 +115,36 @@ pub fn list_text<'a>(rows: impl IntoIterator<Item = &'a Row>, now: Timestamp) ->
 }
 
 /// The rows as one JSON document: `{"schema", "now", "rows": [{row fields..., "active",
-/// "expires_in_seconds"}]}`, rendered like the ledger.
-pub fn list_json<'a>(rows: impl IntoIterator<Item = &'a Row>, now: Timestamp) -> String {
+/// "expires_in_seconds", "broken"}]}`, rendered like the ledger: `active` is whether the row
+/// freezes its fixture at `now` ([`Listed::is_active`]), `broken` the names of the rules it
+/// breaks (`["owner"]`; `[]` for a valid row).
+pub fn list_json<'a, L: Into<Listed<'a>>>(
+    rows: impl IntoIterator<Item = L>,
+    now: Timestamp,
+) -> String {
     let items = rows
         .into_iter()
-        .map(|row| {
+        .map(|listed| {
+            let listed = listed.into();
+            let row = listed.row;
             let mut value = row.to_value();
             if let Value::Object(members) = &mut value {
-                members.push(("active".to_owned(), Value::Bool(row.is_active(now))));
+                members.push(("active".to_owned(), Value::Bool(listed.is_active(now))));
                 members.push((
                     "expires_in_seconds".to_owned(),
                     Value::Int(Int::from(
                         row.expires_at.unix_seconds() - now.unix_seconds(),
                     )),
+                ));
+                members.push((
+                    "broken".to_owned(),
+                    Value::Array(
+                        listed
+                            .broken
+                            .iter()
+                            .map(|r| Value::String(r.as_str().to_owned()))
+                            .collect(),
+                    ),
                 ));
             }
             value

@@ -7,7 +7,7 @@ use freezegate_canon::{
     Canonicalization, FixtureId, Int, Position, PropertyId, Value, parse, to_pretty_string,
 };
 use freezegate_ledger::{
-    Checks, EnvClass, FixtureFile, Ledger, Policy, Rule, Seed, Severity, check, list_json,
+    Checks, EnvClass, FixtureFile, Ledger, Listed, Policy, Rule, Seed, Severity, check, list_json,
     list_text, read, update,
 };
 
@@ -111,7 +111,7 @@ fn list_table_snapshot() {
         3,
         "the row expiring in 8 days is not listed"
     );
-    assert_eq!(list_text([], now()), "no freeze rows\n");
+    assert_eq!(list_text(Ledger::new().rows(), now()), "no freeze rows\n");
     let json = list_json(ledger.rows(), now());
     let value = parse(json.as_bytes()).unwrap();
     assert_eq!(
@@ -122,6 +122,67 @@ fn list_table_snapshot() {
     assert_eq!(
         value.pointer("/rows/0/expires_in_seconds"),
         Some(&Value::Int(Int::from(-648_000)))
+    );
+}
+
+/// A row that breaks a rule freezes nothing: the listings say so, and do not call it active.
+#[test]
+fn listings_show_the_rules_a_row_breaks() {
+    let good = row("tax.cached_total_equals_fresh_sum", 0);
+    let mut stranger = row("cart.discount_never_negative", 1);
+    stranger.owner = "mallory@example.com".to_owned();
+    let twin = stranger.clone();
+    let ledger = Ledger::from_rows(vec![good, stranger, twin]);
+    let signers = signers();
+    let lookup = fixtures_upto(2);
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let broken = ledger.broken_rules(&checks);
+    assert_eq!(broken.len(), 3);
+    let good_at = ledger
+        .rows()
+        .iter()
+        .position(|r| r.owner == "alice@example.com")
+        .unwrap();
+    for (i, rules) in broken.iter().enumerate() {
+        if i == good_at {
+            assert!(rules.is_empty(), "{rules:?}");
+        } else {
+            assert!(rules.contains(&Rule::Owner), "row {i}: {rules:?}");
+            let mut sorted = rules.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(&sorted, rules);
+        }
+    }
+    let listed: Vec<Listed> = ledger
+        .rows()
+        .iter()
+        .zip(&broken)
+        .map(|(row, broken)| Listed { row, broken })
+        .collect();
+    let value = parse(list_json(listed.clone(), now()).as_bytes()).unwrap();
+    for (i, rules) in broken.iter().enumerate() {
+        assert_eq!(
+            value.pointer(&format!("/rows/{i}/active")),
+            Some(&Value::Bool(rules.is_empty()))
+        );
+        let names = rules.iter().map(|r| s(r.as_str())).collect();
+        assert_eq!(
+            value.pointer(&format!("/rows/{i}/broken")),
+            Some(&Value::Array(names))
+        );
+    }
+    insta::assert_snapshot!("list_table_broken", list_text(listed, now()));
+    // Rows listed as read break nothing that the listing knows of.
+    let plain = parse(list_json(ledger.rows(), now()).as_bytes()).unwrap();
+    assert_eq!(
+        plain.pointer("/rows/0/broken"),
+        Some(&Value::Array(Vec::new()))
     );
 }
 
