@@ -130,18 +130,34 @@ pub struct Problem {
     pub at: Option<Position>,
 }
 
+/// `text` as it is when `{:?}` would escape none of it (and it is not empty), else quoted and
+/// escaped.
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let quoted = format!("{text:?}");
+    if !text.is_empty() && quoted.get(1..quoted.len() - 1) == Some(text) {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(quoted)
+    }
+}
+
 impl Problem {
     /// The row and field to blame and what is wrong, without severity or position:
     /// `row 2 (fixture 363379742f80b51b), note: unknown field`.
+    ///
+    /// The fixture id and the field name are the ledger's own text, so one that holds a
+    /// character that `{:?}` would escape (a line break, a terminal escape, a quote) is
+    /// written quoted and escaped, `row 0 (fixture "x\n\u{1b}]0;t\u{7}")`, as values are: a
+    /// problem stays one line and sends nothing to a terminal.
     pub fn describe(&self) -> String {
         let mut out = match (self.row, &self.fixture_id) {
-            (Some(row), Some(id)) => format!("row {row} (fixture {id})"),
+            (Some(row), Some(id)) => format!("row {row} (fixture {})", shown(id)),
             (Some(row), None) => format!("row {row} (no fixture id)"),
             (None, _) => "ledger".to_owned(),
         };
         if let Some(field) = &self.field {
             out.push_str(", ");
-            out.push_str(field);
+            out.push_str(&shown(field));
         }
         out.push_str(": ");
         out.push_str(&self.message);

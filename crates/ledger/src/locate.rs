@@ -94,24 +94,24 @@ fn member(text: &[u8], pos: usize, name: &str) -> Option<(usize, usize)> {
 }
 
 /// The place of `field` (`name` or `name[i]`) in the object at `pos`: the key, or for an
-/// index the element.
+/// index the element. A field of the form `name[i]` is the element `i` of the array `name`
+/// when there is one; otherwise (an unknown key that holds brackets itself, `note[x` or
+/// `owner[0]`) the key spelled `field`, then the key `name`.
 fn field_offset(text: &[u8], pos: usize, field: &str) -> Option<usize> {
-    let (name, index) = match field.split_once('[') {
-        Some((name, rest)) => (name, rest.strip_suffix(']')?.parse::<usize>().ok()),
-        None => (field, None),
-    };
-    let Some((key, value)) = member(text, pos, name) else {
-        // An unknown key may itself hold brackets.
-        return (name != field)
-            .then(|| member(text, pos, field))
-            .flatten()
-            .map(|(key, _)| key);
-    };
-    Some(
-        index
-            .and_then(|i| elements(text, value)?.get(i).copied())
-            .unwrap_or(key),
-    )
+    let indexed = field.strip_suffix(']').and_then(|rest| {
+        let (name, index) = rest.rsplit_once('[')?;
+        Some((name, index.parse::<usize>().ok()?))
+    });
+    let mut named = None;
+    if let Some((name, index)) = indexed
+        && let Some((key, value)) = member(text, pos, name)
+    {
+        if let Some(element) = elements(text, value).and_then(|e| e.get(index).copied()) {
+            return Some(element);
+        }
+        named = Some(key);
+    }
+    member(text, pos, field).map(|(key, _)| key).or(named)
 }
 
 /// Sets `at` on every problem whose place in `text` can be found. `rows` are the offsets

@@ -396,6 +396,66 @@ fn expired_rows_warn_and_fail_only_when_strict() {
     assert_eq!(from_text, report);
 }
 
+/// The ledger's own text in a problem, a fixture id or an unknown field's name, is written as
+/// values are: quoted and escaped when it holds a line break, a terminal escape or a quote,
+/// so that a problem stays one line; and an unknown key that holds brackets is found where it
+/// is, not at the row or at the key before its bracket.
+#[test]
+fn problems_escape_the_ledgers_text_and_find_keys_with_brackets() {
+    let ledger = Ledger::from_rows(vec![row("tax.cached_total_equals_fresh_sum", 0)]);
+    let id = digest(0).fixture_id().to_string();
+    let text = ledger
+        .render()
+        .replace(&format!("\"fixture_id\": \"{id}\""), r#""fixture_id": "x\n\u001b]0;t\u0007""#)
+        .replacen(
+            "\"owner\": ",
+            "\"a\\r\\u001b[2Kb\": 1,\n      \"note[x\": 2,\n      \"owner[0]\": 3,\n      \"owner\": ",
+            1,
+        );
+    let (signers, lookup) = (signers(), fixtures_upto(1));
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let report = check(text.as_bytes(), &checks).unwrap();
+    for problem in &report.problems {
+        let shown = problem.to_string();
+        assert!(!shown.chars().any(char::is_control), "{shown:?}");
+        assert!(
+            shown.contains(r#"row 0 (fixture "x\n\u{1b}]0;t\u{7}")"#),
+            "{shown}"
+        );
+    }
+    for (field, shown, key) in [
+        (
+            "a\r\u{1b}[2Kb",
+            r#", "a\r\u{1b}[2Kb": unknown field"#,
+            r#""a\r\u001b[2Kb""#,
+        ),
+        ("note[x", ", note[x: unknown field", r#""note[x""#),
+        ("owner[0]", ", owner[0]: unknown field", r#""owner[0]""#),
+    ] {
+        let problem = report
+            .problems
+            .iter()
+            .find(|p| p.field.as_deref() == Some(field))
+            .unwrap_or_else(|| panic!("{field:?} in {report:?}"));
+        assert!(
+            problem.describe().ends_with(shown),
+            "{}",
+            problem.describe()
+        );
+        let at = text.find(key).unwrap();
+        assert_eq!(
+            problem.at,
+            Some(Position::at(text.as_bytes(), at)),
+            "{field:?}"
+        );
+    }
+}
+
 #[test]
 fn a_clean_ledger_has_no_problems() {
     let (signers, lookup) = (signers(), fixtures_upto(3));
