@@ -1849,6 +1849,37 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     let run = repo.gate(&[], &[]);
     assert_eq!(run.code, 3);
     assert_eq!(run.stdout, "");
+    // A ledger that cannot be read (a folder) and a broken `allowed_signers` are named too,
+    // the signers file with the entry's line and column.
+    let repo = Repo::with_oracle(&[("freezegate.toml", ""), ("freeze/ledger.json/.keep", "")]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let doc = json(&run);
+    assert_eq!(doc["file"], "freeze/ledger.json", "{doc}");
+    assert!(doc["line"].is_null(), "{doc}");
+    let run = repo.gate(&["--format", "github"], &[]);
+    assert!(
+        run.stdout
+            .starts_with("::error file=freeze/ledger.json,title="),
+        "{}",
+        run.stdout
+    );
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", ""),
+        (
+            "freeze/allowed_signers",
+            "# signers\nalice@example.com ssh-ed25519\n",
+        ),
+    ]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    let doc = json(&run);
+    assert_eq!(doc["file"], "freeze/allowed_signers", "{doc}");
+    assert_eq!(
+        (doc["line"].as_u64(), doc["column"].as_u64()),
+        (Some(2), Some(1)),
+        "{doc}"
+    );
 }
 
 /// A generator that leaves a background process holding its stdout (a server it started,

@@ -904,7 +904,7 @@ pub fn error_place(error: &(dyn std::error::Error + 'static)) -> Option<ErrorPla
             };
         }
         #[cfg(target_os = "linux")]
-        if let Some(place) = ledger_syntax_place(e) {
+        if let Some(place) = gate_error_place(e) {
             return Some(place);
         }
         cause = e.source();
@@ -912,9 +912,11 @@ pub fn error_place(error: &(dyn std::error::Error + 'static)) -> Option<ErrorPla
     None
 }
 
-/// The place of a gate's ledger syntax error, if `e` is one.
+/// The place of a gate's error that names a file, if `e` is one: a ledger that is not JSON
+/// (with its line and column), a file that cannot be read (the ledger a folder, say), an
+/// `allowed_signers` file that does not parse (with the entry's line and column).
 #[cfg(target_os = "linux")]
-fn ledger_syntax_place(e: &(dyn std::error::Error + 'static)) -> Option<ErrorPlace> {
+fn gate_error_place(e: &(dyn std::error::Error + 'static)) -> Option<ErrorPlace> {
     // `RunError::Gate` is transparent: its source skips the `GateError` it wraps.
     let gate = e.downcast_ref::<crate::run::GateError>().or_else(|| {
         match e.downcast_ref::<crate::run::RunError>() {
@@ -928,6 +930,24 @@ fn ledger_syntax_place(e: &(dyn std::error::Error + 'static)) -> Option<ErrorPla
             line: Some(source.line as u64),
             column: Some(source.column as u64),
         }),
+        Some(crate::run::GateError::Io { path, .. }) => Some(ErrorPlace {
+            file: path.clone(),
+            line: None,
+            column: None,
+        }),
+        Some(crate::run::GateError::Signers { path, source }) => {
+            let (line, column) = match source {
+                freezegate_ledger::Error::Signers { line, column, .. } => {
+                    (Some(*line as u64), Some(*column as u64))
+                }
+                _ => (None, None),
+            };
+            Some(ErrorPlace {
+                file: path.clone(),
+                line,
+                column,
+            })
+        }
         _ => None,
     }
 }
