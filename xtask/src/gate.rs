@@ -120,6 +120,65 @@ impl Progress for Bar {
     }
 }
 
+/// Shows the run's settings the moment the gate knows them, before any oracle runs, then
+/// passes progress on: on stdout when the text report goes there (the report then leaves
+/// them out), else on stderr.
+struct Announce<'a> {
+    inner: &'a dyn Progress,
+    on_stdout: bool,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress for Announce<'_> {
+    fn phase(&self, name: &str, total: usize) {
+        self.inner.phase(name, total);
+    }
+
+    fn tick(&self, done: usize) {
+        self.inner.tick(done);
+    }
+
+    fn settings(&self, view: &freezegate_gate::report::SettingsView) {
+        let block = render::settings_text(view);
+        if self.on_stdout {
+            let mut out = std::io::stdout().lock();
+            // A closed stdout fails the report's own write later, with its message.
+            let _ = out.write_all(block.as_bytes()).and_then(|()| out.flush());
+        } else {
+            eprint!("{block}");
+        }
+        self.shown.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Opens what the run will write to, before it starts, so that a path that cannot be
+/// written is bad input (exit 3) at once, not after every oracle has run and the report
+/// is lost. The report file is created if missing and left as it is until the report
+/// replaces it; the infra queue is opened to append.
+fn check_writable(args: &Args) -> Result<(), Failure> {
+    let open = |path: &Path, what: &str| {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map(drop)
+            .with_context(|| format!("cannot open {what} {}", path.display()))
+            .map_err(Failure::usage)
+    };
+    if let Some(path) = &args.out {
+        open(path, "--out")?;
+    }
+    if let Some(path) = &args.infra_out {
+        open(path, "--infra-out")?;
+    }
+    if args.format == GateFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
+    {
+        open(Path::new(&path), "$GITHUB_STEP_SUMMARY")?;
+    }
+    Ok(())
+}
+
 /// Resolves the settings of a run from `freezegate.toml`, the environment and the flags.
 pub fn settings(flags: &RunFlags) -> Result<Settings, Failure> {
     let root = std::env::current_dir()
@@ -232,16 +291,22 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     let color = !machine && std::io::stdout().is_terminal();
     let style = Style { color };
 
-    // The settings come first: on stdout for people, on stderr for machine formats.
     let patch_id = pin_patch_id(args.run.patch_id.clone(), &root)?;
+    check_writable(&args)?;
     let bar = Bar {
         phase: Mutex::new((String::new(), 0, Instant::now())),
     };
     let quiet = run::Quiet;
-    let progress: &dyn Progress = if std::io::stderr().is_terminal() && !machine {
-        &bar
-    } else {
-        &quiet
+    // The settings come first: on stdout for people, on stderr for machine formats and for a
+    // report written to a file.
+    let progress = Announce {
+        inner: if std::io::stderr().is_terminal() && !machine {
+            &bar
+        } else {
+            &quiet
+        },
+        on_stdout: !machine,
+        shown: std::sync::atomic::AtomicBool::new(false),
     };
     let ctx = run::Context {
         root: root.clone(),
@@ -250,16 +315,18 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         exe,
         patch_id,
         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
-        progress,
+        progress: &progress,
     };
     let mut report: Report =
         run::run_with_base(&settings, &ctx, args.base.as_deref()).map_err(Failure::usage)?;
     report.decide();
 
-    let settings_block = render::settings_text(&report.settings);
+    let shown = progress.shown.load(std::sync::atomic::Ordering::Relaxed);
     let document = match args.format {
+        // On stdout the settings are out already; a file gets the whole report.
+        GateFormat::Text if shown && progress.on_stdout => render::body_text(&report, style),
         GateFormat::Text => {
-            let mut text = settings_block.clone();
+            let mut text = render::settings_text(&report.settings);
             text.push_str(&render::body_text(&report, style));
             text
         }
@@ -267,8 +334,8 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         GateFormat::Junit => render::junit(&report),
         GateFormat::Github => render::github(&report),
     };
-    if args.format != GateFormat::Text {
-        eprint!("{settings_block}");
+    if !shown && args.format != GateFormat::Text {
+        eprint!("{}", render::settings_text(&report.settings));
     }
     write_out(args.out.as_ref(), &document)?;
     *reported = true;

@@ -2586,3 +2586,80 @@ fn bad_env_class_and_runner_id_values_exit_3_naming_their_source() {
     let run = repo.gate(&["--runner-id", "ci-1"], &[("ENV_CLASS", "remote")]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+/// The settings come first (SPEC §9): they are on stdout before any oracle runs, so that the
+/// log of a run that hangs or is stopped shows what was in force. The oracle itself copies
+/// what the gate has written so far; a report to a file or in a machine format gets the
+/// settings on stderr, and the file the whole report.
+#[test]
+fn the_settings_are_out_before_any_oracle_runs() {
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"cp gate-out.txt seen.txt; exit 0\"\ngenerate = \"seq 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml)]);
+    let out = std::fs::File::create(repo.dir.join("gate-out.txt")).expect("create");
+    let status = repo
+        .command(&["gate", "--now", NOW, "--patch-id", "test-patch"])
+        .stdout(out)
+        .status()
+        .expect("gate runs");
+    let written = repo.read("gate-out.txt");
+    assert_eq!(status.code(), Some(0), "{written}");
+    let seen = repo.read("seen.txt");
+    assert!(
+        seen.starts_with("freezegate gate\n  seed 20260917 · replays 3 · jobs 2"),
+        "{seen:?}"
+    );
+    // Once on stdout, and the report follows it.
+    assert_eq!(written.matches("freezegate gate\n").count(), 1, "{written}");
+    assert!(written.starts_with(&seen), "{written}");
+    // With --out, the file holds the whole report and stderr had the settings.
+    let run = repo.gate(&["--out", "report.txt"], &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.starts_with("freezegate gate\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        repo.read("report.txt").starts_with("freezegate gate\n"),
+        "{}",
+        repo.read("report.txt")
+    );
+}
+
+/// A report, infra queue or step summary path that cannot be written is bad input at once
+/// (exit 3), before any oracle runs, not after the run with its report lost.
+#[test]
+fn unwritable_report_paths_stop_the_gate_before_it_runs() {
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"touch ran.txt; exit 0\"\ngenerate = \"seq 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml)]);
+    for (args, env, named) in [
+        (vec!["--out", "missing/report.txt"], vec![], "--out"),
+        (
+            vec!["--infra-out", "missing/q.jsonl"],
+            vec![],
+            "--infra-out",
+        ),
+        (
+            vec!["--format", "github"],
+            vec![("GITHUB_STEP_SUMMARY", "missing/summary.md")],
+            "$GITHUB_STEP_SUMMARY",
+        ),
+    ] {
+        let run = repo.gate(&args, &env);
+        assert_eq!(run.code, 3, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("cannot open {named} ")),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            !repo.dir.join("ran.txt").exists(),
+            "{args:?}: an oracle ran"
+        );
+    }
+}

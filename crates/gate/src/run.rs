@@ -35,6 +35,12 @@ pub trait Progress: Sync {
     fn phase(&self, name: &str, total: usize);
     /// `done` runs of the current phase have finished.
     fn tick(&self, done: usize);
+    /// The run's effective settings, once they are known (the ledger read) and before any
+    /// oracle runs: the report's own [`Report::settings`](crate::report::Report), given
+    /// early so that a log shows them first, also of a run that hangs or is stopped (SPEC §9).
+    fn settings(&self, view: &SettingsView) {
+        let _ = view;
+    }
 }
 
 /// A [`Progress`] that reports nothing.
@@ -365,6 +371,8 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
 
     // Step 1: the ledger and every fixture file.
     let mut ledger = load_ledger(root, settings, ctx.now)?;
+    ctx.progress
+        .settings(&settings_view(settings, ctx, &ledger));
     let mut findings = std::mem::take(&mut ledger.findings);
     let declared = |id: &PropertyId| config.property(id.as_str()).map(|p| p.canonicalization);
     // Files with an integrity error: a fixture file among them is never replayed (its bytes
