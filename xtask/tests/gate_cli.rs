@@ -349,6 +349,8 @@ fn campaigns_pin_new_failures_deterministically() {
     assert_eq!(report["summary"]["regressions"], 1);
     assert_eq!(report["summary"]["new_failures"], 0);
     assert_eq!(report["campaigns"][0]["already_pinned"], true);
+    assert_eq!(report["campaigns"][0]["status"], "failure");
+    assert_eq!(report["campaigns"][0]["blocking"], false);
     // The pinned files are never rewritten.
     for file in &pinned {
         assert_eq!(
@@ -1470,6 +1472,7 @@ fn a_frozen_flake_first_in_a_campaign_does_not_hide_a_new_failure_after_it() {
     assert_eq!(campaign["status"], "failure", "{campaign}");
     assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
     assert_eq!(campaign["already_pinned"], false, "{campaign}");
+    assert_eq!(campaign["blocking"], true, "{campaign}");
     assert_eq!(campaign["failing_case"], 20, "{campaign}");
     assert_eq!(campaign["minimal"], "{\"n\":1000}", "{campaign}");
     // Case 0 is the flake's own origin: known, not shrunk again.
@@ -1963,6 +1966,7 @@ fn a_failing_case_that_is_a_pinned_origin_is_not_shrunk_again() {
     assert_eq!(run.code, 0, "{campaign}\n{}", run.stderr);
     assert_eq!(campaign["action"], "already_pinned", "{campaign}");
     assert_eq!(campaign["already_pinned"], true, "{campaign}");
+    assert_eq!(campaign["blocking"], false, "{campaign}");
     assert_eq!(campaign["fixture_id"], flake.as_str(), "{campaign}");
     assert_eq!(campaign["minimal"], "{\"n\":100}", "{campaign}");
     assert_eq!(campaign["oracle_calls"], 0, "{campaign}");

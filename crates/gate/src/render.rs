@@ -1179,6 +1179,7 @@ mod tests {
                 cases: 20,
                 cases_run: 11,
                 status: CampaignStatus::Failure,
+                blocking: false,
                 failing_case: Some(10),
                 action: Some("pin_fixture".into()),
                 fixture_id: Some("00112233aabbccdd".into()),

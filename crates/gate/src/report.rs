@@ -202,6 +202,11 @@ pub struct CampaignResult {
     pub cases_run: u32,
     /// Outcome.
     pub status: CampaignStatus,
+    /// Whether the campaign blocks the merge ([`CampaignResult::blocks`]), as
+    /// [`Report::decide`] sets it: a `failure` that was dropped as not reproduced or whose
+    /// minimal input is already pinned does not, so that a reader of the JSON report needs
+    /// no rule of its own to tell them apart.
+    pub blocking: bool,
     /// Index of the failing case reported below: the first one that blocks, else the first
     /// one shrunk.
     pub failing_case: Option<u32>,
@@ -336,7 +341,10 @@ impl Report {
         s.frozen = count(&self.fixtures, FixtureStatus::Frozen);
         s.infra = count(&self.fixtures, FixtureStatus::Infra)
             + self.campaigns.iter().filter(|c| c.infra.is_some()).count();
-        s.new_failures = self.campaigns.iter().filter(|c| c.blocks()).count();
+        for c in &mut self.campaigns {
+            c.blocking = c.blocks();
+        }
+        s.new_failures = self.campaigns.iter().filter(|c| c.blocking).count();
         s.blocking_findings = self.findings.iter().filter(|f| f.blocking).count();
         s.warnings = self.findings.iter().filter(|f| !f.blocking).count();
         s.fixtures = self.fixtures.len();

@@ -1084,6 +1084,7 @@ fn campaign(
         cases: property.cases,
         cases_run: 0,
         status: CampaignStatus::NoGenerator,
+        blocking: false,
         failing_case: None,
         action: None,
         fixture_id: None,
@@ -1628,6 +1629,7 @@ mod tests {
                     (false, true) => CampaignStatus::Infra,
                     (false, false) => CampaignStatus::Pass,
                 },
+                blocking: false,
                 failing_case: None,
                 action: failure.then(|| {
                     if dropped {

@@ -100,6 +100,7 @@ pub fn report_schema() -> Value {
             "status",
             json!({"enum": ["pass", "failure", "infra", "no_generator"]}),
         ),
+        ("blocking", json!({"type": "boolean"})),
         (
             "failing_case",
             json!({"type": ["integer", "null"], "minimum": 0}),
