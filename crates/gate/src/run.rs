@@ -845,28 +845,12 @@ fn run_generator(
         .timeout(deadline)
         .stdout_cap(GENERATOR_STDOUT_CAP)
         .run();
-    let status = match out.end {
-        CommandEnd::Exited(status) => status,
-        CommandEnd::TimedOut => {
-            return Err(format!(
-                "generator timed out after {} ms",
-                deadline.as_millis()
-            ));
-        }
-        CommandEnd::StdoutOverflow => {
-            return Err(format!(
-                "generator printed more than {} MiB and was stopped",
-                GENERATOR_STDOUT_CAP >> 20
-            ));
-        }
-        CommandEnd::NotRun(why) => return Err(format!("generator did not start: {why}")),
-        _ => return Err("generator ended in an unknown way".to_owned()),
-    };
+    let status = generator_status(&out.end, deadline, &out.stderr.text)?;
     if !status.success() {
-        return Err(match stderr_last_line(&out.stderr.text) {
-            Some(last) => format!("generator failed ({status}): {last}"),
-            None => format!("generator failed ({status})"),
-        });
+        return Err(generator_failed(
+            format!("generator failed ({status})"),
+            &out.stderr.text,
+        ));
     }
     let mut inputs = Vec::new();
     for (n, line) in out.stdout.split(|&b| b == b'\n').enumerate() {
@@ -879,6 +863,42 @@ fn run_generator(
         }
     }
     Ok(inputs)
+}
+
+/// How a generator ended: its exit status, or why it has none, with its last stderr line
+/// when it wrote one (a generator stuck or stopped says why as often as one that failed).
+fn generator_status(
+    end: &CommandEnd,
+    deadline: Duration,
+    stderr: &str,
+) -> Result<std::process::ExitStatus, String> {
+    match end {
+        CommandEnd::Exited(status) => Ok(*status),
+        CommandEnd::TimedOut => Err(generator_failed(
+            format!("generator timed out after {} ms", deadline.as_millis()),
+            stderr,
+        )),
+        CommandEnd::StdoutOverflow => Err(generator_failed(
+            format!(
+                "generator printed more than {} MiB and was stopped",
+                GENERATOR_STDOUT_CAP >> 20
+            ),
+            stderr,
+        )),
+        CommandEnd::NotRun(why) => Err(format!("generator did not start: {why}")),
+        _ => Err(generator_failed(
+            "generator ended in an unknown way".to_owned(),
+            stderr,
+        )),
+    }
+}
+
+/// `what`, then the generator's last stderr line when it wrote one.
+fn generator_failed(what: String, stderr: &str) -> String {
+    match stderr_last_line(stderr) {
+        Some(last) => format!("{what}: {last}"),
+        None => what,
+    }
 }
 
 /// The most bytes a generator may print: 256 MiB.
@@ -1549,6 +1569,29 @@ fn fixture_status(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A generator that did not exit on its own is reported with its last stderr line, as
+    /// one that failed is, so that the infra item says why it was stuck.
+    #[test]
+    fn a_stuck_or_stopped_generator_says_why() {
+        let deadline = Duration::from_millis(60_000);
+        let stderr = "warming up\nwaiting for the fixture server\n\n";
+        assert_eq!(
+            generator_status(&CommandEnd::TimedOut, deadline, stderr),
+            Err("generator timed out after 60000 ms: waiting for the fixture server".to_owned())
+        );
+        assert_eq!(
+            generator_status(&CommandEnd::StdoutOverflow, deadline, stderr),
+            Err(format!(
+                "generator printed more than {} MiB and was stopped: waiting for the fixture server",
+                GENERATOR_STDOUT_CAP >> 20
+            ))
+        );
+        assert_eq!(
+            generator_status(&CommandEnd::TimedOut, deadline, ""),
+            Err("generator timed out after 60000 ms".to_owned())
+        );
+    }
 
     #[test]
     fn the_stderr_line_of_a_note_is_the_last_non_blank_one_and_bounded() {
