@@ -2667,3 +2667,59 @@ fn unwritable_report_paths_stop_the_gate_before_it_runs() {
         );
     }
 }
+
+/// A second input that shrinks to a fixture pinned before keeps the first pin's meta file,
+/// and the record shows that meta, as on disk: the first origin, `pinned_at` and `patch_id`,
+/// not this run's.
+#[test]
+fn classify_of_a_pinned_fixture_records_the_meta_it_keeps() {
+    let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) >= 100")),
+    ]);
+    let first = repo.classify("p", "{\"n\": 150}");
+    assert_eq!(first["action"], "pin_fixture", "{first}");
+    let meta_file = format!(
+        "fixtures/p/{}.meta.json",
+        first["fixture_id"].as_str().expect("id")
+    );
+    let meta_before = repo.read(&meta_file);
+    repo.write("b.json", "{\"n\": 160, \"m\": 2}");
+    let run = repo.xtask(
+        &[
+            "classify",
+            "--property",
+            "p",
+            "--input",
+            "b.json",
+            "--now",
+            "2026-12-03T08:00:00Z",
+            "--patch-id",
+            "second",
+        ],
+        &[],
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let second = json(&run);
+    assert_eq!(second["fixture_id"], first["fixture_id"], "{second}");
+    assert_eq!(second["already_pinned"], true, "{second}");
+    assert_eq!(repo.read(&meta_file), meta_before);
+    let kept: serde_json::Value = serde_json::from_str(&meta_before).expect("meta");
+    for field in [
+        "origin_id",
+        "origin_digest",
+        "pinned_at",
+        "patch_id",
+        "shrink_path",
+    ] {
+        assert_eq!(second[field], kept[field], "{field}: {second}");
+    }
+    assert_eq!(second["patch_id"], "test-patch");
+    let message = second["message"].as_str().expect("message");
+    assert!(
+        message
+            .contains("the fixture was pinned before (at 2026-12-01T12:00:00Z, patch test-patch)"),
+        "{message}"
+    );
+}

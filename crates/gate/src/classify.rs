@@ -242,6 +242,14 @@ pub(crate) const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
 /// What a record's message says when a fixture's missing meta file was written.
 const COMPLETED: &str = "its meta file was missing and is written now";
 
+/// The meta an already pinned fixture keeps, the one its meta file records (its first pin's
+/// origin, `pinned_at` and `patch_id`), for the record to show what is on disk; `this_run`,
+/// the meta this run would have written, when that file cannot be read (the gate's
+/// integrity check reports it).
+fn kept_meta(plan: &Plan<'_>, this_run: Meta) -> Meta {
+    fixture::read_meta(plan.root, plan.property, this_run.fixture_id).unwrap_or(this_run)
+}
+
 /// Appends `more` to the record's message.
 fn add_message(record: &mut Record, more: &str) {
     record.message = Some(match record.message.take() {
@@ -433,7 +441,7 @@ pub fn classify_observed(
         if completed {
             add_message(&mut record, COMPLETED);
         }
-        record.meta = Some(meta);
+        record.meta = Some(kept_meta(plan, meta));
         record.minimal = Some(minimal);
         return Ok(record);
     }
@@ -520,7 +528,28 @@ pub fn classify_observed(
             fixture::pin(plan.root, &meta, &fixture, &origin).map_err(ClassifyError::Pin)?;
         }
     }
-    record.meta = Some(meta);
+    record.meta = Some(if existing {
+        let this_run = (
+            meta.origin_id,
+            meta.pinned_at.clone(),
+            meta.patch_id.clone(),
+        );
+        let kept = kept_meta(plan, meta);
+        if (kept.origin_id, &kept.pinned_at, &kept.patch_id)
+            != (this_run.0, &this_run.1, &this_run.2)
+        {
+            add_message(
+                &mut record,
+                &format!(
+                    "the fixture was pinned before (at {}, patch {}): its files are kept as they are, and this record shows its meta",
+                    kept.pinned_at, kept.patch_id
+                ),
+            );
+        }
+        kept
+    } else {
+        meta
+    });
     record.minimal = Some(minimal);
     Ok(record)
 }
