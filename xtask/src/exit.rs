@@ -41,8 +41,8 @@ pub fn finish(outcome: Outcome) -> ExitCode {
     match outcome {
         Ok(code) => ExitCode::from(code),
         Err(Failure { code, error }) => {
-            // `{:#}` joins the causes with ": " into one line.
-            eprintln!("error: {error:#}");
+            // The causes joined with ": " into one line, as a library user prints them.
+            eprintln!("error: {}", freezegate_gate::ErrorChain(&*error));
             ExitCode::from(code)
         }
     }

@@ -249,7 +249,7 @@ pub fn run(args: Args) -> Outcome {
         && failure.code == USAGE
         && !reported
     {
-        let message = format!("{:#}", failure.error);
+        let message = freezegate_gate::ErrorChain(&*failure.error).to_string();
         let place = render::error_place(failure.error.as_ref());
         let document = match format {
             GateFormat::Text => None,

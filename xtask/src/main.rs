@@ -145,7 +145,7 @@ fn main() -> ExitCode {
     // keeps the default (its runner signals its group).
     let handles_signals = !matches!(command, Command::Canon(_) | Command::Property { .. });
     if handles_signals && let Err(e) = freezegate_gate::process::handle_stop_signals() {
-        eprintln!("warning: {:#}", anyhow::Error::from(e));
+        eprintln!("warning: {}", freezegate_gate::ErrorChain(&e));
     }
     let outcome = match command {
         Command::Canon(args) => canon::run(args),

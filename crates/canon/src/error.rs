@@ -342,3 +342,54 @@ impl Error {
         }
     }
 }
+
+/// An error with all its causes on one line, `error: cause: cause of the cause`: the way to
+/// print an error of any freezegate crate for a person.
+///
+/// Every error of these crates follows one convention: its message does not repeat its
+/// cause, which [`std::error::Error::source`] gives instead. So `{error}` alone prints only
+/// the outermost message (`freeze/ledger.json: the ledger is not valid JSON`) and drops the
+/// line and column of the cause; `ErrorChain(&error)` prints the whole chain, each message
+/// joined to the next by `": "`, as freezegate's own xtask does. For a `Box<dyn Error>` or an
+/// `anyhow::Error`, pass `&*error`.
+///
+/// # Example
+///
+/// ```
+/// use freezegate_canon::{Error, ErrorChain, parse};
+///
+/// let cause = parse(b"{\n  \"rows\": [").unwrap_err();
+/// let error = Error::File { path: "freeze/ledger.json".into(), source: Box::new(cause.into()) };
+/// // The message names the file; its cause holds the line and column.
+/// assert_eq!(error.to_string(), "freeze/ledger.json");
+/// assert_eq!(
+///     ErrorChain(&error).to_string(),
+///     "freeze/ledger.json: line 2, column 12: unexpected end of input"
+/// );
+///
+/// // In a binary's `main`:
+/// # fn run() -> Result<(), Box<dyn std::error::Error>> { Ok(()) }
+/// if let Err(error) = run() {
+///     eprintln!("error: {}", ErrorChain(&*error));
+/// }
+/// ```
+#[derive(Clone, Copy)]
+pub struct ErrorChain<'a>(pub &'a (dyn std::error::Error + 'a));
+
+impl std::fmt::Display for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(error) = cause {
+            write!(f, ": {error}")?;
+            cause = error.source();
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for ErrorChain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.0, f)
+    }
+}

@@ -977,6 +977,34 @@ fn id_of(name: &str, suffix: &str) -> Option<FixtureId> {
 /// missing `fixtures/` folder holds no fixtures and is fine. Each fixture is judged in the
 /// canonical form its meta file records (v1 without one); [`verify_declared`] also holds
 /// the meta files to the form each property declares.
+///
+/// An error's message names its file and leaves the cause (a parse error's line and column,
+/// an operating system error) to [`std::error::Error::source`]; print each with
+/// [`ErrorChain`](crate::ErrorChain) to show both:
+///
+/// ```
+/// use freezegate_canon::{ErrorChain, fixture};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let dir = tempfile::tempdir()?;
+/// let root = dir.path();
+/// let folder = root.join("fixtures/cart.total_is_positive");
+/// std::fs::create_dir_all(&folder)?;
+/// std::fs::write(folder.join("0123456789abcdef.meta.json"), "{\n  \"seed\": \n")?;
+/// let errors: Vec<String> = fixture::verify(root)
+///     .iter()
+///     .map(|error| ErrorChain(error).to_string())
+///     .collect();
+/// for error in &errors {
+///     eprintln!("error: {error}");
+/// }
+/// assert_eq!(
+///     errors[0].strip_prefix(root.to_str().ok_or("not UTF-8")?),
+///     Some("/fixtures/cart.total_is_positive/0123456789abcdef.meta.json: line 3, column 1: unexpected end of input")
+/// );
+/// # Ok(())
+/// # }
+/// ```
 pub fn verify(root: &Path) -> Vec<Error> {
     verify_declared(root, |_| None)
 }

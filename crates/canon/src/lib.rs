@@ -44,6 +44,10 @@
 //!   without going through JSON text.
 //! - [`PropertyId`] (a checked property id) and [`FixtureId`] name a fixture's folder and
 //!   file; the [`fixture`] module reads, writes and verifies them.
+//! - [`ErrorChain`] prints an error with its causes on one line (`a: b: c`). The errors of
+//!   every freezegate crate keep their cause out of their message and behind
+//!   [`std::error::Error::source`], so `{error}` alone drops it (a parse error's line and
+//!   column, say); `ErrorChain(&error)` shows it. The other crates re-export it.
 //!
 //! # Example
 //!
@@ -96,7 +100,7 @@ mod write;
 
 pub use digest::{Canonical, Canonicalization, Digest, FixtureId, PropertyId};
 pub use error::{
-    Error, MetaError, ParseError, ParseErrorKind, Position, TimestampError, ValueError,
+    Error, ErrorChain, MetaError, ParseError, ParseErrorKind, Position, TimestampError, ValueError,
 };
 pub use read::{MAX_DEPTH, parse};
 pub use serde_edge::{from_value, to_value};

@@ -41,7 +41,10 @@
 //! process groups of their own, which those signals do not reach) and the process exits with
 //! 128 + the signal; then the settings, the context, the gate and a renderer. Exit codes as
 //! in freezegate's own xtask: the decision's `0`, `1` or `2`, and `3` when the gate cannot
-//! run.
+//! run. An error is printed with its causes ([`ErrorChain`]): the messages of these crates
+//! leave the cause to [`std::error::Error::source`], so `{error}` alone would print
+//! `freeze/ledger.json: the ledger is not valid JSON` without the line and column that follow
+//! it.
 //!
 //! ```no_run
 //! use std::process::ExitCode;
@@ -49,7 +52,7 @@
 //! use freezegate_gate::config::{Config, RunOverrides, Settings};
 //! use freezegate_gate::render::{self, Style};
 //! use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry, RegistryError};
-//! use freezegate_gate::{process, run};
+//! use freezegate_gate::{ErrorChain, process, run};
 //!
 //! /// The repository's Rust properties (see "Rust properties" below); none here.
 //! fn registry() -> Result<Registry, RegistryError> {
@@ -62,7 +65,8 @@
 //!         Err(error) => {
 //!             // After a stopping signal the signal's thread exits, with 128 + the signal.
 //!             process::park_if_stopping();
-//!             eprintln!("error: {error}");
+//!             // The error with its causes, on one line.
+//!             eprintln!("error: {}", ErrorChain(&*error));
 //!             ExitCode::from(3)
 //!         }
 //!     }
@@ -82,7 +86,7 @@
 //!     }
 //!     // Adopt the oracles' orphans; on SIGINT, SIGTERM or SIGHUP kill every run and exit.
 //!     if let Err(error) = process::setup() {
-//!         eprintln!("warning: {error}");
+//!         eprintln!("warning: {}", ErrorChain(&error));
 //!     }
 //!     let root = std::env::current_dir()?;
 //!     let config = Config::load(&root)?;
@@ -201,6 +205,8 @@ pub mod rust_prop;
 pub mod schema;
 
 pub use freezegate_canon;
+/// Prints an error with its causes on one line (`a: b: c`), from `freezegate-canon`.
+pub use freezegate_canon::ErrorChain;
 pub use freezegate_ledger;
 pub use freezegate_ledger::Timestamp;
 pub use freezegate_replay;

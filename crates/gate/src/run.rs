@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use freezegate_canon::fixture::{self, FIXTURES_DIR};
-use freezegate_canon::{FixtureId, PropertyId, Value};
+use freezegate_canon::{ErrorChain, FixtureId, PropertyId, Value};
 use freezegate_ledger::{AllowedSigners, Checks, EnvClass, Ledger, Seed, Severity, Timestamp};
 use freezegate_replay::{CommandEnd, Label, RunContext, Verdict, verdict};
 
@@ -394,12 +394,16 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
                     }
                     _ => None,
                 };
-                (Some(rel(root, path)), place, error_chain(source.as_ref()))
+                (
+                    Some(rel(root, path)),
+                    place,
+                    ErrorChain(source.as_ref()).to_string(),
+                )
             }
             freezegate_canon::Error::Io { path, source } => {
                 (Some(rel(root, path)), None, source.to_string())
             }
-            other => (None, None, error_chain(other)),
+            other => (None, None, ErrorChain(other).to_string()),
         };
         if let Some(file) = &file {
             broken.insert(file.clone());
@@ -723,17 +727,6 @@ fn infra_reason(outcome: &freezegate_replay::RunOutcome) -> String {
         reason.push_str(&line);
     }
     reason
-}
-
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 fn millis(d: Duration) -> u64 {
@@ -1218,7 +1211,7 @@ fn campaign(
                 ctx.progress
                     .phase(&format!("shrinking a failure of {}", property.id), 0);
                 classify::classify_observed(&plan, &inputs[index], Some(first))
-                    .map_err(|e| error_chain(&e))
+                    .map_err(|e| ErrorChain(&e).to_string())
             }
         };
         seen.insert(Arc::clone(&cases[index]));
@@ -1590,6 +1583,33 @@ mod tests {
         assert_eq!(
             generator_status(&CommandEnd::TimedOut, deadline, ""),
             Err("generator timed out after 60000 ms".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_ledger_syntax_error_prints_with_the_line_and_column_of_its_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("freeze")).unwrap();
+        std::fs::write(root.join(LEDGER_FILE), "{\n  \"rows\": ").unwrap();
+        let config =
+            crate::config::Config::parse("[policy]\nseed = 5\n", Path::new("freezegate.toml"))
+                .unwrap();
+        let settings =
+            Settings::resolve(config, &crate::config::RunOverrides::default(), 1).unwrap();
+        let now: Timestamp = "2026-09-17T12:00:00Z".parse().unwrap();
+        let Err(error) = load_ledger(root, &settings, now) else {
+            panic!("a truncated ledger loads");
+        };
+        // The message leaves the place to its cause; the chain prints both, as the crate
+        // docs' `main` does.
+        assert_eq!(
+            error.to_string(),
+            "freeze/ledger.json: the ledger is not valid JSON"
+        );
+        assert_eq!(
+            ErrorChain(&error).to_string(),
+            "freeze/ledger.json: the ledger is not valid JSON: line 2, column 11: unexpected end of input"
         );
     }
 

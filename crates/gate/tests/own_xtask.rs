@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use freezegate_gate::config::{Config, RunOverrides, Settings};
 use freezegate_gate::render::{self, Style};
 use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry};
-use freezegate_gate::{process, run};
+use freezegate_gate::{ErrorChain, process, run};
 
 /// The tests' names, for `--list` and filters.
 const NAMES: [&str; 2] = [
@@ -61,7 +61,7 @@ fn own_xtask() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             process::park_if_stopping();
-            eprintln!("error: {error}");
+            eprintln!("error: {}", ErrorChain(&*error));
             ExitCode::from(3)
         }
     }

@@ -36,6 +36,8 @@
 //! - The ids and labels rows hold are re-exported ([`PropertyId`], [`FixtureId`], [`Label`],
 //!   and the crates [`freezegate_canon`] and [`freezegate_replay`]), so this one dependency
 //!   is enough.
+//! - [`Error`] keeps its cause behind [`std::error::Error::source`] (a syntax error's line
+//!   and column under a [`Error::File`]); print it with [`ErrorChain`] to show the causes.
 //!
 //! # Snapshot tests
 //!
@@ -129,6 +131,8 @@ pub use stamp::Timestamp;
 /// The canonical form crate whose ids key the rows, re-exported so that a user needs one
 /// dependency and gets the version this crate was built with.
 pub use freezegate_canon;
+/// Prints an error with its causes on one line (`a: b: c`), from `freezegate-canon`.
+pub use freezegate_canon::ErrorChain;
 pub use freezegate_canon::{Digest, FixtureId, PropertyId, Value};
 /// The replay crate whose [`Label`]s a row records, re-exported likewise.
 pub use freezegate_replay;

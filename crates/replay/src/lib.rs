@@ -10,6 +10,8 @@
 //!   its deadline), [`WorkerOracle`] (the line protocol of worker mode), [`InProcessOracle`]
 //!   (a closure over the candidate's [`Value`], canon's lossless JSON value; the
 //!   [`freezegate_canon`] crate is re-exported).
+//! - Errors keep their cause behind [`std::error::Error::source`]; print one with
+//!   [`ErrorChain`] (re-exported from `freezegate-canon`) to show its causes too.
 //! - [`replay`]: N runs in parallel up to a job limit, labels in run-index order, the verdict
 //!   and the detection power of N ([`detection_power`]).
 //!
@@ -102,4 +104,6 @@ pub use worker::WorkerOracle;
 /// re-exported so that a user needs one dependency and gets the version this crate was
 /// built with.
 pub use freezegate_canon;
+/// Prints an error with its causes on one line (`a: b: c`), from `freezegate-canon`.
+pub use freezegate_canon::ErrorChain;
 pub use freezegate_canon::Value;

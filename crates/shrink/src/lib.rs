@@ -14,7 +14,8 @@
 //! - [`apply_path`] re-applies a path to the origin; [`path_to_value`] and
 //!   [`path_from_value`] are its JSON form.
 //! - [`Value`] and [`Canonicalization`] come from `freezegate-canon`, re-exported here with
-//!   the whole crate ([`freezegate_canon`]), so this one dependency is enough.
+//!   the whole crate ([`freezegate_canon`]), so this one dependency is enough; so is
+//!   [`ErrorChain`], which prints an error with its causes (`a: b: c`).
 //!
 //! # The order "smaller"
 //!
@@ -98,6 +99,8 @@ pub use path::{Params, Pass, PathError, Step, apply_path, path_from_value, path_
 /// The canonical form crate whose [`Value`] this crate shrinks, re-exported so that a user
 /// needs one dependency and gets the version this crate was built with.
 pub use freezegate_canon;
+/// Prints an error with its causes on one line (`a: b: c`), from `freezegate-canon`.
+pub use freezegate_canon::ErrorChain;
 pub use freezegate_canon::{Canonicalization, Value};
 
 /// How to shrink.
