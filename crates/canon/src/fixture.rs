@@ -233,9 +233,45 @@ impl Meta {
     }
 
     /// Checks what the types alone do not: `pinned_at` is a UTC time of the form
-    /// `YYYY-MM-DDTHH:MM:SSZ`, and each id is its digest's prefix. A meta file read from disk
-    /// passes this check with an empty `patch_id` (older versions wrote one); a new meta must
-    /// also pass [`Meta::check_new`], which [`pin`] asks for.
+    /// `YYYY-MM-DDTHH:MM:SSZ`, each id is its digest's prefix, and each step of
+    /// `shrink_path` is an object that a meta file can hold: no key twice in any of its
+    /// objects (also after NFC) and no deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) counting
+    /// the meta object and the `shrink_path` array around it (a step may nest 126 more
+    /// levels), the limits under which [`Meta::parse`] reads the file back. A meta file read
+    /// from disk passes this check with an empty `patch_id` (older versions wrote one); a new
+    /// meta must also pass [`Meta::check_new`], which [`pin`] asks for.
+    ///
+    /// ```
+    /// use freezegate_canon::fixture::Meta;
+    /// use freezegate_canon::{Canonicalization, Value, canonicalize};
+    ///
+    /// # fn main() -> Result<(), freezegate_canon::Error> {
+    /// let c = canonicalize(b"[1]", Canonicalization::V1)?;
+    /// let mut meta = Meta {
+    ///     property_id: "p".parse()?,
+    ///     fixture_id: c.fixture_id(),
+    ///     fixture_digest: c.digest(),
+    ///     origin_id: c.fixture_id(),
+    ///     origin_digest: c.digest(),
+    ///     canonicalization: Canonicalization::V1,
+    ///     seed: 1,
+    ///     pinned_at: "2026-09-17T08:30:00Z".to_owned(),
+    ///     patch_id: "4f2a9c1".to_owned(),
+    ///     oracle_calls: 1,
+    ///     shrink_path: vec![Value::Object(vec![("a".into(), Value::int(1)), ("a".into(), Value::int(2))])],
+    /// };
+    /// assert_eq!(
+    ///     meta.check().unwrap_err().to_string(),
+    ///     "field \"shrink_path\": step 0: duplicate key \"a\" in the object at \"/shrink_path/0\""
+    /// );
+    /// meta.shrink_path = vec![Value::Null];
+    /// assert_eq!(
+    ///     meta.check().unwrap_err().to_string(),
+    ///     "field \"shrink_path\": step 0 is a null, not an object"
+    /// );
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn check(&self) -> Result<(), MetaError> {
         check_utc_timestamp(&self.pinned_at).map_err(|e| invalid("pinned_at", e.to_string()))?;
         if !self.fixture_id.is_prefix_of(&self.fixture_digest) {
@@ -256,7 +292,7 @@ impl Meta {
                 ),
             ));
         }
-        Ok(())
+        check_steps(&self.shrink_path)
     }
 
     /// [`Meta::check`], and what is asked of a meta only when it is written: `patch_id`
@@ -311,6 +347,8 @@ fn unsigned(value: &Value, field: &'static str) -> Result<u64, MetaError> {
     }
 }
 
+/// The steps of a `shrink_path` value, which must be an array ([`check_steps`] checks the
+/// steps, in [`Meta::check`]).
 fn steps(value: &Value) -> Result<Vec<Value>, MetaError> {
     let Value::Array(items) = value else {
         return Err(invalid(
@@ -318,13 +356,30 @@ fn steps(value: &Value) -> Result<Vec<Value>, MetaError> {
             format!("expected an array, found {}", value.kind()),
         ));
     };
-    if let Some(i) = items.iter().position(|s| !matches!(s, Value::Object(_))) {
-        return Err(invalid(
-            "shrink_path",
-            format!("step {i} is a {}, not an object", items[i].kind()),
-        ));
-    }
     Ok(items.clone())
+}
+
+/// The arrays and objects of a meta file around each step of its `shrink_path`: the meta
+/// object and the `shrink_path` array.
+const STEP_DEPTH: usize = 2;
+
+/// Checks that each step is an object that a meta file can hold, as [`Meta::parse`] reads it
+/// back: canonical form where the step sits in the file (no key twice, also after NFC; no
+/// nesting deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) in all).
+fn check_steps(steps: &[Value]) -> Result<(), MetaError> {
+    for (i, step) in steps.iter().enumerate() {
+        if !matches!(step, Value::Object(_)) {
+            return Err(invalid(
+                "shrink_path",
+                format!("step {i} is a {}, not an object", step.kind()),
+            ));
+        }
+        crate::write::canonical_value_at(step, true, STEP_DEPTH).map_err(|e| {
+            let e = e.within(&i.to_string()).within("shrink_path");
+            invalid("shrink_path", format!("step {i}: {e}"))
+        })?;
+    }
+    Ok(())
 }
 
 /// Checks that `s` is a UTC time `YYYY-MM-DDTHH:MM:SSZ` that exists on the calendar
@@ -841,8 +896,9 @@ pub fn read_origin(
 /// remove the temporary files that writers killed mid-write left there; a writer that is
 /// still running holds the lock, so its temporary files are never taken.
 ///
-/// Refuses a meta that fails [`Meta::check_new`] or does not match the two files (ids and
-/// digests), and bytes that are not canonical in the meta's canonicalization.
+/// Refuses a meta that fails [`Meta::check_new`] (so every meta it writes reads back, its
+/// `shrink_path` included) or does not match the two files (ids and digests), and bytes that
+/// are not canonical in the meta's canonicalization; a refused pin writes nothing.
 pub fn pin(
     root: &Path,
     meta: &Meta,

@@ -347,12 +347,22 @@ impl Sci {
 
 /// Canonical bytes of a value; `sort` is false for the ordered variant.
 pub(crate) fn canonical_value(value: &Value, sort: bool) -> Result<Vec<u8>, ValueError> {
+    canonical_value_at(value, sort, 0)
+}
+
+/// [`canonical_value`] of a value that sits inside `depth` arrays and objects of a larger
+/// document: it may nest [`MAX_DEPTH`] minus `depth` levels, as [`crate::parse`] counts them.
+pub(crate) fn canonical_value_at(
+    value: &Value,
+    sort: bool,
+    depth: usize,
+) -> Result<Vec<u8>, ValueError> {
     let mut w = ValueWriter {
         out: Vec::new(),
         sort,
         scratch: String::new(),
     };
-    w.value(value, 0)?;
+    w.value(value, depth)?;
     Ok(w.out)
 }
 

@@ -1038,6 +1038,70 @@ mod generated {
         }
     }
 
+    /// A JSON value built in code, as a caller may hand one to `pin`: keys from a few that
+    /// repeat (as written, or after NFC: `é` and `e` with a combining acute), and at times a
+    /// tower of arrays around it near the nesting limit.
+    fn step_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<i64>().prop_map(Value::int),
+            prop::sample::select(vec!["a", "e\u{301}", "\u{e9}"]).prop_map(Value::from),
+        ];
+        let key = prop::sample::select(vec!["a", "b", "\u{e9}", "e\u{301}"]);
+        let tree = leaf.prop_recursive(4, 24, 4, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((key.clone().prop_map(str::to_owned), inner), 0..4)
+                    .prop_map(Value::Object),
+            ]
+        });
+        (tree, prop_oneof![0usize..3, 118usize..130]).prop_map(|(mut value, tower)| {
+            for _ in 0..tower {
+                value = Value::Array(vec![value]);
+            }
+            value
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// `pin` accepts a `shrink_path` exactly when the meta file it writes reads back:
+        /// what it pins verifies and reads back as the meta pinned; what it refuses leaves
+        /// nothing on disk, and its rendered meta would not parse.
+        #[test]
+        fn pin_accepts_a_shrink_path_exactly_when_its_meta_file_reads_back(
+            steps in prop::collection::vec(
+                prop_oneof![
+                    3 => prop::collection::vec((prop::sample::select(vec!["a", "\u{e9}", "e\u{301}"]).prop_map(str::to_owned), step_value()), 0..3)
+                        .prop_map(Value::Object),
+                    1 => step_value(),
+                ],
+                0..3,
+            ),
+        ) {
+            let fixture = canonicalize(b"[1]", Canonicalization::V1).unwrap();
+            let origin = canonicalize(b"[1,2]", Canonicalization::V1).unwrap();
+            let mut meta = meta_of(&fixture, &origin, Canonicalization::V1);
+            meta.shrink_path = steps;
+            let root = tempfile::tempdir().unwrap();
+            let reads_back = Meta::parse(meta.render().as_bytes());
+            match pin(root.path(), &meta, &fixture, &origin) {
+                Ok(_) => {
+                    let errors = verify(root.path());
+                    prop_assert!(errors.is_empty(), "{:#?}", errors);
+                    let read = fixture::read_meta(root.path(), &meta.property_id, meta.fixture_id);
+                    prop_assert_eq!(read.ok(), Some(meta.clone()));
+                    prop_assert_eq!(reads_back.ok(), Some(meta));
+                }
+                Err(error) => {
+                    prop_assert!(!root.path().join("fixtures").exists(), "{}", error);
+                    prop_assert!(reads_back.is_err(), "refused {} but it reads back", error);
+                }
+            }
+        }
+    }
+
     /// `YYYY-MM-DDTHH:MM:SSZ` of a count of seconds since 1970 (civil-from-days).
     fn utc(seconds: i64) -> String {
         let (days, secs) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
@@ -1080,4 +1144,107 @@ fn an_empty_patch_id_is_refused_when_pinned_and_read_when_on_disk() {
         assert!(verify(other.path()).is_empty());
         assert!(!other.path().join("fixtures").exists());
     }
+}
+
+/// `steps` deep: each step an object whose member `x` holds `depth - 1` nested arrays (a
+/// step of `depth` levels).
+fn nested_step(depth: usize) -> Value {
+    let mut value = Value::Null;
+    for _ in 1..depth {
+        value = Value::Array(vec![value]);
+    }
+    Value::Object(vec![("x".to_owned(), value)])
+}
+
+/// `pin` refuses, writing nothing, every `shrink_path` that the meta file could not be read
+/// back with: a step that is not an object, a step object with a key twice (as written or
+/// after NFC, at any depth), a step nested deeper than the file allows (the meta object and
+/// the `shrink_path` array count). A step at the deepest level allowed pins and verifies.
+#[test]
+fn pin_refuses_a_shrink_path_the_meta_file_could_not_be_read_back_with() {
+    let obj = |members: Vec<(&str, Value)>| {
+        Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
+        )
+    };
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("null", Value::Null, "step 1 is a null, not an object"),
+        (
+            "array",
+            Value::Array(Vec::new()),
+            "step 1 is a array, not an object",
+        ),
+        (
+            "duplicate key",
+            obj(vec![("a", Value::int(1)), ("a", Value::int(2))]),
+            "step 1: duplicate key \"a\" in the object at \"/shrink_path/1\"",
+        ),
+        (
+            "keys equal after NFC",
+            obj(vec![("e\u{301}", Value::int(1)), ("\u{e9}", Value::int(2))]),
+            "step 1: duplicate key \"\u{e9}\" in the object at \"/shrink_path/1\"",
+        ),
+        (
+            "duplicate key deeper down",
+            obj(vec![(
+                "x",
+                Value::Array(vec![obj(vec![("b", Value::Null), ("b", Value::Null)])]),
+            )]),
+            "step 1: duplicate key \"b\" in the object at \"/shrink_path/1/x/0\"",
+        ),
+        (
+            "nested too deep",
+            nested_step(fixture_step_limit() + 1),
+            "step 1: nesting deeper than 128 arrays/objects",
+        ),
+        (
+            "nested far too deep",
+            nested_step(200),
+            "step 1: nesting deeper than 128",
+        ),
+    ];
+    let fixture = canonicalize(br#"{"items": [{"qty": 0}]}"#, Canonicalization::V1).unwrap();
+    let origin = canonicalize(br#"{"items": [{"qty": 3}]}"#, Canonicalization::V1).unwrap();
+    for (name, step, message) in cases {
+        let mut meta = meta_for(&fixture, &origin, Canonicalization::V1);
+        meta.shrink_path.push(step);
+        let root = tempfile::tempdir().unwrap();
+        let err = pin(root.path(), &meta, &fixture, &origin).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                Error::Meta(MetaError::InvalidField {
+                    field: "shrink_path",
+                    ..
+                })
+            ),
+            "{name}: {err:?}"
+        );
+        assert!(err.to_string().contains(message), "{name}: {err}");
+        assert!(
+            !root.path().join("fixtures").exists(),
+            "{name}: pin wrote files"
+        );
+        // The meta file it would have written does not read back either.
+        assert!(Meta::parse(meta.render().as_bytes()).is_err(), "{name}");
+    }
+    // The deepest step allowed pins, reads back and verifies.
+    let mut meta = meta_for(&fixture, &origin, Canonicalization::V1);
+    meta.shrink_path.push(nested_step(fixture_step_limit()));
+    let root = tempfile::tempdir().unwrap();
+    pin(root.path(), &meta, &fixture, &origin).unwrap();
+    assert!(verify(root.path()).is_empty(), "{:#?}", verify(root.path()));
+    assert_eq!(
+        read_meta(root.path(), &property(), fixture.fixture_id()).unwrap(),
+        meta
+    );
+}
+
+/// The most levels a step may nest: `MAX_DEPTH` less the meta object and the `shrink_path`
+/// array around it.
+fn fixture_step_limit() -> usize {
+    freezegate_canon::MAX_DEPTH - 2
 }
