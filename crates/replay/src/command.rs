@@ -114,13 +114,15 @@ impl ShellCommand {
         self
     }
 
-    /// The deadline, counted from the start.
+    /// The deadline, counted from the start; a duration too large for the clock
+    /// (`Duration::MAX`) means no deadline.
     pub fn timeout(mut self, timeout: Duration) -> ShellCommand {
         self.timeout = timeout;
         self
     }
 
-    /// The grace period between SIGTERM and SIGKILL.
+    /// The grace period between SIGTERM and SIGKILL; one too large for the clock
+    /// (`Duration::MAX`) never ends: SIGKILL never follows.
     pub fn grace(mut self, grace: Duration) -> ShellCommand {
         self.grace = grace;
         self
@@ -175,7 +177,7 @@ impl ShellCommand {
         );
         let mut run = Run::new(&mut child, self.input.clone(), outputs, mark);
         run.whose = "command";
-        let (status, timed_out) = run.supervise(start + self.timeout, self.grace);
+        let (status, timed_out) = run.supervise(start.checked_add(self.timeout), self.grace);
         let overflowed = run.stdout.overflowed();
         let end = match (status, timed_out) {
             (_, true) => CommandEnd::TimedOut,

@@ -21,7 +21,7 @@ pub struct RunContext {
     /// replays, such as a shrinker's. Workers never see it (SPEC §4).
     pub replay: u32,
     /// How long the run may take before it is killed and labelled `timeout`, counted from
-    /// its start.
+    /// its start; a duration too large for the clock (`Duration::MAX`) means no deadline.
     pub timeout: Duration,
 }
 
@@ -48,7 +48,8 @@ impl RunContext {
         self
     }
 
-    /// The same context with another deadline.
+    /// The same context with another deadline ([`RunContext::timeout`]; `Duration::MAX`:
+    /// none).
     pub fn with_timeout(mut self, timeout: Duration) -> RunContext {
         self.timeout = timeout;
         self

@@ -132,7 +132,8 @@ impl ProcessOracle {
         })
     }
 
-    /// The same runner with another grace period between SIGTERM and SIGKILL.
+    /// The same runner with another grace period between SIGTERM and SIGKILL; one too large
+    /// for the clock (`Duration::MAX`) never ends: SIGKILL never follows.
     pub fn with_grace(mut self, grace: Duration) -> ProcessOracle {
         self.grace = grace;
         self
@@ -186,7 +187,8 @@ impl Oracle for ProcessOracle {
             TailBuffer::new(self.output_cap),
         );
         let mut run = Run::new(&mut child, input, outputs, mark);
-        let deadline = start + ctx.timeout;
+        // A timeout past what an `Instant` can hold is no deadline.
+        let deadline = start.checked_add(ctx.timeout);
         let (status, timed_out) = run.supervise(deadline, self.grace);
         let duration = start.elapsed();
         let stdout = run.stdout.excerpt();
@@ -395,20 +397,23 @@ pub(crate) fn terminate_group(child: &mut Child, grace: Duration) -> io::Result<
     if let Some(pgid) = pgid {
         let _ = kill_process_group(pgid, Signal::TERM);
     }
-    let until = Instant::now() + grace;
+    // A grace past what an `Instant` can hold never ends: SIGKILL only if the leader
+    // outlives the grace.
+    let until = Instant::now().checked_add(grace);
     let mut pause = Duration::from_micros(200);
     let status = loop {
         if let Some(status) = child.try_wait()? {
             break status;
         }
         let now = Instant::now();
-        if now >= until {
+        let left = until.map_or(Duration::MAX, |until| until.saturating_duration_since(now));
+        if left.is_zero() {
             if let Some(pgid) = pgid {
                 let _ = kill_process_group(pgid, Signal::KILL);
             }
             break child.wait()?;
         }
-        std::thread::sleep(pause.min(until - now));
+        std::thread::sleep(pause.min(left));
         pause = (pause * 2).min(Duration::from_millis(10));
     };
     settle_group(pgid, Instant::now() + SETTLE_LIMIT);
@@ -506,11 +511,11 @@ impl<'c> Run<'c> {
 
     /// Runs the process to its end: returns its exit status and whether it was killed at
     /// the deadline (a run whose stdout outgrew a head buffer is killed too, but not at
-    /// the deadline). Afterwards no process of the group is running and the pipes are
-    /// drained.
+    /// the deadline). `None`: no deadline (a timeout too large for an `Instant`). Afterwards
+    /// no process of the group is running and the pipes are drained.
     pub(crate) fn supervise(
         &mut self,
-        deadline: Instant,
+        deadline: Option<Instant>,
         grace: Duration,
     ) -> (io::Result<ExitStatus>, bool) {
         // A candidate that fits the pipe goes in (and stdin is closed) before the first
@@ -523,7 +528,7 @@ impl<'c> Run<'c> {
             }
             ended @ (Waited::Deadline | Waited::Overflow) => {
                 self.signal_group(Signal::TERM);
-                let status = match self.wait_leader(Instant::now() + grace) {
+                let status = match self.wait_leader(Instant::now().checked_add(grace)) {
                     Waited::Exited(status) => {
                         self.finish_group();
                         status
@@ -623,7 +628,7 @@ impl<'c> Run<'c> {
     }
 
     /// Moves input and output until the leader exits or `until` passes.
-    fn wait_leader(&mut self, until: Instant) -> Waited {
+    fn wait_leader(&mut self, until: Option<Instant>) -> Waited {
         let mut check = true;
         loop {
             if check {
@@ -633,11 +638,13 @@ impl<'c> Run<'c> {
                     Err(e) => return Waited::Exited(Err(e)),
                 }
             }
-            let now = Instant::now();
-            if now >= until {
-                return Waited::Deadline;
-            }
-            let mut wait = until - now;
+            let mut wait = match until {
+                Some(until) => match until.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => left,
+                    _ => return Waited::Deadline,
+                },
+                None => Duration::MAX,
+            };
             if self.pidfd.is_none() {
                 // No pidfd (an old kernel): look at the child every few milliseconds.
                 wait = wait.min(Duration::from_millis(2));

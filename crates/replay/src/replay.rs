@@ -19,7 +19,8 @@ pub const REPORT_SCHEMA: &str = "freezegate-replay-v1";
 pub struct ReplayOptions {
     /// How many runs may be in flight at once (at least 1 is used).
     pub jobs: usize,
-    /// The deadline of each run.
+    /// The deadline of each run; one too large for the clock (`Duration::MAX`) means no
+    /// deadline.
     pub timeout: Duration,
     /// The property id every run sees (`PROPERTY_ID`); may be empty.
     pub property_id: String,

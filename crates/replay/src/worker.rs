@@ -84,7 +84,8 @@ impl WorkerOracle {
         })
     }
 
-    /// The same runner with another grace period between SIGTERM and SIGKILL.
+    /// The same runner with another grace period between SIGTERM and SIGKILL; one too large
+    /// for the clock (`Duration::MAX`) never ends: SIGKILL never follows.
     pub fn with_grace(mut self, grace: Duration) -> WorkerOracle {
         self.grace = grace;
         self
@@ -230,8 +231,8 @@ impl Oracle for WorkerOracle {
         let mut line = Vec::with_capacity(candidate.len() + 1);
         line.extend_from_slice(candidate);
         line.push(b'\n');
-        let deadline = start + ctx.timeout;
-        let answer = worker.ask(line, deadline);
+        // A timeout past what an `Instant` can hold is no deadline.
+        let answer = worker.ask(line, start.checked_add(ctx.timeout));
         let duration = start.elapsed();
         match answer {
             Asked::Answer(text) => {
@@ -374,7 +375,8 @@ struct Worker {
 }
 
 impl Worker {
-    fn ask(&mut self, line: Vec<u8>, deadline: Instant) -> Asked {
+    /// Sends one candidate and waits for its answer until `deadline` (`None`: no deadline).
+    fn ask(&mut self, line: Vec<u8>, deadline: Option<Instant>) -> Asked {
         let Some(lines) = &self.lines else {
             return Asked::Died;
         };
@@ -383,14 +385,14 @@ impl Worker {
             return Asked::Died;
         }
         loop {
-            let now = Instant::now();
-            if now >= deadline {
+            let left = match deadline {
+                Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+                None => Duration::MAX,
+            };
+            if left.is_zero() {
                 return Asked::Silent;
             }
-            match self
-                .answers
-                .recv_timeout((deadline - now).min(LIVENESS_TICK))
-            {
+            match self.answers.recv_timeout(left.min(LIVENESS_TICK)) {
                 Ok(batch) => return Asked::from_batch(batch),
                 Err(RecvTimeoutError::Disconnected) => return Asked::Died,
                 Err(RecvTimeoutError::Timeout) => {

@@ -166,3 +166,25 @@ fn an_empty_command_is_refused_and_a_missing_directory_is_not_run() -> TestResul
     );
     Ok(())
 }
+
+/// A timeout or grace too large for the clock means no deadline (no end to the grace), never
+/// a panic: a command that exits by itself ends as usual, and one stopped at its deadline
+/// with an endless grace ends on SIGTERM.
+#[test]
+fn a_timeout_or_grace_of_duration_max_is_no_deadline() -> TestResult {
+    let out = ShellCommand::new("echo done", ".")?
+        .timeout(Duration::MAX)
+        .grace(Duration::MAX)
+        .run();
+    assert_eq!(out.end, exited(0)?);
+    assert_eq!(out.stdout, b"done\n");
+    let m = marker(4);
+    let _cleanup = Cleanup(vec![m.clone()]);
+    let out = ShellCommand::new(format!("exec sleep {m}"), ".")?
+        .timeout(Duration::from_millis(300))
+        .grace(Duration::MAX)
+        .run();
+    assert_eq!(out.end, CommandEnd::TimedOut);
+    assert_eq!(running_with(&m), Vec::<i32>::new());
+    Ok(())
+}

@@ -592,3 +592,36 @@ fn prop_assert_run_fails_like(
     proptest::prop_assert!(out.fails_like(None));
     Ok(())
 }
+
+/// A timeout or grace too large for the clock (`Duration::MAX`) means no deadline, never a
+/// panic, for every runner: a run that ends by itself is labelled as usual, through
+/// `RunContext::with_timeout` and `ReplayOptions::timeout` alike, and a worker stopped with an
+/// endless grace ends on SIGTERM.
+#[test]
+fn a_timeout_or_grace_of_duration_max_is_no_deadline() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let endless = ctx().with_timeout(Duration::MAX);
+    let process =
+        ProcessOracle::new("cat >/dev/null; exit 1", dir.path())?.with_grace(Duration::MAX);
+    let out = process.run(CANDIDATE, &endless);
+    assert_eq!((out.label, out.exit), (Label::AssertFail, Exit::Code(1)));
+    let options = ReplayOptions {
+        timeout: Duration::MAX,
+        ..ReplayOptions::default()
+    };
+    let report = replay(&process, CANDIDATE, &ReplayPlan::new(2, 7)?, &options);
+    assert_eq!(report.labels(), [Label::AssertFail, Label::AssertFail]);
+    assert_eq!(report.verdict, Verdict::BlockPatch);
+
+    let worker = WorkerOracle::new("while read l; do echo pass; done", dir.path())?
+        .with_grace(Duration::MAX);
+    let out = worker.run(CANDIDATE, &endless);
+    assert_eq!(out.label, Label::AssertPass, "{:?}", out.message);
+    // An answer outside the protocol stops the worker: SIGTERM, then the endless grace.
+    let garbage = WorkerOracle::new("while read l; do echo maybe; done", dir.path())?
+        .with_grace(Duration::MAX);
+    let out = garbage.run(CANDIDATE, &endless);
+    assert_eq!(out.label, Label::HarnessError, "{:?}", out.message);
+    drop((worker, garbage));
+    Ok(())
+}
