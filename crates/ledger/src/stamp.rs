@@ -9,6 +9,9 @@ use time::{Duration, OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
 use crate::error::Error;
 
+/// Seconds in a day: a UTC day, as the ledger counts them (no leap seconds).
+const SECONDS_PER_DAY: i64 = 86_400;
+
 /// A UTC instant with whole seconds, written `YYYY-MM-DDTHH:MM:SSZ` (SPEC §7).
 ///
 /// The crate never reads the clock: callers build `now` from a flag or from their own clock
@@ -43,9 +46,14 @@ impl Timestamp {
             .map(Timestamp)
     }
 
-    /// The instant `days` whole days later, if representable.
+    /// The instant `days` whole days later (earlier, for a negative `days`), if
+    /// representable; `None` otherwise, whatever `days` is.
     pub fn plus_days(self, days: i64) -> Option<Timestamp> {
-        self.0.checked_add(Duration::days(days)).map(Timestamp)
+        // `Duration::days` panics past `i64::MAX` seconds; the seconds are counted here.
+        let seconds = days.checked_mul(SECONDS_PER_DAY)?;
+        self.0
+            .checked_add(Duration::seconds(seconds))
+            .map(Timestamp)
     }
 
     /// The underlying `time` value (UTC).
@@ -109,6 +117,29 @@ mod tests {
         let t: Timestamp = "2026-09-17T08:30:05Z".parse().unwrap();
         assert_eq!(t.to_string(), "2026-09-17T08:30:05Z");
         assert_eq!(t.plus_days(14).unwrap().to_string(), "2026-10-01T08:30:05Z");
+    }
+
+    proptest::proptest! {
+        /// `plus_days` never panics: any count of days gives the instant that many days
+        /// later when `time` can hold it, else `None`.
+        #[test]
+        fn plus_days_is_total(
+            start in -377_705_116_800i64..=253_402_300_799,
+            days in proptest::prop_oneof![
+                proptest::num::i64::ANY,
+                -3_000_000i64..3_000_000,
+                proptest::strategy::Just(i64::MAX),
+                proptest::strategy::Just(i64::MIN),
+            ],
+        ) {
+            // Years -9999 to 9999: `time`'s range.
+            let t = Timestamp::from_unix_seconds(start).unwrap();
+            let expected = days
+                .checked_mul(86_400)
+                .and_then(|s| s.checked_add(start))
+                .and_then(Timestamp::from_unix_seconds);
+            proptest::prop_assert_eq!(t.plus_days(days), expected);
+        }
     }
 
     #[test]
