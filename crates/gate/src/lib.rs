@@ -30,8 +30,20 @@
 //!   patch), [`demo::Demo`].
 //!
 //! The crates below are re-exported ([`freezegate_canon`], [`freezegate_replay`],
-//! [`freezegate_shrink`], [`freezegate_ledger`], and [`proptest`] for the strategies), so a
-//! project needs this one dependency.
+//! [`freezegate_shrink`], [`freezegate_ledger`], [`proptest`] for the strategies, and
+//! [`time`] for the `OffsetDateTime` of a [`Timestamp`]), so a project needs this one
+//! dependency.
+//!
+//! ```
+//! use freezegate_gate::Timestamp;
+//! use freezegate_gate::time::OffsetDateTime;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let now = Timestamp::from_datetime(OffsetDateTime::from_unix_timestamp(1_789_633_805)?);
+//! assert_eq!(now.to_string(), "2026-09-17T08:30:05Z");
+//! # Ok(())
+//! # }
+//! ```
 //!
 //! # Your own xtask
 //!
@@ -209,6 +221,9 @@ pub use freezegate_canon;
 pub use freezegate_canon::ErrorChain;
 pub use freezegate_ledger;
 pub use freezegate_ledger::Timestamp;
+/// The date-time crate of [`Timestamp::from_datetime`] and [`Timestamp::datetime`] (the
+/// ledger's re-export), so that a user needs one dependency.
+pub use freezegate_ledger::time;
 pub use freezegate_replay;
 pub use freezegate_shrink;
 pub use proptest;

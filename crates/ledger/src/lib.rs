@@ -34,8 +34,9 @@
 //! - [`freeze_row`] and [`precheck`] decide a freeze ([`Refusal`] when it is refused);
 //!   [`update`] writes.
 //! - The ids and labels rows hold are re-exported ([`PropertyId`], [`FixtureId`], [`Label`],
-//!   and the crates [`freezegate_canon`] and [`freezegate_replay`]), so this one dependency
-//!   is enough.
+//!   and the crates [`freezegate_canon`] and [`freezegate_replay`]), and so is the [`time`]
+//!   crate whose `OffsetDateTime` a [`Timestamp`] is made from ([`Timestamp::from_datetime`])
+//!   and gives back ([`Timestamp::datetime`]), so this one dependency is enough.
 //! - [`Error`] keeps its cause behind [`std::error::Error::source`] (a syntax error's line
 //!   and column under a [`Error::File`]); print it with [`ErrorChain`] to show the causes.
 //!
@@ -127,6 +128,10 @@ pub use row::{EnvClass, Key, ROW_FIELDS, Row, SCHEMA, Seed};
 pub use schema::{json_schema, json_schema_text};
 pub use signers::AllowedSigners;
 pub use stamp::Timestamp;
+/// The date-time crate of [`Timestamp::from_datetime`] and [`Timestamp::datetime`],
+/// re-exported so that a user needs one dependency and gets the version this crate was built
+/// with.
+pub use time;
 
 /// The canonical form crate whose ids key the rows, re-exported so that a user needs one
 /// dependency and gets the version this crate was built with.

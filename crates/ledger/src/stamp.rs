@@ -15,7 +15,22 @@ const SECONDS_PER_DAY: i64 = 86_400;
 /// A UTC instant with whole seconds, written `YYYY-MM-DDTHH:MM:SSZ` (SPEC §7).
 ///
 /// The crate never reads the clock: callers build `now` from a flag or from their own clock
-/// with [`Timestamp::from_datetime`] and pass it in.
+/// with [`Timestamp::from_datetime`] and pass it in. The `time` crate it takes is re-exported
+/// as [`freezegate_ledger::time`](crate::time):
+///
+/// ```
+/// use freezegate_ledger::Timestamp;
+/// use freezegate_ledger::time::{OffsetDateTime, UtcOffset};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let paris = OffsetDateTime::from_unix_timestamp(1_789_633_805)?
+///     .to_offset(UtcOffset::from_hms(2, 0, 0)?);
+/// let now = Timestamp::from_datetime(paris);
+/// assert_eq!(now.to_string(), "2026-09-17T08:30:05Z");
+/// assert_eq!(now.datetime().offset(), UtcOffset::UTC);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Timestamp(OffsetDateTime);
 
