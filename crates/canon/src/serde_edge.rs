@@ -15,16 +15,19 @@
 //! [`parse`](crate::parse), or a type with [`to_value`].
 
 use serde::de::DeserializeOwned;
-use serde::ser::Error as _;
+use serde::ser::{Error as _, SerializeMap as _, SerializeSeq as _};
 use serde::{Serialize, Serializer};
 
 use crate::error::ValueError;
+use crate::read::MAX_DEPTH;
 use crate::value::{Int, Value};
 
 /// A value as serde's data model: objects as maps in member order (not sorted, duplicates
 /// kept), floats as `f64`, integers as the smallest of `i64`, `u64`, `i128`, `u128` that
 /// holds them. An integer too long for 128 bits is an error of the serialiser, never a
-/// rounded number.
+/// rounded number; so is a value nested deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) arrays
+/// and objects (one built in code: parsed and converted values never are), which a
+/// serialiser, recursing once per level, could not write without overflowing its stack.
 ///
 /// ```
 /// use freezegate_canon::parse;
@@ -36,18 +39,69 @@ use crate::value::{Int, Value};
 /// );
 /// let too_long = parse(b"340282366920938463463374607431768211456")?;
 /// assert!(serde_json::to_string(&too_long).is_err());
+///
+/// let mut deep = freezegate_canon::Value::Null;
+/// for _ in 0..200 {
+///     deep = freezegate_canon::Value::Array(vec![deep]);
+/// }
+/// assert_eq!(
+///     serde_json::to_string(&deep).unwrap_err().to_string(),
+///     "a value nested deeper than 128 arrays/objects cannot be serialized"
+/// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 impl Serialize for Value {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
+        Nested {
+            value: self,
+            depth: 0,
+        }
+        .serialize(s)
+    }
+}
+
+/// A value inside `depth` arrays and objects of the value being serialised.
+struct Nested<'v> {
+    value: &'v Value,
+    depth: usize,
+}
+
+impl Serialize for Nested<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let depth = self.depth + 1;
+        // Asked once the serialiser has opened the array or object, so that a serialiser with
+        // a limit of its own (`to_value`'s: `ValueError::TooDeep`) says so first.
+        let too_deep = || {
+            S::Error::custom(format!(
+                "a value nested deeper than {MAX_DEPTH} arrays/objects cannot be serialized"
+            ))
+        };
+        match self.value {
             Value::Null => s.serialize_unit(),
             Value::Bool(b) => s.serialize_bool(*b),
             Value::Int(n) => n.serialize(s),
             Value::Float(x) => s.serialize_f64(x.get()),
             Value::String(text) => s.serialize_str(text),
-            Value::Array(items) => s.collect_seq(items),
-            Value::Object(members) => s.collect_map(members.iter().map(|(k, v)| (k, v))),
+            Value::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                if depth > MAX_DEPTH {
+                    return Err(too_deep());
+                }
+                for value in items {
+                    seq.serialize_element(&Nested { value, depth })?;
+                }
+                seq.end()
+            }
+            Value::Object(members) => {
+                let mut map = s.serialize_map(Some(members.len()))?;
+                if depth > MAX_DEPTH {
+                    return Err(too_deep());
+                }
+                for (key, value) in members {
+                    map.serialize_entry(key, &Nested { value, depth })?;
+                }
+                map.end()
+            }
         }
     }
 }

@@ -12,6 +12,14 @@ use crate::error::ValueError;
 ///
 /// Two values compare equal when they are structurally identical: same member order,
 /// same float bits (so `0.0 != -0.0`, as their canonical bytes differ).
+///
+/// Parsed and converted values nest at most [`MAX_DEPTH`](crate::MAX_DEPTH) deep; one built
+/// in code may nest deeper. Such a value has no canonical bytes ([`ValueError::TooDeep`]),
+/// `Serialize` refuses it with an error naming the limit, and `Display` and
+/// [`to_pretty_string`](crate::to_pretty_string) print it whole without recursing. The
+/// derived `Clone`, `PartialEq`, `Hash`, `Debug` and the drop glue do recurse, one call per
+/// level: far deeper than the limit (tens of thousands of levels), they can overflow the
+/// thread's stack.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Value {
     /// `null`
@@ -315,8 +323,11 @@ impl From<Vec<Value>> for Value {
 }
 
 impl fmt::Display for Value {
-    /// Writes the value as compact JSON in its own member order, strings as given (no NFC).
-    /// For canonical bytes use [`crate::to_canonical_bytes`].
+    /// Writes the value as compact JSON in its own member order, strings as given (no NFC),
+    /// whatever its depth: the writer keeps its own stack, so a value built in code that nests
+    /// deeper than [`MAX_DEPTH`](crate::MAX_DEPTH) (which has no canonical form) prints whole
+    /// and never overflows the thread's stack. For canonical bytes use
+    /// [`crate::to_canonical_bytes`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut out = Vec::new();
         crate::write::write_compact(&mut out, self);

@@ -442,37 +442,10 @@ impl ValueWriter {
     }
 }
 
-/// Compact JSON in the value's own member order, strings as they are (no NFC, no checks).
+/// Compact JSON in the value's own member order, strings as they are (no NFC, no checks), at
+/// any depth.
 pub(crate) fn write_compact(out: &mut Vec<u8>, value: &Value) {
-    match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
-        Value::Int(n) => out.extend_from_slice(n.as_str().as_bytes()),
-        Value::Float(x) => push_float_repr(out, x.get()),
-        Value::String(s) => push_escaped(out, s),
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_compact(out, item);
-            }
-            out.push(b']');
-        }
-        Value::Object(members) => {
-            out.push(b'{');
-            for (i, (k, v)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                push_escaped(out, k);
-                out.push(b':');
-                write_compact(out, v);
-            }
-            out.push(b'}');
-        }
-    }
+    write_json(out, value, false);
 }
 
 /// Renders a value for people and diffs: two-space indent, `", "`-free separators
@@ -480,10 +453,10 @@ pub(crate) fn write_compact(out: &mut Vec<u8>, value: &Value) {
 /// strings escaped as in canonical form, and a trailing newline. Empty arrays and objects
 /// print as `[]` and `{}`. This is the layout of fixture meta files and of the freeze
 /// ledger (SPEC §3, §7); it matches Python's `json.dumps(v, indent=2, ensure_ascii=False)`
-/// plus `"\n"`.
+/// plus `"\n"`. A value of any depth is written: the writer keeps its own stack.
 pub fn to_pretty_string(value: &Value) -> String {
     let mut out = Vec::new();
-    pretty(&mut out, value, 0);
+    write_json(&mut out, value, true);
     out.push(b'\n');
     // Only valid UTF-8 was written: strings are `str`, the rest is ASCII.
     String::from_utf8(out).unwrap_or_default()
@@ -494,35 +467,68 @@ fn indent(out: &mut Vec<u8>, level: usize) {
     out.extend(std::iter::repeat_n(b' ', 2 * level));
 }
 
-fn pretty(out: &mut Vec<u8>, value: &Value, level: usize) {
-    match value {
-        Value::Array(items) if !items.is_empty() => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
+/// The arrays and objects [`write_json`] is inside, each with what is left of it.
+enum Open<'v> {
+    Array(std::slice::Iter<'v, Value>),
+    Object(std::slice::Iter<'v, (String, Value)>),
+}
+
+/// Writes `value` as JSON text in its own member order, strings as they are (no NFC, no
+/// checks): compact, or `pretty` as [`to_pretty_string`] lays it out. It keeps its own stack
+/// of the arrays and objects it is inside, so a value of any depth is written (a value built
+/// in code can nest deeper than [`MAX_DEPTH`] and than the thread's stack).
+fn write_json(out: &mut Vec<u8>, value: &Value, pretty: bool) {
+    // Each open array or object, and whether none of its elements is written yet.
+    let mut stack: Vec<(Open<'_>, bool)> = Vec::new();
+    let mut next = Some(value);
+    loop {
+        match next.take() {
+            Some(Value::Null) => out.extend_from_slice(b"null"),
+            Some(Value::Bool(b)) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+            Some(Value::Int(n)) => out.extend_from_slice(n.as_str().as_bytes()),
+            Some(Value::Float(x)) => push_float_repr(out, x.get()),
+            Some(Value::String(s)) => push_escaped(out, s),
+            Some(Value::Array(items)) => {
+                out.push(b'[');
+                stack.push((Open::Array(items.iter()), true));
+            }
+            Some(Value::Object(members)) => {
+                out.push(b'{');
+                stack.push((Open::Object(members.iter()), true));
+            }
+            None => {}
+        }
+        let level = stack.len();
+        let Some((open, empty)) = stack.last_mut() else {
+            return;
+        };
+        let first = std::mem::replace(empty, false);
+        let (element, close) = match open {
+            Open::Array(items) => (items.next().map(|item| (None, item)), b']'),
+            Open::Object(members) => (members.next().map(|(k, v)| (Some(k), v)), b'}'),
+        };
+        match element {
+            Some((key, item)) => {
+                if !first {
                     out.push(b',');
                 }
-                indent(out, level + 1);
-                pretty(out, item, level + 1);
-            }
-            indent(out, level);
-            out.push(b']');
-        }
-        Value::Object(members) if !members.is_empty() => {
-            out.push(b'{');
-            for (i, (k, v)) in members.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
+                if pretty {
+                    indent(out, level);
                 }
-                indent(out, level + 1);
-                push_escaped(out, k);
-                out.extend_from_slice(b": ");
-                pretty(out, v, level + 1);
+                if let Some(key) = key {
+                    push_escaped(out, key);
+                    out.extend_from_slice(if pretty { b": " } else { b":" });
+                }
+                next = Some(item);
             }
-            indent(out, level);
-            out.push(b'}');
+            None => {
+                stack.pop();
+                if pretty && !first {
+                    indent(out, level - 1);
+                }
+                out.push(close);
+            }
         }
-        other => write_compact(out, other),
     }
 }
 

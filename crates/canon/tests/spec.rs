@@ -425,3 +425,106 @@ fn nfc_is_the_normalisation_canonical_bytes_use() {
         format!("\"{}\"", freezegate_canon::nfc("\u{fb2a}")).into_bytes()
     );
 }
+
+/// Takes `value` apart one level at a time: dropping a value nested deeper than the stack
+/// would recurse.
+fn dismantle(value: freezegate_canon::Value) {
+    use freezegate_canon::Value;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(members) => stack.extend(members.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+/// `depth` arrays and objects (`{"k": …}`) in turn around `null`, built without recursion.
+fn nested_value(depth: usize) -> freezegate_canon::Value {
+    let mut value = freezegate_canon::Value::Null;
+    for i in 0..depth {
+        value = if i % 2 == 0 {
+            freezegate_canon::Value::Array(vec![value])
+        } else {
+            freezegate_canon::Value::Object(vec![("k".to_owned(), value)])
+        };
+    }
+    value
+}
+
+/// Runs `f` on a thread whose stack is `bytes` long, as the default 2 MiB of a spawned
+/// thread or smaller.
+fn on_a_stack_of<T: Send + 'static>(bytes: usize, f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(bytes)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+/// A value built in code can nest deeper than any stack (and than `MAX_DEPTH`): `Display`
+/// prints it whole; `Serialize` is an error that names the limit (for `to_value`, its own
+/// `TooDeep`), as canonical bytes are; neither overflows a 2 MiB stack.
+#[test]
+fn a_value_nested_200_000_deep_displays_and_fails_to_serialize_without_overflow() {
+    const DEPTH: usize = 200_000;
+    let (text, serialized, converted, bytes) = on_a_stack_of(2 << 20, || {
+        let value = nested_value(DEPTH);
+        let out = (
+            value.to_string(),
+            serde_json::to_string(&value).map_err(|e| e.to_string()),
+            freezegate_canon::to_value(&value).map(dismantle),
+            value_bytes(&value, Canonicalization::V1),
+        );
+        dismantle(value);
+        out
+    });
+    let expected: String = (0..DEPTH)
+        .rev()
+        .map(|i| if i % 2 == 0 { "[" } else { "{\"k\":" })
+        .chain(["null"])
+        .chain((0..DEPTH).map(|i| if i % 2 == 0 { "]" } else { "}" }))
+        .collect();
+    assert!(text == expected, "the text of the deep value differs");
+    assert_eq!(
+        serialized,
+        Err(format!(
+            "a value nested deeper than {MAX_DEPTH} arrays/objects cannot be serialized"
+        ))
+    );
+    assert_eq!(
+        converted,
+        Err(freezegate_canon::ValueError::TooDeep(MAX_DEPTH))
+    );
+    assert_eq!(bytes, Err(freezegate_canon::ValueError::TooDeep(MAX_DEPTH)));
+    // At the limit, it serialises.
+    let at_limit = nested_value(MAX_DEPTH);
+    assert_eq!(
+        serde_json::to_string(&at_limit).unwrap(),
+        at_limit.to_string()
+    );
+}
+
+/// The pretty layout (meta files, the ledger) is written without recursion too: a deep value
+/// renders on a stack far smaller than its depth would need, with one line per bracket.
+#[test]
+fn a_deep_value_renders_pretty_on_a_small_stack() {
+    const DEPTH: usize = 3_000;
+    let text = on_a_stack_of(64 << 10, || {
+        let value = nested_value(DEPTH);
+        let text = freezegate_canon::to_pretty_string(&value);
+        dismantle(value);
+        text
+    });
+    assert_eq!(text.lines().count(), 2 * DEPTH + 1);
+    assert!(
+        text.starts_with("{\n  \"k\": [\n    {\n      \"k\": ["),
+        "{}",
+        &text[..40]
+    );
+    assert!(text.ends_with("\n  ]\n}\n"));
+    let middle = format!("\n{}null\n", " ".repeat(2 * DEPTH));
+    assert!(text.contains(&middle));
+}
