@@ -133,7 +133,23 @@ pub fn value_bytes(value: &Value, form: Canonicalization) -> Result<Vec<u8>, Val
     write::canonical_value(value, form.sorts())
 }
 
-/// Canonical bytes (form v1) of a [`Value`], with their digest.
+/// Canonical bytes of a [`Value`] in the given form, with their digest ([`value_bytes`]
+/// with the digest and fixture id).
+///
+/// Fails as [`value_bytes`] does.
+///
+/// ```
+/// use freezegate_canon::{Canonicalization, canonicalize_value, parse};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let value = parse(br#"{"b": 1, "a": 2}"#)?;
+/// assert_eq!(canonicalize_value(&value, Canonicalization::V1)?.as_str(), r#"{"a":2,"b":1}"#);
+/// // The ordered form keeps the members in the value's order.
+/// let ordered = canonicalize_value(&value, Canonicalization::V1Ordered)?;
+/// assert_eq!(ordered.as_str(), r#"{"b":1,"a":2}"#);
+/// # Ok(())
+/// # }
+/// ```
 pub fn canonicalize_value(value: &Value, form: Canonicalization) -> Result<Canonical, ValueError> {
     value_bytes(value, form).map(Canonical::from_canonical_bytes)
 }
