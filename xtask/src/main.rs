@@ -158,5 +158,17 @@ fn main() -> ExitCode {
         Command::Replay(args) => replay::run(args),
         Command::Shrink(args) => shrink::run(args),
     };
+    if runs_oracles {
+        // Every run has ended and every process this command started was waited for: a child
+        // left is a process an oracle left that no run's end could tie to its run.
+        let orphans =
+            freezegate_gate::process::kill_orphans(freezegate_gate::process::ORPHAN_LIMIT);
+        if orphans > 0 {
+            eprintln!(
+                "note: killed {orphans} process{} an oracle left running outside its run's reach (a new session with an empty environment and none of the run's pipes)",
+                if orphans == 1 { "" } else { "es" }
+            );
+        }
+    }
     exit::finish(outcome)
 }

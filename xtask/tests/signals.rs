@@ -187,6 +187,66 @@ fn sigint_during_replays_kills_every_run_and_its_escapees_and_exits_130() {
     interrupt(&scene, xtask, "INT", 130);
 }
 
+/// A process that leaves its run with nothing of the run (a new session, an empty
+/// environment, every descriptor on `/dev/null`: Python's `subprocess.Popen(env={},
+/// start_new_session=True, …DEVNULL)`) cannot be tied to its run when the run ends; it is an
+/// orphan of xtask, which kills it when the command is done, or when a signal stops it.
+#[test]
+fn an_escapee_with_nothing_of_its_run_does_not_outlive_the_command() {
+    let scene = Scene::new();
+    scene.write("f.json", "{}\n");
+    let leave = format!(
+        "cat >/dev/null; env -i setsid sh -c ': > ready.$$; exec sleep {t}' </dev/null >/dev/null 2>&1 & \
+         while ! ls ready.* >/dev/null 2>&1; do sleep 0.01; done",
+        t = scene.token
+    );
+    let xtask = scene.start(&[
+        "replay",
+        "--oracle",
+        &format!("{leave}; exit 0"),
+        "--fixture",
+        "f.json",
+        "--replays",
+        "1",
+    ]);
+    let out = xtask.wait_with_output().expect("xtask runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let left = still_running(|| scene.survivors());
+    assert!(left.is_empty(), "left running: {left:?}");
+    assert!(
+        stderr.contains("note: killed 1 process an oracle left running outside its run's reach"),
+        "{stderr}"
+    );
+    // Stopped by a signal while the run that left it still goes.
+    for entry in std::fs::read_dir(&scene.dir).expect("dir").flatten() {
+        if entry.file_name().to_string_lossy().starts_with("ready.") {
+            std::fs::remove_file(entry.path()).expect("rm");
+        }
+    }
+    let mut xtask = scene.start(&[
+        "replay",
+        "--oracle",
+        &format!("{leave}; touch started.1; sleep {}", scene.token),
+        "--fixture",
+        "f.json",
+        "--replays",
+        "1",
+        "--timeout-ms",
+        "60000",
+    ]);
+    wait_for_files(&scene.dir, "started.", 1, &mut xtask);
+    // The run's own sleep and the escapee.
+    let sleeps = |running: Vec<(i32, String)>| {
+        running
+            .into_iter()
+            .filter(|(_, cmdline)| cmdline.starts_with("sleep "))
+            .count()
+    };
+    assert_eq!(sleeps(scene.survivors()), 2, "{:?}", scene.survivors());
+    interrupt(&scene, xtask, "TERM", 143);
+}
+
 #[test]
 fn sigterm_during_a_campaign_generator_exits_143() {
     let scene = Scene::new();

@@ -117,6 +117,8 @@
 //!     // `Some("refs/remotes/origin/main")` also judges the patch's own commits.
 //!     let mut report = run::run_with_base(&settings, &ctx, None)?;
 //!     report.decide();
+//!     // Kill what oracles left running that no run could be tied to.
+//!     process::kill_orphans(process::ORPHAN_LIMIT);
 //!     // Print nothing made of runs a signal killed.
 //!     process::park_if_stopping();
 //!     print!("{}", render::settings_text(&report.settings));

@@ -16,6 +16,11 @@
 //!   (`error: stopped by SIGTERM: killed 2 oracle runs`) and exits with 128 + the signal:
 //!   130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 //!
+//! A process an oracle left that the end of its run could not tie to the run (it left the
+//! run's group with an empty environment and none of the run's pipes) is an orphan of this
+//! process until [`kill_orphans`] kills it: the stop does, and a binary calls it once its
+//! command is done, before `main` returns.
+//!
 //! Two registrations widen what a stop does. A child process that is itself such a binary
 //! (another xtask, run by [`ForwardStop::spawn`]) gets SIGTERM and is waited for, so it
 //! stops its own oracles before this process exits; a folder registered with
@@ -43,7 +48,10 @@ use rustix::process::{PidfdFlags, Signal, pidfd_open, pidfd_send_signal};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
-pub use freezegate_replay::{become_child_subreaper, kill_active_runs};
+pub use freezegate_replay::{become_child_subreaper, kill_active_runs, kill_orphans};
+
+/// How long [`stop`] and a command's end give the orphans [`kill_orphans`] kills to be gone.
+pub const ORPHAN_LIMIT: Duration = Duration::from_secs(2);
 
 /// Set when a stopping signal arrived.
 static STOPPED: AtomicBool = AtomicBool::new(false);
@@ -106,15 +114,19 @@ fn stop(signal: i32) -> ! {
     freezegate_canon::fixture::hold_writes();
     let runs = kill_active_runs();
     let forwarded = forward(&children, FORWARD_GRACE);
+    // What the runs left that no run could be tied to; the forwarded children, in this
+    // process's group, are not among them.
+    let orphans = kill_orphans(ORPHAN_LIMIT);
     for (_, dir) in lock(&REMOVED).iter() {
         // Best effort: the process is ending, and nothing else would remove it.
         let _ = std::fs::remove_dir_all(dir);
     }
     eprintln!(
-        "error: stopped by {}: {}{}",
+        "error: stopped by {}: {}{}{}",
         name(signal),
         killed(runs),
-        stopped(forwarded)
+        stopped(forwarded),
+        orphans_killed(orphans)
     );
     std::process::exit(128 + signal)
 }
@@ -168,6 +180,15 @@ fn forward(children: &[(u64, OwnedFd)], grace: Duration) -> usize {
         }
     }
     children.len()
+}
+
+/// What [`stop`] adds about the orphans it killed.
+fn orphans_killed(orphans: usize) -> String {
+    match orphans {
+        0 => String::new(),
+        1 => ", killed 1 process an oracle left running".to_owned(),
+        n => format!(", killed {n} processes oracles left running"),
+    }
 }
 
 /// What [`stop`] adds about the children it stopped.

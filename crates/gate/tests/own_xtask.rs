@@ -92,6 +92,7 @@ fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
     };
     let mut report = run::run_with_base(&settings, &ctx, None)?;
     report.decide();
+    process::kill_orphans(process::ORPHAN_LIMIT);
     process::park_if_stopping();
     print!("{}", render::settings_text(&report.settings));
     print!("{}", render::body_text(&report, Style { color: false }));

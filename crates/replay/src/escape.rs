@@ -266,102 +266,8 @@ impl RunMark {
     /// runs. Gives up at `limit`.
     pub(crate) fn sweep(&mut self, pipes: &[PipeEnd], limit: Instant) -> Swept {
         self.end();
-        let mut swept = Swept {
-            killed: 0,
-            settled: true,
-        };
-        if !matches!(rustix::process::child_subreaper(), Ok(Some(_))) {
-            // Orphans went to another reaper (PID 1): out of reach.
-            return swept;
-        }
-        let me = getpid().as_raw_nonzero().get();
-        let own_group = getpgrp().as_raw_nonzero().get();
-        // Children of ours that were sent SIGKILL, groups led by one of them that were too,
-        // and every process counted as killed.
-        let mut killed: BTreeSet<i32> = BTreeSet::new();
-        let mut groups: BTreeSet<i32> = BTreeSet::new();
-        let mut counted: BTreeSet<i32> = BTreeSet::new();
-        let mut pause = Duration::from_micros(200);
-        // A thread's list of children can miss one while others are reaped: only two quiet
-        // looks in a row end the sweep.
-        let mut quiet = 0;
-        loop {
-            let mut busy = false;
-            let running_groups: BTreeSet<i32> =
-                active().values().copied().filter(|&g| g != 0).collect();
-            for pid in children_of(me) {
-                let Some(stat) = ProcStat::read(pid) else {
-                    continue;
-                };
-                if stat.ppid != me {
-                    continue;
-                }
-                let Some(child) = Pid::from_raw(pid) else {
-                    continue;
-                };
-                let ours = killed.contains(&pid) || groups.contains(&stat.pgrp);
-                if still_exiting(pid, &stat) {
-                    // Its children (escapees of the run, maybe) come here only once it is
-                    // gone, and meanwhile its mark may be unreadable: look again.
-                    busy = true;
-                }
-                if !stat.running() {
-                    if ours {
-                        // An unreaped child of ours: the pid names no one else. Its own
-                        // children were reparented here before it became a zombie: look
-                        // again.
-                        if let Ok(Some(_)) = waitpid(Some(child), WaitOptions::NOHANG) {
-                            killed.remove(&pid);
-                        }
-                        busy = true;
-                    }
-                    continue;
-                }
-                if ours {
-                    busy = true;
-                    continue;
-                }
-                if stat.pgrp == own_group
-                    || running_groups.contains(&stat.pgrp)
-                    || !self.owns(pid, &stat, pipes)
-                {
-                    continue;
-                }
-                counted.insert(pid);
-                if stat.pgrp == pid {
-                    // It leads its group, and as our unreaped child it keeps the group id
-                    // from being reused: the whole group goes.
-                    counted.extend(group_members(pid));
-                    let _ = kill_process_group(child, Signal::KILL);
-                    groups.insert(pid);
-                }
-                let _ = kill_process(child, Signal::KILL);
-                killed.insert(pid);
-                busy = true;
-            }
-            // Members of a killed group that are not (yet) our children.
-            groups.retain(|&g| {
-                Pid::from_raw(g).is_some_and(|g| test_kill_process_group(g) != Err(Errno::SRCH))
-            });
-            if groups.iter().any(|&g| group_is_running(g.unsigned_abs())) {
-                busy = true;
-            }
-            swept.killed = counted.len();
-            if !busy {
-                quiet += 1;
-                if quiet == 2 {
-                    return swept;
-                }
-                continue;
-            }
-            quiet = 0;
-            if Instant::now() >= limit {
-                swept.settled = false;
-                return swept;
-            }
-            std::thread::sleep(pause);
-            pause = (pause * 2).min(Duration::from_millis(20));
-        }
+        let this = &*self;
+        sweep_children(&|pid, stat| this.owns(pid, stat, pipes), limit)
     }
 
     /// Whether process `pid`, a child of this process, is the run's: it carries the run's
@@ -384,6 +290,123 @@ impl RunMark {
 impl Drop for RunMark {
     fn drop(&mut self) {
         self.end();
+    }
+}
+
+/// Where this process is a child subreaper ([`crate::become_child_subreaper`]), kills the
+/// processes it adopted that still run: every running child of this process outside its own
+/// process group and the groups of runs still going, with the group it leads, then their
+/// children as they are reparented here; reaps them, and gives up at `limit` from now.
+/// Returns how many processes were killed.
+///
+/// For the end of a command, once its runs have ended and it has waited for the processes
+/// it started itself: every child left then is an orphan of one of its runs that the sweep
+/// at the run's end could not tie to the run — one that left the run's group with an empty
+/// environment and none of the run's pipes (`env -i setsid … </dev/null >/dev/null 2>&1 &`,
+/// Python's `subprocess.Popen(…, env={}, start_new_session=True, stdin=DEVNULL,
+/// stdout=DEVNULL, stderr=DEVNULL)`). A child that other code of this process started in a
+/// group of its own and has not waited for would be killed too.
+pub fn kill_orphans(limit: Duration) -> usize {
+    sweep_children(&|_, _| true, Instant::now() + limit).killed
+}
+
+/// Where this process is a child subreaper: kills the running children of this process that
+/// `owns` picks, outside this process's own group and the groups of runs still going (with
+/// the groups they lead), reaps them, and looks again for their children as they are
+/// reparented here, until two looks in a row find nothing to do or `limit` passes.
+fn sweep_children(owns: &dyn Fn(i32, &ProcStat) -> bool, limit: Instant) -> Swept {
+    let mut swept = Swept {
+        killed: 0,
+        settled: true,
+    };
+    if !matches!(rustix::process::child_subreaper(), Ok(Some(_))) {
+        // Orphans went to another reaper (PID 1): out of reach.
+        return swept;
+    }
+    let me = getpid().as_raw_nonzero().get();
+    let own_group = getpgrp().as_raw_nonzero().get();
+    // Children of ours that were sent SIGKILL, groups led by one of them that were too,
+    // and every process counted as killed.
+    let mut killed: BTreeSet<i32> = BTreeSet::new();
+    let mut groups: BTreeSet<i32> = BTreeSet::new();
+    let mut counted: BTreeSet<i32> = BTreeSet::new();
+    let mut pause = Duration::from_micros(200);
+    // A thread's list of children can miss one while others are reaped: only two quiet
+    // looks in a row end the sweep.
+    let mut quiet = 0;
+    loop {
+        let mut busy = false;
+        let running_groups: BTreeSet<i32> =
+            active().values().copied().filter(|&g| g != 0).collect();
+        for pid in children_of(me) {
+            let Some(stat) = ProcStat::read(pid) else {
+                continue;
+            };
+            if stat.ppid != me {
+                continue;
+            }
+            let Some(child) = Pid::from_raw(pid) else {
+                continue;
+            };
+            let ours = killed.contains(&pid) || groups.contains(&stat.pgrp);
+            if still_exiting(pid, &stat) {
+                // Its children (escapees of the run, maybe) come here only once it is
+                // gone, and meanwhile its mark may be unreadable: look again.
+                busy = true;
+            }
+            if !stat.running() {
+                if ours {
+                    // An unreaped child of ours: the pid names no one else. Its own
+                    // children were reparented here before it became a zombie: look
+                    // again.
+                    if let Ok(Some(_)) = waitpid(Some(child), WaitOptions::NOHANG) {
+                        killed.remove(&pid);
+                    }
+                    busy = true;
+                }
+                continue;
+            }
+            if ours {
+                busy = true;
+                continue;
+            }
+            if stat.pgrp == own_group || running_groups.contains(&stat.pgrp) || !owns(pid, &stat) {
+                continue;
+            }
+            counted.insert(pid);
+            if stat.pgrp == pid {
+                // It leads its group, and as our unreaped child it keeps the group id
+                // from being reused: the whole group goes.
+                counted.extend(group_members(pid));
+                let _ = kill_process_group(child, Signal::KILL);
+                groups.insert(pid);
+            }
+            let _ = kill_process(child, Signal::KILL);
+            killed.insert(pid);
+            busy = true;
+        }
+        // Members of a killed group that are not (yet) our children.
+        groups.retain(|&g| {
+            Pid::from_raw(g).is_some_and(|g| test_kill_process_group(g) != Err(Errno::SRCH))
+        });
+        if groups.iter().any(|&g| group_is_running(g.unsigned_abs())) {
+            busy = true;
+        }
+        swept.killed = counted.len();
+        if !busy {
+            quiet += 1;
+            if quiet == 2 {
+                return swept;
+            }
+            continue;
+        }
+        quiet = 0;
+        if Instant::now() >= limit {
+            swept.settled = false;
+            return swept;
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(20));
     }
 }
 

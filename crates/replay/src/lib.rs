@@ -82,7 +82,7 @@ mod worker;
 #[cfg(target_os = "linux")]
 pub use command::{CommandEnd, CommandOutput, DEFAULT_STDOUT_CAP, ShellCommand};
 #[cfg(target_os = "linux")]
-pub use escape::kill_active_runs;
+pub use escape::{kill_active_runs, kill_orphans};
 pub use inprocess::{Failure, InProcessOracle};
 pub use label::{
     Label, LabelList, MAX_REPLAYS, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict,

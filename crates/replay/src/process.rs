@@ -99,7 +99,9 @@ pub(crate) fn shell(command: &str, dir: &Path) -> Command {
 /// Limits: where this process is not a child subreaper, a process that left the group is
 /// out of reach (reparented to PID 1 or another reaper) and keeps running. One that clears
 /// its environment and holds none of the run's pipes
-/// (`env -i setsid cmd </dev/null >/dev/null 2>&1 &`) is not recognised as the run's. One
+/// (`env -i setsid cmd </dev/null >/dev/null 2>&1 &`) is not recognised as the run's: it
+/// lives on as an orphan of this process, until [`crate::kill_orphans`], which a binary
+/// calls when its command is done (freezegate's xtask does, and on a stopping signal). One
 /// that ends by itself before the run does stays a zombie child of this process (not
 /// running, but not reaped either: nothing tells it from another child's). A worker
 /// ([`crate::WorkerOracle`]) carries a mark too: its escapees are swept when the worker is
