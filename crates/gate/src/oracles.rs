@@ -36,6 +36,8 @@ pub struct PropertyOracles {
     pub worker: bool,
     /// The shell command behind both.
     pub command: String,
+    /// `fast`, when it is a worker.
+    worker_oracle: Option<Arc<WorkerOracle>>,
 }
 
 impl std::fmt::Debug for PropertyOracles {
@@ -82,17 +84,41 @@ impl PropertyOracles {
         };
         let fresh: Arc<dyn Oracle> =
             Arc::new(ProcessOracle::new(command.clone(), root).map_err(|e| invalid(&e))?);
-        let fast: Arc<dyn Oracle> = if worker {
-            Arc::new(WorkerOracle::new(command.clone(), root).map_err(|e| invalid(&e))?)
+        let worker_oracle = if worker {
+            Some(Arc::new(
+                WorkerOracle::new(command.clone(), root).map_err(|e| invalid(&e))?,
+            ))
         } else {
-            Arc::clone(&fresh)
+            None
+        };
+        let fast: Arc<dyn Oracle> = match &worker_oracle {
+            Some(w) => Arc::clone(w) as Arc<dyn Oracle>,
+            None => Arc::clone(&fresh),
         };
         Ok(PropertyOracles {
             fresh,
             fast,
             worker,
             command,
+            worker_oracle,
         })
+    }
+
+    /// Whether the worker has answered a candidate yet; `None` when `fast` is no worker.
+    pub fn worker_has_answered(&self) -> Option<bool> {
+        self.worker_oracle.as_ref().map(|w| w.has_answered())
+    }
+
+    /// The same oracles with a fresh process for every run, `fast` too: for a property whose
+    /// worker cannot be used (one that never answers).
+    pub fn fresh_only(&self) -> PropertyOracles {
+        PropertyOracles {
+            fresh: Arc::clone(&self.fresh),
+            fast: Arc::clone(&self.fresh),
+            worker: false,
+            command: self.command.clone(),
+            worker_oracle: None,
+        }
     }
 }
 

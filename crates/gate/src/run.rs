@@ -917,6 +917,11 @@ struct CaseScan {
     failing: Vec<(usize, freezegate_replay::RunOutcome)>,
     /// The first case, in index order, that timed out or broke the harness.
     infra: Option<String>,
+    /// Set once a chunk of cases timed out on a worker that has answered no candidate (one
+    /// that does not flush its answers looks so): from that chunk on, and for shrinking,
+    /// every run is a fresh process, which gives the same answers without the deadline
+    /// every case would otherwise cost.
+    fresh_only: bool,
 }
 
 /// Looks at the cases after `scan.done` one at a time in index order, until the end or, with
@@ -927,7 +932,7 @@ struct CaseScan {
 fn run_cases(
     scan: &mut CaseScan,
     cases: &[Arc<Vec<u8>>],
-    oracle: &Arc<dyn freezegate_replay::Oracle>,
+    oracles: &PropertyOracles,
     run_ctx: &RunContext,
     settings: &Settings,
     progress: &dyn Progress,
@@ -938,15 +943,44 @@ fn run_cases(
         if scan.ahead.is_empty() {
             let start = scan.done;
             let end = (start + chunk).min(cases.len());
-            let jobs = cases[start..end]
-                .iter()
-                .map(|candidate| Job {
-                    oracle: Arc::clone(oracle),
-                    candidate: Arc::clone(candidate),
-                    ctx: run_ctx.clone(),
-                })
-                .collect();
-            scan.ahead = run_parallel(jobs, settings.jobs, &|d| progress.tick(start + d)).into();
+            let run = |oracle: &Arc<dyn freezegate_replay::Oracle>| {
+                let jobs = cases[start..end]
+                    .iter()
+                    .map(|candidate| Job {
+                        oracle: Arc::clone(oracle),
+                        candidate: Arc::clone(candidate),
+                        ctx: run_ctx.clone(),
+                    })
+                    .collect();
+                run_parallel(jobs, settings.jobs, &|d| progress.tick(start + d))
+            };
+            let oracle = if scan.fresh_only {
+                &oracles.fresh
+            } else {
+                &oracles.fast
+            };
+            let mut outcomes = run(oracle);
+            if !scan.fresh_only
+                && oracles.worker_has_answered() == Some(false)
+                && let Some((i, silent)) = outcomes
+                    .iter()
+                    .enumerate()
+                    .find(|(_, o)| o.label == Label::Timeout)
+            {
+                // No worker answered any of the chunk: run it again, and the rest, in fresh
+                // processes, and queue the worker's silence for the runner owners.
+                scan.infra.get_or_insert_with(|| {
+                    format!(
+                        "case {} was labelled {} ({}) and the worker has answered no case, so the campaign ran a fresh process per case instead",
+                        start + i,
+                        silent.label,
+                        infra_reason(silent)
+                    )
+                });
+                scan.fresh_only = true;
+                outcomes = run(&oracles.fresh);
+            }
+            scan.ahead = outcomes.into();
         }
         let Some(o) = scan.ahead.pop_front() else {
             // Unreachable: a chunk holds at least one case.
@@ -1154,7 +1188,7 @@ fn campaign(
     run_cases(
         &mut scan,
         &cases,
-        &oracles.fast,
+        oracles,
         &run_ctx,
         settings,
         ctx.progress,
@@ -1172,10 +1206,18 @@ fn campaign(
         result.duration_ms = millis(started.elapsed());
         return Ok(result);
     }
+    // A worker that answered nothing is not asked to shrink either.
+    let fresh_only;
+    let oracles_used = if scan.fresh_only {
+        fresh_only = oracles.fresh_only();
+        &fresh_only
+    } else {
+        oracles
+    };
     let plan = Plan {
         root: &ctx.root,
         property: &property.id,
-        oracles,
+        oracles: oracles_used,
         canonicalization: form,
         seed: settings.seed,
         replays: settings.replays_for(property),
@@ -1249,7 +1291,7 @@ fn campaign(
         run_cases(
             &mut scan,
             &cases,
-            &oracles.fast,
+            oracles_used,
             &run_ctx,
             settings,
             ctx.progress,

@@ -101,6 +101,12 @@ impl WorkerOracle {
         &self.dir
     }
 
+    /// Whether a worker of this oracle has answered a candidate within the protocol yet: a
+    /// command that never has, and lets candidates time out, may not flush its answers.
+    pub fn has_answered(&self) -> bool {
+        self.any_answered.load(Ordering::Relaxed)
+    }
+
     /// How many worker processes this oracle has started so far (restarts included).
     pub fn starts(&self) -> u64 {
         self.starts.load(Ordering::Relaxed)
