@@ -1885,6 +1885,60 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     );
 }
 
+/// A glob of the policy that does not compile is refused by the patch that writes it, at its
+/// place; one already at the base revision stops `--base` with that place too, named as the
+/// base revision's file.
+#[test]
+fn a_bad_glob_is_refused_where_it_is_written_and_named_at_the_base() {
+    let bad = "[policy]\nproperty_paths = [\"tests/[oracles/**\"]\n";
+    let repo = Repo::with_oracle(&[("freezegate.toml", bad)]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "freezegate.toml: line 2, column 19: policy.property_paths[0]: bad glob \"tests/[oracles/**\""
+        ),
+        "{}",
+        run.stderr
+    );
+    let doc = json(&run);
+    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
+    assert_eq!(
+        (doc["line"].as_u64(), doc["column"].as_u64()),
+        (Some(2), Some(19)),
+        "{doc}"
+    );
+    // The base revision holds it (written before it was refused); HEAD fixed it.
+    repo.git(&["tag", "base"]);
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n",
+    );
+    repo.commit("fix the glob");
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "the base revision base's freezegate.toml is broken: freezegate.toml: line 2, column 19: policy.property_paths[0]: bad glob"
+        ),
+        "{}",
+        run.stderr
+    );
+    let doc = json(&run);
+    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
+    assert_eq!(
+        (doc["line"].as_u64(), doc["column"].as_u64()),
+        (Some(2), Some(19)),
+        "{doc}"
+    );
+    assert!(
+        doc["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("the base revision base's freezegate.toml")),
+        "{doc}"
+    );
+}
+
 /// A generator that leaves a background process holding its stdout (a server it started,
 /// a stray `&`) neither holds the gate until that process ends nor outlives the gate: the
 /// gate reads the generator's output when it exits and kills what it left.

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use freezegate_canon::{Canonicalization, Position, PropertyId};
 use freezegate_replay::MAX_REPLAYS;
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 pub use freezegate_ledger::EnvClass;
@@ -257,25 +258,7 @@ impl Config {
 
     /// Parses and validates configuration text; `path` names it in messages.
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let Position { line, column } =
-                e.span().map_or(Position { line: 1, column: 1 }, |span| {
-                    Position::at(text.as_bytes(), span.start)
-                });
-            let message = e.message().trim();
-            ConfigError::Syntax {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message: match e.span().and_then(|span| key_at(text, span.start, message)) {
-                    Some(Blame::Key(key)) => format!("{key}: {message}"),
-                    Some(Blame::Table(key)) => {
-                        format!("{key}: the table [{key}] is defined twice")
-                    }
-                    None => message.to_owned(),
-                },
-            }
-        })?;
+        let raw: RawConfig = toml::from_str(text).map_err(|e| syntax_error(text, path, &e))?;
         let rule = |key: String, message: String| ConfigError::Rule {
             path: path.to_path_buf(),
             at: locate(text, &key),
@@ -318,6 +301,7 @@ impl Config {
                 ));
             }
         }
+        check_globs(text, path, &policy.protected, &policy.property_paths)?;
         let mut seen = BTreeSet::new();
         let mut properties = Vec::with_capacity(raw.property.len());
         for (i, p) in raw.property.into_iter().enumerate() {
@@ -396,6 +380,96 @@ impl Config {
     pub fn property(&self, id: &str) -> Option<&Property> {
         self.properties.iter().find(|p| p.id.as_str() == id)
     }
+}
+
+/// The syntax or schema error `e` of TOML `text`, placed and naming the key to blame.
+pub(crate) fn syntax_error(text: &str, path: &Path, e: &toml::de::Error) -> ConfigError {
+    let Position { line, column } = e.span().map_or(Position { line: 1, column: 1 }, |span| {
+        Position::at(text.as_bytes(), span.start)
+    });
+    let message = e.message().trim();
+    ConfigError::Syntax {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message: match e.span().and_then(|span| key_at(text, span.start, message)) {
+            Some(Blame::Key(key)) => format!("{key}: {message}"),
+            Some(Blame::Table(key)) => format!("{key}: the table [{key}] is defined twice"),
+            None => message.to_owned(),
+        },
+    }
+}
+
+/// Compiles the policy's globs, `protected` and `property_paths`, as the patch checks use
+/// them ([`glob_set`]): a glob that does not compile is a rule error at its place in `text`.
+pub(crate) fn check_globs(
+    text: &str,
+    path: &Path,
+    protected: &[String],
+    property_paths: &[String],
+) -> Result<(), ConfigError> {
+    for (name, globs) in [("protected", protected), ("property_paths", property_paths)] {
+        let Err(BadGlob { index, source }) = glob_set(globs) else {
+            continue;
+        };
+        let (key, message) = match index.and_then(|i| Some((i, globs.get(i)?))) {
+            Some((i, glob)) => (
+                format!("policy.{name}[{i}]"),
+                format!("bad glob {glob:?}: {}", source.kind()),
+            ),
+            None => (
+                format!("policy.{name}"),
+                format!("the globs do not compile together: {}", source.kind()),
+            ),
+        };
+        return Err(ConfigError::Rule {
+            path: path.to_path_buf(),
+            at: locate(text, &key),
+            key,
+            message,
+        });
+    }
+    Ok(())
+}
+
+/// A glob over repository-relative paths, as the policy's `protected` and `property_paths`
+/// are read: `*` stays within a directory, `**` crosses them; a leading `./` or `/` is the
+/// repository root.
+pub(crate) fn path_glob(text: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(rooted(text))
+        .literal_separator(true)
+        .build()
+}
+
+/// A glob without its leading `./` or `/`: relative to the repository root.
+pub(crate) fn rooted(text: &str) -> &str {
+    text.trim_start_matches("./").trim_start_matches('/')
+}
+
+/// Why a list of globs does not compile into a set.
+#[derive(Debug)]
+pub(crate) struct BadGlob {
+    /// The glob to blame, by its index in the list; `None` when each compiles alone but the
+    /// set does not.
+    pub(crate) index: Option<usize>,
+    /// The parser's error.
+    pub(crate) source: globset::Error,
+}
+
+/// The set of `globs`, each read by [`path_glob`]: what the config checks when it is parsed
+/// and the patch checks match paths with.
+pub(crate) fn glob_set(globs: &[String]) -> Result<GlobSet, BadGlob> {
+    let mut set = GlobSetBuilder::new();
+    for (i, g) in globs.iter().enumerate() {
+        set.add(path_glob(g).map_err(|source| BadGlob {
+            index: Some(i),
+            source,
+        })?);
+    }
+    set.build().map_err(|source| BadGlob {
+        index: None,
+        source,
+    })
 }
 
 /// `"line L, column C: "` for a place, nothing without one.
@@ -1049,6 +1123,19 @@ mod tests {
                 33,
             ),
             ("[policy]\nreplays = 0\n", "policy.replays", 2, 11),
+            // A glob the patch checks could not compile, where it is written.
+            (
+                "[policy]\nproperty_paths = [\"tests/**\", \"tests/[oracles/**\"]\n",
+                "policy.property_paths[1]",
+                2,
+                31,
+            ),
+            (
+                "policy.protected = [\"a/{b\"]\n",
+                "policy.protected[0]",
+                1,
+                21,
+            ),
             // Dotted keys, inline tables and arrays of inline tables lead to the same value.
             ("policy.replays = 0\n", "policy.replays", 1, 18),
             ("policy = { jobs = 0 }\n", "policy.jobs", 1, 19),
@@ -1080,6 +1167,23 @@ mod tests {
                 "{shown}"
             );
         }
+    }
+
+    #[test]
+    fn a_glob_that_does_not_compile_is_refused_with_why() {
+        let err = parse("[policy]\nproperty_paths = [\"tests/[oracles/**\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "freezegate.toml: line 2, column 19: policy.property_paths[0]: bad glob \"tests/[oracles/**\": unclosed character class; missing ']'"
+        );
+        // Globs the patch checks read are accepted: rooted, `**`, classes, alternatives.
+        let ok = parse(
+            "[policy]\nprotected = [\"./ops/**\", \"/deploy.sh\", \"ci/[a-z]*.yml\"]\nproperty_paths = [\"tests/{unit,prop}/**\"]\n",
+        )
+        .unwrap();
+        assert_eq!(ok.policy.protected.len(), 3);
     }
 
     /// The text from a line and column (characters) to the end of that line.

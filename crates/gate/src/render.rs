@@ -877,31 +877,21 @@ pub struct ErrorPlace {
 }
 
 /// The place named by `error` or one of its sources: a `freezegate.toml` that does not parse
-/// or breaks a rule, or a ledger that is not JSON.
+/// or breaks a rule (the base revision's too, with `--base`), or a ledger that is not JSON.
 pub fn error_place(error: &(dyn std::error::Error + 'static)) -> Option<ErrorPlace> {
     let mut cause = Some(error);
     while let Some(e) = cause {
         if let Some(config) = e.downcast_ref::<crate::config::ConfigError>() {
-            use crate::config::ConfigError;
-            return match config {
-                ConfigError::Io { path, .. } => Some(ErrorPlace {
-                    file: path.display().to_string(),
-                    line: None,
-                    column: None,
-                }),
-                ConfigError::Syntax {
-                    path, line, column, ..
-                } => Some(ErrorPlace {
-                    file: path.display().to_string(),
-                    line: Some(*line as u64),
-                    column: Some(*column as u64),
-                }),
-                ConfigError::Rule { path, at, .. } => Some(ErrorPlace {
-                    file: path.display().to_string(),
-                    line: at.map(|p| p.line as u64),
-                    column: at.map(|p| p.column as u64),
-                }),
-            };
+            return Some(config_place(config));
+        }
+        // A glob of the base revision's policy that its parse let through (a policy built
+        // in code): the file, without a place in it.
+        if let Some(crate::patch::PatchError::Glob { .. }) = e.downcast_ref() {
+            return Some(ErrorPlace {
+                file: crate::config::CONFIG_FILE.to_owned(),
+                line: None,
+                column: None,
+            });
         }
         #[cfg(target_os = "linux")]
         if let Some(place) = gate_error_place(e) {
@@ -910,6 +900,30 @@ pub fn error_place(error: &(dyn std::error::Error + 'static)) -> Option<ErrorPla
         cause = e.source();
     }
     None
+}
+
+/// The place a configuration error names.
+fn config_place(config: &crate::config::ConfigError) -> ErrorPlace {
+    use crate::config::ConfigError;
+    match config {
+        ConfigError::Io { path, .. } => ErrorPlace {
+            file: path.display().to_string(),
+            line: None,
+            column: None,
+        },
+        ConfigError::Syntax {
+            path, line, column, ..
+        } => ErrorPlace {
+            file: path.display().to_string(),
+            line: Some(*line as u64),
+            column: Some(*column as u64),
+        },
+        ConfigError::Rule { path, at, .. } => ErrorPlace {
+            file: path.display().to_string(),
+            line: at.map(|p| p.line as u64),
+            column: at.map(|p| p.column as u64),
+        },
+    }
 }
 
 /// The place of a gate's error that names a file, if `e` is one: a ledger that is not JSON

@@ -281,7 +281,16 @@ fn a_broken_policy_at_base_is_an_error_naming_line_and_column() {
     repo.write("freezegate.toml", "[policy]\nmin_cases = \"lots\"\n");
     let base = repo.commit("base");
     let err = check_patch(repo.path(), &base, &Repo::options("HEAD")).unwrap_err();
-    assert!(matches!(err, PatchError::Config { line: 2, .. }), "{err}");
+    assert!(
+        matches!(
+            err,
+            PatchError::Config {
+                source: freezegate_gate::config::ConfigError::Syntax { line: 2, .. },
+                ..
+            }
+        ),
+        "{err}"
+    );
 }
 
 #[test]

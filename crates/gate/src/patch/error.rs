@@ -61,20 +61,18 @@ pub enum PatchError {
         /// The range judged, `REV..HEAD`.
         range: String,
     },
-    /// `freezegate.toml` at the base revision is not valid TOML or has a wrong type.
-    #[error("freezegate.toml at {rev}: line {line}, column {column}: {message}")]
+    /// `freezegate.toml` at the base revision is not valid TOML, has a wrong type or holds a
+    /// glob that does not compile; the source names the line and column.
+    #[error("the base revision {rev}'s freezegate.toml is broken")]
     Config {
         /// The base revision.
         rev: String,
-        /// 1-based line.
-        line: usize,
-        /// 1-based column.
-        column: usize,
-        /// What is wrong.
-        message: String,
+        /// What is wrong, and where in the base revision's file.
+        #[source]
+        source: crate::config::ConfigError,
     },
-    /// A glob of the policy at the base revision does not parse.
-    #[error("freezegate.toml at {rev}: policy.{key}: bad glob {glob:?}")]
+    /// A glob of the policy at the base revision does not compile.
+    #[error("the base revision {rev}'s freezegate.toml: policy.{key}: bad glob {glob:?}")]
     Glob {
         /// The base revision.
         rev: String,

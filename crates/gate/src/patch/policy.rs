@@ -1,14 +1,16 @@
 //! What the base revision says: the protected globs, the property paths, `min_cases` and the
 //! allowed signers, all read from REV's tree (never from the working tree or HEAD).
 
-use freezegate_canon::Position;
-use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use std::path::Path;
+
+use globset::GlobSet;
 use serde::Deserialize;
 
 use super::PatchError;
 use super::diff::top_path;
 use super::git::Git;
 
+use crate::config::{BadGlob, check_globs, glob_set, rooted, syntax_error};
 pub use crate::config::{CONFIG_FILE, DEFAULT_PROTECTED};
 
 /// Files under this glob are protected once they exist: adding one is free.
@@ -75,16 +77,20 @@ impl BasePolicy {
     /// Parses the `[policy]` keys of a `freezegate.toml` text; other keys are left to the gate's
     /// own configuration reader. `rev` names the revision in error messages.
     pub fn parse(text: &str, rev: &str) -> Result<BasePolicy, PatchError> {
-        let file: ConfigFile = toml::from_str(text).map_err(|e| {
-            let offset = e.span().map_or(0, |s| s.start);
-            let Position { line, column } = Position::at(text.as_bytes(), offset);
-            PatchError::Config {
-                rev: rev.to_string(),
-                line,
-                column,
-                message: e.message().trim().to_string(),
-            }
-        })?;
+        let broken = |source| PatchError::Config {
+            rev: rev.to_string(),
+            source,
+        };
+        let path = Path::new(CONFIG_FILE);
+        let file: ConfigFile =
+            toml::from_str(text).map_err(|e| broken(syntax_error(text, path, &e)))?;
+        check_globs(
+            text,
+            path,
+            &file.policy.protected,
+            &file.policy.property_paths,
+        )
+        .map_err(broken)?;
         Ok(BasePolicy {
             protected: file.policy.protected,
             property_paths: file.policy.property_paths,
@@ -147,18 +153,6 @@ pub(crate) struct PathRules {
     pub has_property_paths: bool,
 }
 
-/// A glob over repository-relative paths: `*` stays within a directory, `**` crosses them; a
-/// leading `./` or `/` is the repository root.
-fn glob(text: &str) -> Result<Glob, globset::Error> {
-    GlobBuilder::new(rooted(text))
-        .literal_separator(true)
-        .build()
-}
-
-fn rooted(text: &str) -> &str {
-    text.trim_start_matches("./").trim_start_matches('/')
-}
-
 /// Where a glob can match below a directory: `None` for one that matches top-level entries
 /// only (`freezegate.toml`, `*.toml`); else the components of its directory part before the
 /// first wildcard, joined (`src/oracle` for `src/oracle/*.rs`, empty for `**/x`), and whether
@@ -192,19 +186,13 @@ impl PathRules {
             .chain(policy.protected.iter().cloned())
             .collect();
         let build = |globs: &[String], key: &'static str| -> Result<GlobSet, PatchError> {
-            let mut set = GlobSetBuilder::new();
-            for g in globs {
-                set.add(glob(g).map_err(|source| PatchError::Glob {
-                    rev: rev.to_string(),
-                    key,
-                    glob: g.clone(),
-                    source,
-                })?);
-            }
-            set.build().map_err(|source| PatchError::Glob {
+            glob_set(globs).map_err(|BadGlob { index, source }| PatchError::Glob {
                 rev: rev.to_string(),
                 key,
-                glob: globs.join(", "),
+                glob: match index.and_then(|i| globs.get(i)) {
+                    Some(glob) => glob.clone(),
+                    None => globs.join(", "),
+                },
                 source,
             })
         };
@@ -294,6 +282,7 @@ fn link_protection_among(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use freezegate_canon::Position;
 
     fn rules(protected: &[&str]) -> PathRules {
         let policy = BasePolicy {
@@ -404,12 +393,58 @@ mod tests {
         assert_eq!(p.protected, vec!["a/**".to_string()]);
         assert_eq!(p.min_cases, 80);
         let err = BasePolicy::parse("[policy]\nmin_cases = \"many\"\n", "base").unwrap_err();
-        let text = err.to_string();
-        assert!(text.contains("line 2"), "{text}");
+        // The revision at the top, the file's own error (line and column) as its source.
+        let text = format!(
+            "{err}: {}",
+            std::error::Error::source(&err).map_or(String::new(), ToString::to_string)
+        );
+        assert!(
+            text.starts_with("the base revision base's freezegate.toml is broken: freezegate.toml: line 2, column 13: policy.min_cases: invalid type"),
+            "{text}"
+        );
         assert_eq!(
             BasePolicy::parse("", "base").unwrap(),
             BasePolicy::default()
         );
+    }
+
+    #[test]
+    fn a_bad_glob_at_the_base_is_named_with_its_place() {
+        let err = BasePolicy::parse(
+            "[policy]\nseed = 1\nproperty_paths = [\"tests/[oracles/**\"]\n",
+            "HEAD~1",
+        )
+        .unwrap_err();
+        let PatchError::Config {
+            rev,
+            source: crate::config::ConfigError::Rule { path, at, key, .. },
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!(rev, "HEAD~1");
+        assert_eq!(path, Path::new(CONFIG_FILE));
+        assert_eq!(
+            *at,
+            Some(Position {
+                line: 3,
+                column: 19
+            })
+        );
+        assert_eq!(key, "policy.property_paths[0]");
+        assert_eq!(
+            err.to_string(),
+            "the base revision HEAD~1's freezegate.toml is broken"
+        );
+        let place = crate::render::error_place(&err).unwrap();
+        assert_eq!(
+            (place.file.as_str(), place.line, place.column),
+            (CONFIG_FILE, Some(3), Some(19))
+        );
+        // A syntax error there is placed the same way.
+        let err = BasePolicy::parse("[policy]\nmin_cases = \"many\"\n", "main").unwrap_err();
+        let place = crate::render::error_place(&err).unwrap();
+        assert_eq!((place.line, place.column), (Some(2), Some(13)));
     }
 
     #[test]
@@ -427,6 +462,29 @@ mod tests {
 mod invariants {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// The configuration accepts exactly the globs the patch checks can compile: none
+        /// that it lets through fails the patch checks later.
+        #[test]
+        fn the_config_accepts_the_globs_the_patch_checks_compile(
+            glob in "[a-z/*?\\[\\]{},!.\\\\-]{0,12}",
+            protected in any::<bool>(),
+        ) {
+            let key = if protected { "protected" } else { "property_paths" };
+            let text = format!("[policy]\n{key} = ['{glob}']\n");
+            let parsed = crate::config::Config::parse(&text, Path::new(CONFIG_FILE));
+            let base = BasePolicy::parse(&text, "base");
+            let policy = BasePolicy {
+                protected: if protected { vec![glob.clone()] } else { Vec::new() },
+                property_paths: if protected { Vec::new() } else { vec![glob.clone()] },
+                ..BasePolicy::default()
+            };
+            let compiles = PathRules::new(&policy, "base").is_ok();
+            prop_assert_eq!(parsed.is_ok(), compiles, "{:?}", parsed.err());
+            prop_assert_eq!(base.is_ok(), compiles);
+        }
+    }
 
     fn segment() -> impl Strategy<Value = String> {
         "[a-z0-9._-]{1,8}"
