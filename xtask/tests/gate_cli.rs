@@ -1885,6 +1885,34 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     );
 }
 
+/// A `freezegate.toml` that is not UTF-8 is a configuration error at its first bad byte, named
+/// relative to the root like every other.
+#[test]
+fn a_config_that_is_not_utf8_is_placed_at_its_first_bad_byte() {
+    let repo = Repo::with_oracle(&[]);
+    std::fs::write(
+        repo.dir.join("freezegate.toml"),
+        b"[policy]\nseed = 1 # \xc3\xa9 \xff\n",
+    )
+    .expect("write");
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error: freezegate.toml: line 2, column 14: the file is not UTF-8: byte 0xff"
+        ),
+        "{}",
+        run.stderr
+    );
+    let doc = json(&run);
+    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
+    assert_eq!(
+        (doc["line"].as_u64(), doc["column"].as_u64()),
+        (Some(2), Some(14)),
+        "{doc}"
+    );
+}
+
 /// A glob of the policy that does not compile is refused by the patch that writes it, at its
 /// place; one already at the base revision stops `--base` with that place too, named as the
 /// base revision's file.

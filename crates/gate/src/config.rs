@@ -66,7 +66,8 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
-    /// TOML syntax or schema error (unknown key, wrong type, missing key).
+    /// TOML syntax or schema error (unknown key, wrong type, missing key), or a file that is
+    /// not UTF-8.
     #[error("{}: line {line}, column {column}: {message}", path.display())]
     Syntax {
         /// The file.
@@ -246,14 +247,16 @@ pub struct Config {
 
 impl Config {
     /// Reads and validates `freezegate.toml` in `root`. Syntax and rule errors name the file
-    /// relative to the root (`freezegate.toml: line 7, column 11: …`), as findings do.
+    /// relative to the root (`freezegate.toml: line 7, column 11: …`), as findings do; so
+    /// does a file that is not UTF-8, at its first byte that is not.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
         let path = root.join(CONFIG_FILE);
-        let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Io {
+        let bytes = std::fs::read(&path).map_err(|source| ConfigError::Io {
             path: path.clone(),
             source,
         })?;
-        Config::parse(&text, Path::new(CONFIG_FILE))
+        let text = utf8(&bytes, Path::new(CONFIG_FILE))?;
+        Config::parse(text, Path::new(CONFIG_FILE))
     }
 
     /// Parses and validates configuration text; `path` names it in messages.
@@ -380,6 +383,26 @@ impl Config {
     pub fn property(&self, id: &str) -> Option<&Property> {
         self.properties.iter().find(|p| p.id.as_str() == id)
     }
+}
+
+/// `bytes` as text, or a syntax error at the first byte that is not UTF-8 (TOML is UTF-8);
+/// its column counts the characters before it on its line.
+fn utf8<'a>(bytes: &'a [u8], path: &Path) -> Result<&'a str, ConfigError> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let at = e.valid_up_to();
+        let Position { line, column } = Position::at(bytes, at);
+        ConfigError::Syntax {
+            path: path.to_path_buf(),
+            line,
+            column,
+            message: match bytes.get(at) {
+                Some(byte) => format!(
+                    "the file is not UTF-8: byte 0x{byte:02x} here starts no character (TOML is UTF-8)"
+                ),
+                None => "the file is not UTF-8 (TOML is UTF-8)".to_owned(),
+            },
+        }
+    })
 }
 
 /// The syntax or schema error `e` of TOML `text`, placed and naming the key to blame.
@@ -1041,6 +1064,42 @@ mod tests {
             assert!(
                 err.starts_with(&format!("freezegate.toml: {expected}")),
                 "{text:?}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_file_that_is_not_utf8_is_refused_at_its_first_bad_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        for (bytes, line, column) in [
+            (&b"[policy]\nseed = 1 # \xff\n"[..], 2, 12),
+            // Columns count characters: `é` is one. A character cut short is placed at its start.
+            (&b"# \xc3\xa9\xc3\xa9 x\n\n[policy] # \xc3(\n"[..], 3, 12),
+            (&b"\xfe"[..], 1, 1),
+        ] {
+            std::fs::write(dir.path().join(CONFIG_FILE), bytes).unwrap();
+            let err = Config::load(dir.path()).unwrap_err();
+            let ConfigError::Syntax {
+                path,
+                line: l,
+                column: c,
+                ..
+            } = &err
+            else {
+                panic!("{err:?}");
+            };
+            assert_eq!(path, Path::new(CONFIG_FILE), "relative to the root");
+            assert_eq!((*l, *c), (line, column), "{bytes:?}: {err}");
+            assert!(
+                err.to_string().starts_with(&format!(
+                    "freezegate.toml: line {line}, column {column}: the file is not UTF-8: byte 0x"
+                )),
+                "{err}"
+            );
+            let place = crate::render::error_place(&err).unwrap();
+            assert_eq!(
+                (place.file.as_str(), place.line, place.column),
+                (CONFIG_FILE, Some(line as u64), Some(column as u64))
             );
         }
     }
