@@ -69,6 +69,11 @@ pub fn run(args: Args) -> Outcome {
         })
         .map_err(Failure::usage)?;
     let registry = properties::registry();
+    // A property with nothing to run is a configuration error, as in `gate`.
+    settings
+        .config
+        .check_oracles(|id| registry.contains(id))
+        .map_err(Failure::usage)?;
     let exe = std::env::current_exe().ok();
     let source = run::oracle_source(property, &registry, exe.as_deref()).map_err(Failure::usage)?;
     let oracles = PropertyOracles::new(property, &source, &root).map_err(Failure::usage)?;

@@ -111,6 +111,12 @@ fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
         }
     }
     let settings = file_settings()?;
+    // A property with nothing to run is a configuration error, as in `gate`.
+    let registry = crate::properties::registry();
+    settings
+        .config
+        .check_oracles(|id| registry.contains(id))
+        .map_err(Failure::usage)?;
     let property = settings
         .config
         .property(&args.property)

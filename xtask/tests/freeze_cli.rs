@@ -574,6 +574,41 @@ fn bad_input_exits_3_before_any_refusal_or_replay() -> TestResult {
     Ok(())
 }
 
+/// A property with no `oracle` that no Rust code registers has nothing to replay with: a
+/// configuration error at its table, before any replay.
+#[test]
+fn a_property_with_nothing_to_run_is_a_configuration_error() -> TestResult {
+    let (dir, fixture) = repo()?;
+    std::fs::write(
+        dir.path().join("freezegate.toml"),
+        format!("[policy]\nreplays = 3\n\n[[property]]\nid = \"{PROPERTY}\"\n"),
+    )?;
+    let fixture_text = fixture.to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir.path())
+        .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
+        .args(["--owner", "alice@example.com", "--reason", "r"])
+        .args(["--expires-in", "7", "--now", NOW, "--patch-id", "abc"])
+        .env("ENV_CLASS", "remote")
+        .env("RUNNER_ID", "ci-runner-7")
+        .output()?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!(
+            "freezegate.toml: line 4, column 1: property[0]: property {PROPERTY} has no `oracle`"
+        )),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("freeze/ledger.json"))?,
+        OTHER_ROW_LEDGER,
+        "no row written"
+    );
+    Ok(())
+}
+
 #[test]
 fn without_allowed_signers_the_refusal_names_the_missing_file() -> TestResult {
     let (dir, fixture) = repo()?;

@@ -400,9 +400,31 @@ fn bad_configuration_and_ledger_exit_3() {
 
     // A property without an oracle that no Rust code registers.
     let repo = Repo::with_oracle(&[("freezegate.toml", &config("[[property]]\nid = \"p\"\n"))]);
-    let run = repo.gate(&[], &[]);
+    let run = repo.gate(&["--format", "json"], &[]);
     assert_eq!(run.code, 3);
-    assert!(run.stderr.contains("has no oracle"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "freezegate.toml: line 8, column 1: property[0]: property p has no `oracle` and no Rust property of that id is registered"
+        ),
+        "{}",
+        run.stderr
+    );
+    let doc = json(&run);
+    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
+    assert_eq!(
+        (doc["line"].as_u64(), doc["column"].as_u64()),
+        (Some(8), Some(1)),
+        "{doc}"
+    );
+    // `classify` refuses it the same way, before any run.
+    let run = repo.classify_run("p", "{}", &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("freezegate.toml: line 8, column 1: property[0]: property p has no `oracle`"),
+        "{}",
+        run.stderr
+    );
 
     // Overrides are validated and shown.
     let repo = Repo::with_oracle(&[("freezegate.toml", &config(""))]);

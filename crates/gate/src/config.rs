@@ -216,6 +216,9 @@ struct RawConfig {
 pub struct Property {
     /// The property id.
     pub id: PropertyId,
+    /// Where the property's table starts in the file (its `[[property]]` header, or the `{`
+    /// of an inline table), for errors about the property as a whole.
+    pub at: Option<Position>,
     /// Oracle command; `None` for a Rust property registered in code.
     pub oracle: Option<String>,
     /// Generator command, if any.
@@ -307,6 +310,7 @@ impl Config {
         check_globs(text, path, &policy.protected, &policy.property_paths)?;
         let mut seen = BTreeSet::new();
         let mut properties = Vec::with_capacity(raw.property.len());
+        let mut tables = property_places(text).into_iter();
         for (i, p) in raw.property.into_iter().enumerate() {
             let key = |field: &str| format!("property[{i}].{field}");
             let id: PropertyId =
@@ -359,6 +363,7 @@ impl Config {
             };
             properties.push(Property {
                 id,
+                at: tables.next().flatten(),
                 oracle: p.oracle,
                 generate_at: p
                     .generate
@@ -382,6 +387,50 @@ impl Config {
     /// The property with this id.
     pub fn property(&self, id: &str) -> Option<&Property> {
         self.properties.iter().find(|p| p.id.as_str() == id)
+    }
+
+    /// Checks that every property has something to run: an `oracle` command, or a Rust
+    /// property of its id that `registered` (the registry's `contains`) knows. A property
+    /// with neither is a rule error at its table, found before any oracle runs.
+    pub fn check_oracles(&self, registered: impl Fn(&str) -> bool) -> Result<(), ConfigError> {
+        let missing = self
+            .properties
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.oracle.is_none() && !registered(p.id.as_str()));
+        match missing {
+            None => Ok(()),
+            Some((i, p)) => Err(ConfigError::Rule {
+                path: self.path.clone(),
+                at: p.at,
+                key: format!("property[{i}]"),
+                message: format!(
+                    "property {} has no `oracle` and no Rust property of that id is registered: give it an `oracle` command or register it as a Rust property",
+                    p.id
+                ),
+            }),
+        }
+    }
+}
+
+/// Where each `property` table of `text`, a document that parses, starts, in file order.
+fn property_places(text: &str) -> Vec<Option<Position>> {
+    let Ok(document) = toml::de::DeTable::parse(text) else {
+        return Vec::new();
+    };
+    let Some((_, value)) = document
+        .get_ref()
+        .iter()
+        .find(|(k, _)| k.get_ref().as_ref() == "property")
+    else {
+        return Vec::new();
+    };
+    match value.get_ref() {
+        toml::de::DeValue::Array(items) => items
+            .iter()
+            .map(|item| Some(Position::at(text.as_bytes(), item.span().start)))
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -1243,6 +1292,39 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.policy.protected.len(), 3);
+    }
+
+    #[test]
+    fn a_property_with_nothing_to_run_is_refused_at_its_table() {
+        let text = "[policy]\nseed = 1\n\n[[property]]\nid = \"a\"\noracle = \"true\"\n\n  [[property]]\nid = \"rust.one\"\n\n[[property]] # é\nid = \"b\"\n";
+        let c = parse(text).unwrap();
+        let places: Vec<Option<Position>> = c.properties.iter().map(|p| p.at).collect();
+        assert_eq!(
+            places,
+            [(4, 1), (8, 3), (11, 1)].map(|(line, column)| Some(Position { line, column }))
+        );
+        // `rust.one` is a registered Rust property; `b` has nothing to run.
+        let err = c.check_oracles(|id| id == "rust.one").unwrap_err();
+        let ConfigError::Rule { at, key, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!((key.as_str(), *at), ("property[2]", places[2]));
+        assert_eq!(
+            err.to_string(),
+            "freezegate.toml: line 11, column 1: property[2]: property b has no `oracle` and no Rust property of that id is registered: give it an `oracle` command or register it as a Rust property"
+        );
+        let place = crate::render::error_place(&err).unwrap();
+        assert_eq!((place.line, place.column), (Some(11), Some(1)));
+        // Registered, or given an oracle: nothing to say.
+        assert!(c.check_oracles(|id| id != "a").is_ok());
+        // Inline tables are placed at their brace.
+        let c = parse("property = [{ id = \"a\", oracle = \"true\" }, { id = \"b\" }]\n").unwrap();
+        let err = c.check_oracles(|_| false).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("freezegate.toml: line 1, column 44: property[1]: property b"),
+            "{err}"
+        );
     }
 
     /// The text from a line and column (characters) to the end of that line.

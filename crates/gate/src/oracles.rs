@@ -52,11 +52,18 @@ impl std::fmt::Debug for PropertyOracles {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum OracleError {
-    /// No `oracle` in the file and no Rust property of that id.
+    /// No `oracle` in the file and no Rust property of that id. (The gate refuses such a
+    /// property earlier, at its place in the file: [`crate::config::Config::check_oracles`].)
     #[error(
         "property {0} has no oracle: give it an `oracle` command in freezegate.toml or register it as a Rust property"
     )]
     Missing(String),
+    /// A registered Rust property, but no binary was given to re-execute for its runs
+    /// ([`crate::run::Context::exe`] is `None`).
+    #[error(
+        "property {0} is a Rust property, but no binary to run it was given (the xtask's own, std::env::current_exe)"
+    )]
+    NoBinary(String),
     /// The command is unusable.
     #[error("property {id}: {message}")]
     Invalid {

@@ -939,6 +939,7 @@ fn gate_error_place(e: &(dyn std::error::Error + 'static)) -> Option<ErrorPlace>
         }
     });
     match gate {
+        Some(crate::run::GateError::Config(config)) => Some(config_place(config)),
         Some(crate::run::GateError::LedgerSyntax { path, source }) => Some(ErrorPlace {
             file: path.clone(),
             line: Some(source.line as u64),

@@ -93,6 +93,10 @@ pub enum GateError {
         #[source]
         source: std::io::Error,
     },
+    /// `freezegate.toml` breaks a rule only the run can see: a property with nothing to run
+    /// (no `oracle`, and no Rust property of its id in the registry).
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// A property cannot be run.
     #[error(transparent)]
     Oracle(#[from] crate::oracles::OracleError),
@@ -126,18 +130,24 @@ pub fn head_commit(root: &Path) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// The oracle source of a property: its command, or the registered Rust property.
+/// The oracle source of a property: its command, or the registered Rust property. (A
+/// property with neither is refused, at its place in the file, by
+/// [`crate::config::Config::check_oracles`], which [`run`] calls first.)
 pub fn oracle_source(
     property: &Property,
     registry: &Registry,
     exe: Option<&Path>,
 ) -> Result<OracleSource, crate::oracles::OracleError> {
+    let registered = registry.contains(property.id.as_str());
     match (&property.oracle, exe) {
         (Some(cmd), _) => Ok(OracleSource::Command(cmd.clone())),
-        (None, Some(exe)) if registry.contains(property.id.as_str()) => Ok(OracleSource::Rust {
+        (None, Some(exe)) if registered => Ok(OracleSource::Rust {
             exe: exe.to_path_buf(),
         }),
-        _ => Err(crate::oracles::OracleError::Missing(
+        (None, None) if registered => Err(crate::oracles::OracleError::NoBinary(
+            property.id.to_string(),
+        )),
+        (None, _) => Err(crate::oracles::OracleError::Missing(
             property.id.to_string(),
         )),
     }
@@ -368,6 +378,8 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let root = ctx.root.as_path();
     let config = &settings.config;
     let seed = settings.seed;
+    // Every property has something to run, before anything is read or run.
+    config.check_oracles(|id| ctx.registry.contains(id))?;
 
     // Step 1: the ledger and every fixture file.
     let mut ledger = load_ledger(root, settings, ctx.now)?;
