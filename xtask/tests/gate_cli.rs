@@ -426,6 +426,24 @@ fn bad_configuration_and_ledger_exit_3() {
         run.stderr
     );
 
+    // A command holding a NUL could never start: refused where it is written, not run as
+    // infra on every run.
+    let repo = Repo::with_oracle(&[(
+        "freezegate.toml",
+        &config(
+            "[[property]]\nid = \"p\"\noracle = \"true\"\ngenerate = \"seq 10\\u0000\"\ncases = 10\n",
+        ),
+    )]);
+    let run = repo.gate(&[], &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "freezegate.toml: line 11, column 12: property[0].generate: the command holds a NUL character"
+        ),
+        "{}",
+        run.stderr
+    );
+
     // Overrides are validated and shown.
     let repo = Repo::with_oracle(&[("freezegate.toml", &config(""))]);
     assert_eq!(repo.gate(&[], &[("REPLAYS", "zero")]).code, 3);

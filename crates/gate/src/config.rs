@@ -324,6 +324,14 @@ impl Config {
                 if cmd.as_deref().is_some_and(|c| c.trim().is_empty()) {
                     return Err(rule(key(field), "the command is empty".into()));
                 }
+                // `sh -c` gets the command as one argument, which cannot hold a NUL: such a
+                // command would never start, each run an infra item.
+                if cmd.as_deref().is_some_and(|c| c.contains('\0')) {
+                    return Err(rule(
+                        key(field),
+                        "the command holds a NUL character (\\u0000), which no process argument can carry".into(),
+                    ));
+                }
             }
             let replays = p.replays.unwrap_or(policy.replays);
             if replays > MAX_REPLAYS {
@@ -1231,6 +1239,19 @@ mod tests {
                 33,
             ),
             ("[policy]\nreplays = 0\n", "policy.replays", 2, 11),
+            // A command no process can be given.
+            (
+                "[[property]]\nid = \"p\"\noracle = \"python3 o.py\\u0000\"\n",
+                "property[0].oracle",
+                3,
+                10,
+            ),
+            (
+                "[[property]]\nid = \"p\"\noracle = \"true\"\ngenerate = \"seq 3\\u0000\"\n",
+                "property[0].generate",
+                4,
+                12,
+            ),
             // A glob the patch checks could not compile, where it is written.
             (
                 "[policy]\nproperty_paths = [\"tests/**\", \"tests/[oracles/**\"]\n",
