@@ -808,6 +808,8 @@ fn check_row(raw: &RawRow, checks: &Checks<'_>, sink: &mut Sink<'_>) {
         );
     }
     if let (Some(created), Some(expires)) = (raw.created_at, raw.expires_at) {
+        // `None`: the limit lies past the last instant a timestamp can hold, so no
+        // `expires_at` passes it.
         let limit = created.plus_days(i64::from(policy.max_freeze_days));
         if expires <= created {
             sink.error(
@@ -816,7 +818,7 @@ fn check_row(raw: &RawRow, checks: &Checks<'_>, sink: &mut Sink<'_>) {
                 "expires_at",
                 format!("{expires} is not after created_at {created}"),
             );
-        } else if limit.is_none_or(|limit| expires > limit) {
+        } else if limit.is_some_and(|limit| expires > limit) {
             sink.error(
                 Rule::ExpiresAt,
                 raw,

@@ -426,6 +426,33 @@ fn at(secs: i64) -> Timestamp {
     Timestamp::from_unix_seconds(secs).unwrap()
 }
 
+/// A `max_freeze_days` that reaches past the last instant a timestamp can hold (the end of
+/// year 9999) limits nothing: the configuration accepts it, so a week-long row is valid under
+/// it, not "more than N days after created_at".
+#[test]
+fn a_limit_past_the_last_timestamp_limits_nothing() {
+    // 2026-09-21.
+    let created = 1_790_000_000;
+    for max_days in [14, 3_000_000, u32::MAX] {
+        let mut row = common::row("a", 0);
+        row.created_at = at(created);
+        row.expires_at = at(created + 7 * DAY);
+        let policy = Policy {
+            max_freeze_days: max_days,
+            ..Policy::default()
+        };
+        let (signers, lookup) = (signers(), fixtures_upto(1));
+        let checks = Checks {
+            policy: &policy,
+            now: at(created + DAY),
+            signers: &signers,
+            fixtures: &lookup,
+        };
+        let report = Ledger::from_rows(vec![row]).check(&checks);
+        assert_eq!(report.errors().count(), 0, "{max_days}: {report:?}");
+    }
+}
+
 /// A step in seconds from a boundary: on it, one second either side, or anywhere within
 /// `span` of it.
 fn step(span: i64) -> impl Strategy<Value = i64> {
