@@ -328,6 +328,13 @@ def test_total_is_sum(x, y):
         },
         Case {
             rule: "hypothesis-settings",
+            path: "py/test_derandomize.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, derandomize=True").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, derandomize = False").into_boxed_str()),
+        },
+        Case {
+            rule: "hypothesis-settings",
             path: "py/test_phases.py",
             before: PY_PROPERTY,
             gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, phases=[Phase.explicit]").into_boxed_str()),

@@ -591,6 +591,11 @@ pub const RULES: &[Rule] = &[
             anywhere(r"\bphases\s*[=:]"),
             anywhere(r"\bsuppress_health_check\b"),
             anywhere(r"\bdeadline\s*[=:]"),
+            // A fixed sequence of examples instead of fresh ones on every run: a flaky failure
+            // the usual examples miss stays missed. `derandomize=False` (the default) is not.
+            anywhere(
+                r"\bderandomize\s*[=:]\s*(?:[^\s,)\]}F0]|F[^a]|Fa[^l]|Fal[^s]|Fals[^e]|False\w)",
+            ),
             // A profile sets the defaults of every property decorated after it: loading one,
             // or (from a new test) registering one, perhaps under the name of the one in force.
             reaching(ALL, InNew::Always, r"\bload_profile\s*\("),
