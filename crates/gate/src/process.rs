@@ -50,7 +50,8 @@ use signal_hook::iterator::Signals;
 
 pub use freezegate_replay::{become_child_subreaper, kill_active_runs, kill_orphans};
 
-/// How long [`stop`] and a command's end give the orphans [`kill_orphans`] kills to be gone.
+/// How long the stop on a signal and a command's end give the orphans [`kill_orphans`] kills
+/// to be gone.
 pub const ORPHAN_LIMIT: Duration = Duration::from_secs(2);
 
 /// Set when a stopping signal arrived.
