@@ -335,6 +335,20 @@ def test_total_is_sum(x, y):
         },
         Case {
             rule: "hypothesis-settings",
+            path: "py/test_derandomize_spelled.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, derandomize=False or True").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "derandomize=0, max_examples=500").into_boxed_str()),
+        },
+        Case {
+            rule: "hypothesis-settings",
+            path: "py/test_derandomize_bits.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, derandomize=0x1").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, derandomize=False  # reproducible by default").into_boxed_str()),
+        },
+        Case {
+            rule: "hypothesis-settings",
             path: "py/test_phases.py",
             before: PY_PROPERTY,
             gaming: &*Box::leak(PY_PROPERTY.replace("max_examples=500", "max_examples=500, phases=[Phase.explicit]").into_boxed_str()),

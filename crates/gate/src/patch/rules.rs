@@ -172,6 +172,17 @@ const fn reaching(kinds: &'static [FileKind], in_new: InNew, regex: &'static str
     }
 }
 
+/// A pattern of every kind with lines it does not fire on.
+const fn anywhere_unless(regex: &'static str, unless: &'static str) -> Pattern {
+    Pattern {
+        kinds: ALL,
+        scope: Scope::Anywhere,
+        regex,
+        unless: Some(unless),
+        in_new: InNew::Exempt,
+    }
+}
+
 /// A Rust pattern with lines it does not fire on.
 const fn rust_unless(regex: &'static str, unless: &'static str) -> Pattern {
     Pattern {
@@ -592,9 +603,11 @@ pub const RULES: &[Rule] = &[
             anywhere(r"\bsuppress_health_check\b"),
             anywhere(r"\bdeadline\s*[=:]"),
             // A fixed sequence of examples instead of fresh ones on every run: a flaky failure
-            // the usual examples miss stays missed. `derandomize=False` (the default) is not.
-            anywhere(
-                r"\bderandomize\s*[=:]\s*(?:[^\s,)\]}F0]|F[^a]|Fa[^l]|Fal[^s]|Fals[^e]|False\w)",
+            // the usual examples miss stays missed. A literal `False` or `0` (the default),
+            // the whole value, is not; `False or True` is.
+            anywhere_unless(
+                r"\bderandomize\s*[=:]",
+                r"\bderandomize\s*[=:]\s*(?:False|0)\s*(?:[,)\]}#]|$)",
             ),
             // A profile sets the defaults of every property decorated after it: loading one,
             // or (from a new test) registering one, perhaps under the name of the one in force.
