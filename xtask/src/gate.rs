@@ -153,17 +153,22 @@ impl Progress for Announce<'_> {
 
 /// Opens what the run will write to, before it starts, so that a path that cannot be
 /// written is bad input (exit 3) at once, not after every oracle has run and the report
-/// is lost. The report file is created if missing and left as it is until the report
-/// replaces it; the infra queue is opened to append.
+/// is lost. Each is opened to append, which changes nothing in a file that exists; one that
+/// did not exist is removed again, so that a run that stops before its report leaves none.
 fn check_writable(args: &Args) -> Result<(), Failure> {
     let open = |path: &Path, what: &str| {
+        let existed = std::fs::symlink_metadata(path).is_ok();
         std::fs::OpenOptions::new()
             .append(true)
             .create(true)
             .open(path)
-            .map(drop)
             .with_context(|| format!("cannot open {what} {}", path.display()))
-            .map_err(Failure::usage)
+            .map_err(Failure::usage)?;
+        if !existed {
+            // Best effort: an empty file left behind is all a failure here costs.
+            let _ = std::fs::remove_file(path);
+        }
+        Ok(())
     };
     if let Some(path) = &args.out {
         open(path, "--out")?;

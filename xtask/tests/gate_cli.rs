@@ -2788,6 +2788,16 @@ fn unwritable_report_paths_stop_the_gate_before_it_runs() {
             "{args:?}: an oracle ran"
         );
     }
+    // A run that stops later with exit 3 (a property with nothing to run) leaves no empty
+    // report behind.
+    repo.write(
+        "freezegate.toml",
+        &format!("{toml}\n[[property]]\nid = \"q\"\n"),
+    );
+    let run = repo.gate(&["--out", "report.txt", "--infra-out", "q.jsonl"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(!repo.dir.join("report.txt").exists());
+    assert!(!repo.dir.join("q.jsonl").exists());
 }
 
 /// A second input that shrinks to a fixture pinned before keeps the first pin's meta file,

@@ -351,8 +351,9 @@ fn ms(ms: u64) -> Duration {
 /// Text for the JUnit document: a character that XML 1.0 forbids (U+FFFE, U+FFFF, C0
 /// controls) or that `quick-junit` drops on the way in (every control character but the line
 /// feed: tab, carriage return, escape with the terminal sequence it starts, DEL, C1) is
-/// written visibly, as the text report writes it (`\t`, `\r`, `\u{1b}`), so that the document
-/// is one every XML parser reads and the value loses nothing.
+/// written visibly (`\t`, `\r`, `\u{1b}`), so that the document is one every XML parser
+/// reads and no character is dropped unseen. A backslash stays as it is, for readable paths
+/// and JSON: `\t` may also be those two characters (the JSON report has the exact text).
 fn xml(text: &str) -> String {
     if text.chars().all(junit_keeps) {
         return text.to_owned();
@@ -1266,7 +1267,7 @@ mod tests {
     }
 
     /// Characters XML 1.0 forbids, from an oracle, the ledger or a generated input, are written
-    /// visibly: the document stays well-formed and the value loses nothing.
+    /// visibly: the document stays well-formed and no character is dropped unseen.
     #[test]
     fn the_junit_document_holds_only_xml_characters() {
         let mut report = hostile_report();
