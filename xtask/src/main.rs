@@ -165,7 +165,7 @@ fn main() -> ExitCode {
             freezegate_gate::process::kill_orphans(freezegate_gate::process::ORPHAN_LIMIT);
         if orphans > 0 {
             eprintln!(
-                "note: killed {orphans} process{} an oracle left running outside its run's reach (a new session with an empty environment and none of the run's pipes)",
+                "note: killed {orphans} orphaned process{} that this command's children left running (an oracle's, most likely, out of its run's reach: a new session with an empty environment and none of the run's pipes)",
                 if orphans == 1 { "" } else { "es" }
             );
         }

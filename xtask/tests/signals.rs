@@ -215,7 +215,9 @@ fn an_escapee_with_nothing_of_its_run_does_not_outlive_the_command() {
     let left = still_running(|| scene.survivors());
     assert!(left.is_empty(), "left running: {left:?}");
     assert!(
-        stderr.contains("note: killed 1 process an oracle left running outside its run's reach"),
+        stderr.contains(
+            "note: killed 1 orphaned process that this command's children left running (an oracle's"
+        ),
         "{stderr}"
     );
     // Stopped by a signal while the run that left it still goes.

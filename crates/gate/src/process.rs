@@ -187,8 +187,8 @@ fn forward(children: &[(u64, OwnedFd)], grace: Duration) -> usize {
 fn orphans_killed(orphans: usize) -> String {
     match orphans {
         0 => String::new(),
-        1 => ", killed 1 process an oracle left running".to_owned(),
-        n => format!(", killed {n} processes oracles left running"),
+        1 => ", killed 1 orphaned process".to_owned(),
+        n => format!(", killed {n} orphaned processes"),
     }
 }
 
