@@ -122,6 +122,18 @@ proptest! {
         }
     }
 
+    /// `Display` (compact) and `to_pretty_string` (the layout of meta files and the ledger)
+    /// write the value itself, in its own member order, without recursing: either text
+    /// parses back to an equal value.
+    #[test]
+    fn display_and_pretty_text_parse_back_to_the_same_value(d in doc(), seed in any::<u64>()) {
+        let value = parse(render(&d, style(seed, true)).as_bytes()).unwrap();
+        prop_assert_eq!(&parse(value.to_string().as_bytes()).unwrap(), &value);
+        let pretty = freezegate_canon::to_pretty_string(&value);
+        prop_assert!(pretty.ends_with('\n'));
+        prop_assert_eq!(parse(pretty.as_bytes()).unwrap(), value);
+    }
+
     #[test]
     fn broken_text_fails_the_same_way_on_both_paths(
         d in doc(),

@@ -8,11 +8,19 @@
 
 #![no_main]
 
-use freezegate_canon::{Canonicalization, canonicalize, parse, value_bytes};
+use freezegate_canon::{Canonicalization, canonicalize, parse, to_pretty_string, value_bytes};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let parsed = parse(data);
+    // The value's own writers (compact `Display`, the pretty layout of meta files and the
+    // ledger) give text that parses back to the same value.
+    if let Ok(value) = &parsed {
+        let compact = value.to_string();
+        assert_eq!(parse(compact.as_bytes()).as_ref(), Ok(value), "Display");
+        let pretty = to_pretty_string(value);
+        assert_eq!(parse(pretty.as_bytes()).as_ref(), Ok(value), "pretty");
+    }
     for form in [Canonicalization::V1, Canonicalization::V1Ordered] {
         let streamed = canonicalize(data, form);
         match (&streamed, &parsed) {
