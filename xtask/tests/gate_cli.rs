@@ -102,6 +102,22 @@ fn json(run: &Run) -> serde_json::Value {
     value
 }
 
+/// The JSON error document of a gate run that stopped with exit 3, checked: stderr says
+/// `said`, and the document names `file` at `at` (line and column; `None`: no place).
+fn error_doc(run: &Run, said: &str, file: &str, at: Option<(u64, u64)>) -> serde_json::Value {
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains(said), "{said:?} not in {}", run.stderr);
+    let doc = json(run);
+    assert_eq!(doc["file"], file, "{doc}");
+    let place = (doc["line"].as_u64(), doc["column"].as_u64());
+    assert_eq!(
+        place,
+        at.map_or((None, None), |(l, c)| (Some(l), Some(c))),
+        "{doc}"
+    );
+    doc
+}
+
 const SIGNERS: &str = "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOm+iqtWY8JcllVdNqblscY+uEw8dN5PHWCH30uKwyvt\n";
 
 /// A ledger with one row per `(property, fixture id, env class, expires_at)`.
@@ -401,20 +417,11 @@ fn bad_configuration_and_ledger_exit_3() {
     // A property without an oracle that no Rust code registers.
     let repo = Repo::with_oracle(&[("freezegate.toml", &config("[[property]]\nid = \"p\"\n"))]);
     let run = repo.gate(&["--format", "json"], &[]);
-    assert_eq!(run.code, 3);
-    assert!(
-        run.stderr.contains(
-            "freezegate.toml: line 8, column 1: property[0]: property p has no `oracle` and no Rust property of that id is registered"
-        ),
-        "{}",
-        run.stderr
-    );
-    let doc = json(&run);
-    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
-    assert_eq!(
-        (doc["line"].as_u64(), doc["column"].as_u64()),
-        (Some(8), Some(1)),
-        "{doc}"
+    error_doc(
+        &run,
+        "freezegate.toml: line 8, column 1: property[0]: property p has no `oracle` and no Rust property of that id is registered",
+        "freezegate.toml",
+        Some((8, 1)),
     );
     // `classify` refuses it the same way, before any run.
     let run = repo.classify_run("p", "{}", &[]);
@@ -1896,10 +1903,12 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     // the signers file with the entry's line and column.
     let repo = Repo::with_oracle(&[("freezegate.toml", ""), ("freeze/ledger.json/.keep", "")]);
     let run = repo.gate(&["--format", "json"], &[]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    let doc = json(&run);
-    assert_eq!(doc["file"], "freeze/ledger.json", "{doc}");
-    assert!(doc["line"].is_null(), "{doc}");
+    error_doc(
+        &run,
+        "cannot read freeze/ledger.json",
+        "freeze/ledger.json",
+        None,
+    );
     let run = repo.gate(&["--format", "github"], &[]);
     assert!(
         run.stdout
@@ -1915,13 +1924,11 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
         ),
     ]);
     let run = repo.gate(&["--format", "json"], &[]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    let doc = json(&run);
-    assert_eq!(doc["file"], "freeze/allowed_signers", "{doc}");
-    assert_eq!(
-        (doc["line"].as_u64(), doc["column"].as_u64()),
-        (Some(2), Some(1)),
-        "{doc}"
+    error_doc(
+        &run,
+        "freeze/allowed_signers: invalid allowed signers file",
+        "freeze/allowed_signers",
+        Some((2, 1)),
     );
 }
 
@@ -1936,20 +1943,11 @@ fn a_config_that_is_not_utf8_is_placed_at_its_first_bad_byte() {
     )
     .expect("write");
     let run = repo.gate(&["--format", "json"], &[]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(
-            "error: freezegate.toml: line 2, column 14: the file is not UTF-8: byte 0xff"
-        ),
-        "{}",
-        run.stderr
-    );
-    let doc = json(&run);
-    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
-    assert_eq!(
-        (doc["line"].as_u64(), doc["column"].as_u64()),
-        (Some(2), Some(14)),
-        "{doc}"
+    error_doc(
+        &run,
+        "error: freezegate.toml: line 2, column 14: the file is not UTF-8: byte 0xff",
+        "freezegate.toml",
+        Some((2, 14)),
     );
 }
 
@@ -1961,20 +1959,11 @@ fn a_bad_glob_is_refused_where_it_is_written_and_named_at_the_base() {
     let bad = "[policy]\nproperty_paths = [\"tests/[oracles/**\"]\n";
     let repo = Repo::with_oracle(&[("freezegate.toml", bad)]);
     let run = repo.gate(&["--format", "json"], &[]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(
-            "freezegate.toml: line 2, column 19: policy.property_paths[0]: bad glob \"tests/[oracles/**\""
-        ),
-        "{}",
-        run.stderr
-    );
-    let doc = json(&run);
-    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
-    assert_eq!(
-        (doc["line"].as_u64(), doc["column"].as_u64()),
-        (Some(2), Some(19)),
-        "{doc}"
+    error_doc(
+        &run,
+        "freezegate.toml: line 2, column 19: policy.property_paths[0]: bad glob \"tests/[oracles/**\"",
+        "freezegate.toml",
+        Some((2, 19)),
     );
     // The base revision holds it (written before it was refused); HEAD fixed it.
     repo.git(&["tag", "base"]);
@@ -1984,20 +1973,11 @@ fn a_bad_glob_is_refused_where_it_is_written_and_named_at_the_base() {
     );
     repo.commit("fix the glob");
     let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
-    assert_eq!(run.code, 3, "{}", run.stderr);
-    assert!(
-        run.stderr.contains(
-            "the base revision base's freezegate.toml is broken: freezegate.toml: line 2, column 19: policy.property_paths[0]: bad glob"
-        ),
-        "{}",
-        run.stderr
-    );
-    let doc = json(&run);
-    assert_eq!(doc["file"], "freezegate.toml", "{doc}");
-    assert_eq!(
-        (doc["line"].as_u64(), doc["column"].as_u64()),
-        (Some(2), Some(19)),
-        "{doc}"
+    let doc = error_doc(
+        &run,
+        "the base revision base's freezegate.toml is broken: freezegate.toml: line 2, column 19: policy.property_paths[0]: bad glob",
+        "freezegate.toml",
+        Some((2, 19)),
     );
     assert!(
         doc["error"]
