@@ -471,16 +471,7 @@ fn without_freezegate_toml_there_is_nothing_to_replay_with() -> TestResult {
     let (dir, fixture) = repo()?;
     let ledger_path = dir.path().join("freeze/ledger.json");
     let before = std::fs::read(&ledger_path)?;
-    let fixture_text = fixture.to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("-C")
-        .arg(dir.path())
-        .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
-        .args(["--owner", "alice@example.com", "--reason", "r"])
-        .args(["--expires-in", "7", "--now", NOW, "--patch-id", "abc"])
-        .env("ENV_CLASS", "remote")
-        .env("RUNNER_ID", "ci-runner-7")
-        .output()?;
+    let out = freeze_on_remote(dir.path(), &fixture.to_string(), "alice@example.com")?;
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("there is no freezegate.toml"),
@@ -551,16 +542,7 @@ fn bad_input_exits_3_before_any_refusal_or_replay() -> TestResult {
                 dir.path().join("freezegate.toml"),
                 "[[property]]\nid = \"other.property\"\noracle = \"true\"\n",
             )?;
-            let fixture_text = fixture.to_string();
-            let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-                .arg("-C")
-                .arg(dir.path())
-                .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
-                .args(["--owner", "eve@example.com", "--reason", "r"])
-                .args(["--expires-in", "7", "--now", NOW, "--patch-id", "abc"])
-                .env("ENV_CLASS", "remote")
-                .env("RUNNER_ID", "ci-runner-7")
-                .output()?;
+            let out = freeze_on_remote(dir.path(), &fixture.to_string(), "eve@example.com")?;
             assert_eq!(out.status.code(), Some(3), "{what}: {}", stderr(&out));
             assert!(stderr(&out).contains(message), "{what}: {}", stderr(&out));
             continue;
@@ -574,6 +556,20 @@ fn bad_input_exits_3_before_any_refusal_or_replay() -> TestResult {
     Ok(())
 }
 
+/// `freeze` of `PROPERTY`'s `fixture` for `owner` on a remote runner, 7 days, with the
+/// `freezegate.toml` of `dir` as it is.
+fn freeze_on_remote(dir: &Path, fixture: &str, owner: &str) -> std::io::Result<Output> {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir)
+        .args(["freeze", "--property", PROPERTY, "--fixture", fixture])
+        .args(["--owner", owner, "--reason", "r"])
+        .args(["--expires-in", "7", "--now", NOW, "--patch-id", "abc"])
+        .env("ENV_CLASS", "remote")
+        .env("RUNNER_ID", "ci-runner-7")
+        .output()
+}
+
 /// A property with no `oracle` that no Rust code registers has nothing to replay with: a
 /// configuration error at its table, before any replay.
 #[test]
@@ -583,16 +579,7 @@ fn a_property_with_nothing_to_run_is_a_configuration_error() -> TestResult {
         dir.path().join("freezegate.toml"),
         format!("[policy]\nreplays = 3\n\n[[property]]\nid = \"{PROPERTY}\"\n"),
     )?;
-    let fixture_text = fixture.to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("-C")
-        .arg(dir.path())
-        .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
-        .args(["--owner", "alice@example.com", "--reason", "r"])
-        .args(["--expires-in", "7", "--now", NOW, "--patch-id", "abc"])
-        .env("ENV_CLASS", "remote")
-        .env("RUNNER_ID", "ci-runner-7")
-        .output()?;
+    let out = freeze_on_remote(dir.path(), &fixture.to_string(), "alice@example.com")?;
     assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(&format!(
