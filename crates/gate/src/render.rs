@@ -348,14 +348,26 @@ fn ms(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }
 
-/// Text for the JUnit document: a character that XML 1.0 forbids (U+FFFE, U+FFFF, C0
-/// controls) or that `quick-junit` drops on the way in (every control character but the line
-/// feed: tab, carriage return, escape with the terminal sequence it starts, DEL, C1) is
-/// written visibly (`\t`, `\r`, `\u{1b}`), so that the document is one every XML parser
-/// reads and no character is dropped unseen. A backslash stays as it is, for readable paths
-/// and JSON: `\t` may also be those two characters (the JSON report has the exact text).
+/// Text for the JUnit document's element text (a failure's description): a character that
+/// XML 1.0 forbids (U+FFFE, U+FFFF, C0 controls) or that `quick-junit` drops on the way in
+/// (every control character but the line feed: tab, carriage return, escape with the terminal
+/// sequence it starts, DEL, C1) is written visibly (`\t`, `\r`, `\u{1b}`), so that the
+/// document is one every XML parser reads and no character is dropped unseen. A backslash
+/// stays as it is, for readable paths and JSON: `\t` may also be those two characters (the
+/// JSON report has the exact text).
 fn xml(text: &str) -> String {
-    if text.chars().all(junit_keeps) {
+    junit_text(text, true)
+}
+
+/// [`xml`] for an attribute (a `message`, a name): a line feed is written `\n` too, since a
+/// parser reads a raw line feed in an attribute as a space.
+fn xml_attr(text: &str) -> String {
+    junit_text(text, false)
+}
+
+fn junit_text(text: &str, line_feeds: bool) -> String {
+    let keeps = |c: char| junit_keeps(c) && (line_feeds || c != '\n');
+    if text.chars().all(keeps) {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -363,7 +375,8 @@ fn xml(text: &str) -> String {
         match c {
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
-            c if junit_keeps(c) => out.push(c),
+            '\n' if !line_feeds => out.push_str("\\n"),
+            c if keeps(c) => out.push(c),
             c => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
@@ -414,7 +427,7 @@ pub fn junit(report: &Report) -> String {
             FixtureStatus::Frozen => {
                 let mut s = TestCaseStatus::skipped();
                 if let Some(freeze) = &f.freeze {
-                    s.set_message(xml(&format!(
+                    s.set_message(xml_attr(&format!(
                         "frozen (no vote) by {} until {}: {}",
                         freeze.owner, freeze.expires_at, freeze.reason
                     )));
@@ -431,8 +444,8 @@ pub fn junit(report: &Report) -> String {
                 s
             }
         };
-        let mut case = TestCase::new(xml(&f.fixture_id), status);
-        case.set_classname(xml(&f.property_id));
+        let mut case = TestCase::new(xml_attr(&f.fixture_id), status);
+        case.set_classname(xml_attr(&f.property_id));
         case.set_time(ms(f.duration_ms));
         fixtures.add_test_case(case);
     }
@@ -457,14 +470,14 @@ pub fn junit(report: &Report) -> String {
                             "not reproduced".into()
                         }
                     },
-                    xml,
+                    xml_attr,
                 ));
                 s
             }
             CampaignStatus::Failure => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 s.set_type("new_failure");
-                s.set_message(xml(&format!(
+                s.set_message(xml_attr(&format!(
                     "{} {}",
                     c.action.as_deref().unwrap_or("failure"),
                     c.fixture_id.as_deref().unwrap_or("")
@@ -477,11 +490,15 @@ pub fn junit(report: &Report) -> String {
             CampaignStatus::Infra => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
                 s.set_type("infra");
-                s.set_message(c.note.as_deref().map_or_else(|| "infra queue".into(), xml));
+                s.set_message(
+                    c.note
+                        .as_deref()
+                        .map_or_else(|| "infra queue".into(), xml_attr),
+                );
                 s
             }
         };
-        let mut case = TestCase::new(xml(&c.property_id), status);
+        let mut case = TestCase::new(xml_attr(&c.property_id), status);
         case.set_classname("campaign");
         case.set_time(ms(c.duration_ms));
         campaigns.add_test_case(case);
@@ -494,8 +511,8 @@ pub fn junit(report: &Report) -> String {
         {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
             s.set_type("infra");
-            s.set_message(xml(infra));
-            let mut case = TestCase::new(xml(&format!("{} (infra)", c.property_id)), s);
+            s.set_message(xml_attr(infra));
+            let mut case = TestCase::new(xml_attr(&format!("{} (infra)", c.property_id)), s);
             case.set_classname("campaign");
             campaigns.add_test_case(case);
         }
@@ -507,12 +524,12 @@ pub fn junit(report: &Report) -> String {
         let mut suite = TestSuite::new("findings");
         for (i, f) in blocking.iter().enumerate() {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_type(xml(&f.rule));
-            s.set_message(xml(&f.message));
+            s.set_type(xml_attr(&f.rule));
+            s.set_message(xml_attr(&f.message));
             // The failure's text leads with the place, for dashboards that show no file.
             s.set_description(xml(&placed_message(f)));
-            let mut case = TestCase::new(xml(&format!("{} #{i}", f.rule)), s);
-            case.set_classname(f.file.as_deref().map_or_else(|| "gate".into(), xml));
+            let mut case = TestCase::new(xml_attr(&format!("{} #{i}", f.rule)), s);
+            case.set_classname(f.file.as_deref().map_or_else(|| "gate".into(), xml_attr));
             suite.add_test_case(case);
         }
         junit.add_test_suite(suite);
@@ -1006,7 +1023,7 @@ pub fn error_junit(message: &str, place: Option<&ErrorPlace>) -> String {
     let mut suite = TestSuite::new("gate");
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
     status.set_type("configuration");
-    status.set_message(xml(message));
+    status.set_message(xml_attr(message));
     if let Some(p) = place {
         status.set_description(xml(&error_place_text(p)));
     }
@@ -1285,20 +1302,24 @@ mod tests {
         report.campaigns[0].infra = Some(odd.into());
         report.findings[0].file = Some(format!("props/{odd}.py"));
         report.findings[0].message = odd.into();
+        // In an attribute a parser reads a raw line feed as a space: there it is written too.
+        let in_attribute = visible.replace('\n', r"\n");
         let text = junit(&report);
         assert!(text.chars().all(xml_char), "{text:?}");
+        assert!(attributes_hold_no_line_feed(&text), "{text}");
         let texts = junit_texts(&text);
         for (what, expected) in [
             (
                 "freeze reason",
-                format!("until 2026-12-10T00:00:00Z: {visible}"),
+                format!("until 2026-12-10T00:00:00Z: {in_attribute}"),
             ),
             ("infra note", visible.to_string()),
+            ("campaign's infra item", in_attribute.clone()),
             (
                 "minimal input",
                 format!("minimal failing input: {{\"s\":\"{visible}\"}}"),
             ),
-            ("finding's file", format!("props/{visible}.py")),
+            ("finding's file", format!("props/{in_attribute}.py")),
         ] {
             assert!(
                 texts.iter().any(|t| t.ends_with(&expected)),
@@ -1307,7 +1328,24 @@ mod tests {
         }
         let error = error_junit(odd, None);
         assert!(error.chars().all(xml_char), "{error:?}");
-        assert!(junit_texts(&error).contains(&visible.to_string()));
+        assert!(attributes_hold_no_line_feed(&error), "{error}");
+        assert!(junit_texts(&error).contains(&in_attribute));
+    }
+
+    /// Whether no attribute value of an XML document holds a raw line feed.
+    fn attributes_hold_no_line_feed(document: &str) -> bool {
+        let (mut in_tag, mut quote) = (false, None);
+        for c in document.chars() {
+            match (in_tag, quote, c) {
+                (false, _, '<') => in_tag = true,
+                (true, None, '>') => in_tag = false,
+                (true, None, '"' | '\'') => quote = Some(c),
+                (true, Some(q), c) if c == q => quote = None,
+                (true, Some(_), '\n') => return false,
+                _ => {}
+            }
+        }
+        true
     }
 
     proptest! {
