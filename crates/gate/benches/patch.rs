@@ -902,8 +902,23 @@ fn large_file(props: usize, rounds: usize) -> BenchResult {
     };
     check()?;
     plain()?;
-    let (mut c, mut ratios) = (Vec::new(), Vec::new());
-    let mut p = Vec::new();
+    let times = interleaved(rounds, check, plain)?;
+    println!(
+        "## patch check: one commit editing {props} properties of one {lines}-line file, {rounds} interleaved round(s), medians"
+    );
+    println!();
+    print_against(&times, "one `diff-tree -r -p`");
+    Ok(())
+}
+
+/// The check's and the baseline's wall times over `rounds` rounds, their order alternating
+/// from round to round, and the ratio of each round: `(check, baseline, ratios)`.
+fn interleaved(
+    rounds: usize,
+    mut check: impl FnMut() -> BenchResult<f64>,
+    mut plain: impl FnMut() -> BenchResult<f64>,
+) -> BenchResult<(Vec<f64>, Vec<f64>, Vec<f64>)> {
+    let (mut c, mut p, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..rounds {
         let (ci, pi) = if round % 2 == 0 {
             let pi = plain()?;
@@ -916,23 +931,23 @@ fn large_file(props: usize, rounds: usize) -> BenchResult {
         p.push(pi);
         ratios.push(ci / pi);
     }
-    println!(
-        "## patch check: one commit editing {props} properties of one {lines}-line file, {rounds} interleaved round(s), medians"
-    );
-    println!();
+    Ok((c, p, ratios))
+}
+
+/// The table of a check against one baseline command (`baseline` names it).
+fn print_against((c, p, ratios): &(Vec<f64>, Vec<f64>, Vec<f64>), baseline: &str) {
     println!("| side | wall (median) | check / side (median) | range |");
     println!("|---|---|---|---|");
     println!(
         "| `check_patch(REV..HEAD)` | {:.0} ms | — | — |",
-        median(c) * 1e3
+        median(c.clone()) * 1e3
     );
-    let (lo, hi) = range(&ratios);
+    let (lo, hi) = range(ratios);
     println!(
-        "| baseline: one `diff-tree -r -p` | {:.1} ms | {:.1}x | {lo:.1}-{hi:.1} |",
-        median(p) * 1e3,
+        "| baseline: {baseline} | {:.1} ms | {:.1}x | {lo:.1}-{hi:.1} |",
+        median(p.clone()) * 1e3,
         median(ratios.clone())
     );
-    Ok(())
 }
 
 /// The wide-crate table (see the module docs).
@@ -987,36 +1002,13 @@ fn wide_crate(files: usize, rounds: usize) -> BenchResult {
     let (wrapper, log) = counting_git(keys.path())?;
     run(&wrapper.to_string_lossy())?;
     let spawned = std::fs::read_to_string(&log)?.lines().count();
-    let (mut c, mut p, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..rounds {
-        let (ci, pi) = if round % 2 == 0 {
-            let pi = plain()?;
-            (run("git")?, pi)
-        } else {
-            let ci = run("git")?;
-            (ci, plain()?)
-        };
-        c.push(ci);
-        p.push(pi);
-        ratios.push(ci / pi);
-    }
+    let times = interleaved(rounds, || run("git"), plain)?;
     println!(
         "## patch check: one commit deleting the `Cargo.toml` of a crate with {files} property files, {rounds} interleaved round(s), medians"
     );
     println!();
     println!("git processes per check: {spawned}");
     println!();
-    println!("| side | wall (median) | check / side (median) | range |");
-    println!("|---|---|---|---|");
-    println!(
-        "| `check_patch(REV..HEAD)` | {:.0} ms | — | — |",
-        median(c) * 1e3
-    );
-    let (lo, hi) = range(&ratios);
-    println!(
-        "| baseline: one `ls-tree -r` | {:.1} ms | {:.1}x | {lo:.1}-{hi:.1} |",
-        median(p) * 1e3,
-        median(ratios.clone())
-    );
+    print_against(&times, "one `ls-tree -r`");
     Ok(())
 }
