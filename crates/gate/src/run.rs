@@ -383,8 +383,9 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
 
     // Step 1: the ledger and every fixture file.
     let mut ledger = load_ledger(root, settings, ctx.now)?;
-    ctx.progress
-        .settings(&settings_view(settings, ctx, &ledger));
+    // The report's settings block, shown now, before any oracle runs.
+    let view = settings_view(settings, ctx, &ledger);
+    ctx.progress.settings(&view);
     let mut findings = std::mem::take(&mut ledger.findings);
     let declared = |id: &PropertyId| config.property(id.as_str()).map(|p| p.canonicalization);
     // Files with an integrity error: a fixture file among them is never replayed (its bytes
@@ -616,7 +617,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     findings.sort();
     let mut report = Report {
         format: REPORT_FORMAT,
-        settings: settings_view(settings, ctx, &ledger),
+        settings: view,
         fixtures,
         campaigns,
         findings,
