@@ -120,13 +120,12 @@ impl Progress for Bar {
     }
 }
 
-/// Shows the run's settings the moment the gate knows them, before any oracle runs, then
-/// passes progress on: on stdout when the text report goes there (the report then leaves
-/// them out), else on stderr.
+/// Shows the run's settings the moment the gate knows them, before any oracle runs (every
+/// report of `run::run` has had them shown), then passes progress on: on stdout when the
+/// text report goes there (the report then leaves them out), else on stderr.
 struct Announce<'a> {
     inner: &'a dyn Progress,
     on_stdout: bool,
-    shown: std::sync::atomic::AtomicBool,
 }
 
 impl Progress for Announce<'_> {
@@ -147,7 +146,6 @@ impl Progress for Announce<'_> {
         } else {
             eprint!("{block}");
         }
-        self.shown.store(true, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -311,7 +309,6 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
             &quiet
         },
         on_stdout: !machine,
-        shown: std::sync::atomic::AtomicBool::new(false),
     };
     let ctx = run::Context {
         root: root.clone(),
@@ -326,10 +323,9 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         run::run_with_base(&settings, &ctx, args.base.as_deref()).map_err(Failure::usage)?;
     report.decide();
 
-    let shown = progress.shown.load(std::sync::atomic::Ordering::Relaxed);
     let document = match args.format {
         // On stdout the settings are out already; a file gets the whole report.
-        GateFormat::Text if shown && progress.on_stdout => render::body_text(&report, style),
+        GateFormat::Text if progress.on_stdout => render::body_text(&report, style),
         GateFormat::Text => {
             let mut text = render::settings_text(&report.settings);
             text.push_str(&render::body_text(&report, style));
@@ -339,9 +335,6 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         GateFormat::Junit => render::junit(&report),
         GateFormat::Github => render::github(&report),
     };
-    if !shown && args.format != GateFormat::Text {
-        eprint!("{}", render::settings_text(&report.settings));
-    }
     write_out(args.out.as_ref(), &document)?;
     *reported = true;
     if args.out.is_some() || args.format != GateFormat::Text {

@@ -38,6 +38,7 @@ pub trait Progress: Sync {
     /// The run's effective settings, once they are known (the ledger read) and before any
     /// oracle runs: the report's own [`Report::settings`](crate::report::Report), given
     /// early so that a log shows them first, also of a run that hangs or is stopped (SPEC §9).
+    /// [`run`] calls it exactly once for every report it returns.
     fn settings(&self, view: &SettingsView) {
         let _ = view;
     }
