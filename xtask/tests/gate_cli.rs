@@ -1933,9 +1933,9 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
 }
 
 /// A `freezegate.toml` that is not UTF-8 is a configuration error at its first bad byte, named
-/// relative to the root like every other.
+/// relative to the root like every other; so is a missing one.
 #[test]
-fn a_config_that_is_not_utf8_is_placed_at_its_first_bad_byte() {
+fn a_config_that_is_not_utf8_or_missing_is_named_relative_to_the_root() {
     let repo = Repo::with_oracle(&[]);
     std::fs::write(
         repo.dir.join("freezegate.toml"),
@@ -1948,6 +1948,20 @@ fn a_config_that_is_not_utf8_is_placed_at_its_first_bad_byte() {
         "error: freezegate.toml: line 2, column 14: the file is not UTF-8: byte 0xff",
         "freezegate.toml",
         Some((2, 14)),
+    );
+    // A missing one is named the same way, not by this machine's absolute path, so that a
+    // dashboard's document is the same wherever the checkout lives.
+    std::fs::remove_file(repo.dir.join("freezegate.toml")).expect("remove");
+    let run = repo.gate(&["--format", "json"], &[]);
+    let doc = error_doc(
+        &run,
+        "error: cannot read freezegate.toml: ",
+        "freezegate.toml",
+        None,
+    );
+    assert!(
+        !doc["error"].as_str().is_some_and(|e| e.contains('/')),
+        "{doc}"
     );
 }
 

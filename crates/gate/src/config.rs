@@ -249,13 +249,13 @@ pub struct Config {
 }
 
 impl Config {
-    /// Reads and validates `freezegate.toml` in `root`. Syntax and rule errors name the file
-    /// relative to the root (`freezegate.toml: line 7, column 11: …`), as findings do; so
-    /// does a file that is not UTF-8, at its first byte that is not.
+    /// Reads and validates `freezegate.toml` in `root`. Every error names the file relative
+    /// to the root (`freezegate.toml: line 7, column 11: …`), as findings do: a file that
+    /// cannot be read, one that is not UTF-8 (at its first byte that is not), and syntax and
+    /// rule errors.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
-        let path = root.join(CONFIG_FILE);
-        let bytes = std::fs::read(&path).map_err(|source| ConfigError::Io {
-            path: path.clone(),
+        let bytes = std::fs::read(root.join(CONFIG_FILE)).map_err(|source| ConfigError::Io {
+            path: PathBuf::from(CONFIG_FILE),
             source,
         })?;
         let text = utf8(&bytes, Path::new(CONFIG_FILE))?;
