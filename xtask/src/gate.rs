@@ -76,6 +76,11 @@ pub struct Args {
     /// owners' queue.
     #[arg(long, value_name = "FILE")]
     infra_out: Option<PathBuf>,
+    /// Run the Rust properties (those without an `oracle`) through BINARY, a build of the
+    /// tree under test, instead of this binary: their campaign inputs and every run come from
+    /// it. Needed when this gate is built from the base revision (`--base`).
+    #[arg(long, value_name = "BINARY")]
+    rust_runner: Option<PathBuf>,
     #[command(flatten)]
     run: RunFlags,
 }
@@ -85,6 +90,7 @@ impl Args {
     pub fn anchor(&mut self, start: &std::path::Path) {
         crate::root::anchor(start, &mut self.out);
         crate::root::anchor(start, &mut self.infra_out);
+        crate::root::anchor(start, &mut self.rust_runner);
     }
 }
 
@@ -290,6 +296,15 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         }
     }
     let exe = std::env::current_exe().ok();
+    if let Some(runner) = &args.rust_runner
+        && !runner.is_file()
+    {
+        return Err(Failure::usage(anyhow::anyhow!(
+            "--rust-runner {}: no such file (a build of the tree under test that serves `{}`)",
+            runner.display(),
+            freezegate_gate::rust_prop::PROPERTY_SUBCOMMAND
+        )));
+    }
     let machine = args.format != GateFormat::Text || args.out.is_some();
     let color = !machine && std::io::stdout().is_terminal();
     let style = Style { color };
@@ -315,6 +330,7 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         now,
         registry: &registry,
         exe,
+        rust_runner: args.rust_runner.clone(),
         patch_id,
         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
         progress: &progress,

@@ -57,12 +57,10 @@ pub fn registry() -> Registry {
 }
 
 /// Serves the hidden subcommand: one candidate on stdin (or one per line with
-/// `FREEZEGATE_WORKER=1`), the oracle protocol's exit code or answers.
+/// `FREEZEGATE_WORKER=1`), the oracle protocol's exit code or answers; with
+/// `FREEZEGATE_GENERATE=1`, the campaign inputs for `PROP_SEED` and `PROP_CASES`.
 pub fn serve(id: &str) -> u8 {
-    let worker = std::env::var_os("FREEZEGATE_WORKER").is_some_and(|v| v == "1");
-    let stdin = std::io::stdin();
-    let stdout = std::io::stdout();
-    registry().serve(id, worker, &mut stdin.lock(), &mut stdout.lock())
+    registry().serve_stdio(id)
 }
 
 #[cfg(test)]

@@ -113,6 +113,7 @@ fn main() -> BenchResult {
         now: run::clock_now(),
         registry: &registry,
         exe: None,
+        rust_runner: None,
         patch_id: "bench".into(),
         max_shrink_calls: 1,
         progress: &Quiet,

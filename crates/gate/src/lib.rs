@@ -87,14 +87,13 @@
 //! fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
 //!     let registry = registry()?;
 //!     let args: Vec<String> = std::env::args().collect();
-//!     // `xtask __freezegate-property ID`: one run of a Rust property, an oracle itself, so
-//!     // it keeps the default signal handling.
+//!     // `xtask __freezegate-property ID`: one run of a Rust property (or, with
+//!     // FREEZEGATE_GENERATE=1, its campaign inputs), an oracle itself, so it keeps the
+//!     // default signal handling.
 //!     if let [_, subcommand, id] = args.as_slice()
 //!         && subcommand == PROPERTY_SUBCOMMAND
 //!     {
-//!         let worker = std::env::var("FREEZEGATE_WORKER").as_deref() == Ok("1");
-//!         let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
-//!         return Ok(registry.serve(id, worker, &mut stdin.lock(), &mut stdout.lock()));
+//!         return Ok(registry.serve_stdio(id));
 //!     }
 //!     // Adopt the oracles' orphans; on SIGINT, SIGTERM or SIGHUP kill every run and exit.
 //!     if let Err(error) = process::setup() {
@@ -111,6 +110,9 @@
 //!         now: run::clock_now(),
 //!         registry: &registry,
 //!         exe: std::env::current_exe().ok(),
+//!         // A build of the tree under test, when this binary is the base revision's
+//!         // (`gate --base` in CI, see "Rust properties" below).
+//!         rust_runner: None,
 //!         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
 //!         progress: &run::Quiet,
 //!     };
@@ -180,7 +182,17 @@
 //! ```
 //!
 //! In `freezegate.toml` such a property has an `id` and no `oracle`; the xtask passes its
-//! registry and `std::env::current_exe()` in [`run::Context`].
+//! registry and `std::env::current_exe()` in [`run::Context`], and routes the hidden
+//! subcommand to [`rust_prop::Registry::serve_stdio`], which also serves the campaign inputs
+//! (`FREEZEGATE_GENERATE=1`, [`rust_prop::GENERATE_ENV`]).
+//!
+//! A gate built from the base revision, as CI should build it for `--base`
+//! (docs/threat-model.md), holds the base's code: its own registry would test the base, not
+//! the patch. Build the patch's xtask too (it is the patch's code, like any oracle: give the
+//! job no secrets) and pass it as [`run::Context::rust_runner`] (`gate --rust-runner
+//! BINARY`): the Rust properties' inputs and runs then come from that binary, and the gate's
+//! decision from the base's. Without it, `--base` reports a warning
+//! (`patch.rust_properties_of_this_build`).
 //!
 //! # Invariants
 //!

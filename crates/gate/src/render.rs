@@ -115,6 +115,9 @@ pub fn settings_text(s: &SettingsView) -> String {
             let _ = writeln!(out, "    {}", escape_text(o));
         }
     }
+    if let Some(runner) = &s.rust_runner {
+        let _ = writeln!(out, "  rust runner: {}", escape_text(runner));
+    }
     if !s.properties.is_empty() {
         let width = s.properties.iter().map(|p| p.id.len()).max().unwrap_or(0);
         let _ = writeln!(out, "  properties:");
@@ -1173,6 +1176,7 @@ mod tests {
                 overrides: Vec::new(),
                 ledger_active: 1,
                 ledger_expired: 0,
+                rust_runner: None,
             },
             fixtures: vec![
                 FixtureResult {

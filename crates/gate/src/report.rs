@@ -77,6 +77,9 @@ pub struct SettingsView {
     pub ledger_active: usize,
     /// Ledger rows that have expired.
     pub ledger_expired: usize,
+    /// The binary that runs the Rust properties when it is not the gate's own
+    /// (`gate --rust-runner`), as given.
+    pub rust_runner: Option<String>,
 }
 
 /// One property's effective settings.

@@ -63,6 +63,14 @@ pub struct Context<'a> {
     pub registry: &'a Registry,
     /// The binary that serves the Rust properties' hidden subcommand (the xtask itself).
     pub exe: Option<PathBuf>,
+    /// A binary built from the tree under test that serves the hidden subcommand in place of
+    /// this process (`gate --rust-runner`). When set, every property without an `oracle` is
+    /// a Rust property of that binary: its campaign inputs come from the binary
+    /// ([`crate::rust_prop::GENERATE_ENV`]) and every run executes it, and `registry` and
+    /// `exe` are not used for them. A gate built from the base revision (`--base`, as
+    /// docs/threat-model.md asks) needs it, or its Rust properties run the base's code, not
+    /// the patch's.
+    pub rust_runner: Option<PathBuf>,
     /// `patch_id` of fixtures the campaigns pin (default: the full SHA of HEAD).
     pub patch_id: String,
     /// The budget of each failing case's classify loop, in oracle calls (its first run
@@ -113,6 +121,17 @@ pub enum GateError {
     /// A Rust property's inputs could not be generated.
     #[error(transparent)]
     Generate(#[from] crate::rust_prop::RegistryError),
+    /// The Rust runner (`gate --rust-runner`) does not register a property that
+    /// `freezegate.toml` names without an `oracle`.
+    #[error("no Rust property {id} is registered by the Rust runner {runner}{}", detail.as_deref().map(|d| format!(" (it printed: {d})")).unwrap_or_default())]
+    RunnerUnknown {
+        /// The property.
+        id: String,
+        /// The runner binary.
+        runner: String,
+        /// The runner's last stderr line, when it wrote one.
+        detail: Option<String>,
+    },
 }
 
 /// The full SHA of `HEAD` in `root`; `None` outside a git repository or before the first
@@ -380,7 +399,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     let config = &settings.config;
     let seed = settings.seed;
     // Every property has something to run, before anything is read or run.
-    config.check_oracles(|id| ctx.registry.contains(id))?;
+    config.check_oracles(|id| ctx.rust_runner.is_some() || ctx.registry.contains(id))?;
 
     // Step 1: the ledger and every fixture file.
     let mut ledger = load_ledger(root, settings, ctx.now)?;
@@ -461,7 +480,12 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     // The oracles of every property.
     let mut oracles = Vec::with_capacity(config.properties.len());
     for property in &config.properties {
-        let source = oracle_source(property, ctx.registry, ctx.exe.as_deref())?;
+        let source = match (&property.oracle, &ctx.rust_runner) {
+            (None, Some(runner)) => OracleSource::Rust {
+                exe: runner.clone(),
+            },
+            _ => oracle_source(property, ctx.registry, ctx.exe.as_deref())?,
+        };
         oracles.push(PropertyOracles::new(property, &source, root)?);
     }
 
@@ -805,6 +829,10 @@ pub fn settings_view(settings: &Settings, ctx: &Context<'_>, ledger: &LedgerStat
         overrides: settings.overrides.iter().map(ToString::to_string).collect(),
         ledger_active: active,
         ledger_expired: expired,
+        rust_runner: ctx
+            .rust_runner
+            .as_ref()
+            .map(|runner| runner.display().to_string()),
     }
 }
 
@@ -816,7 +844,32 @@ fn campaign_inputs(
     property: &Property,
 ) -> Result<Option<Result<Vec<Value>, String>>, GateError> {
     if let Some(cmd) = &property.generate {
-        return Ok(Some(run_generator(cmd, &ctx.root, settings, property)));
+        let generated = run_generator(cmd, &ctx.root, settings, property, &[]);
+        return Ok(Some(generated.map_err(GeneratorFailure::into_message)));
+    }
+    if property.oracle.is_none()
+        && let Some(runner) = &ctx.rust_runner
+    {
+        let cmd = crate::rust_prop::oracle_command(runner, property.id.as_str());
+        let generated = run_generator(
+            &cmd,
+            &ctx.root,
+            settings,
+            property,
+            &[(crate::rust_prop::GENERATE_ENV, "1")],
+        );
+        return match generated {
+            Err(GeneratorFailure::Exit { code, stderr, .. })
+                if code == i32::from(crate::rust_prop::EXIT_UNKNOWN) =>
+            {
+                Err(GateError::RunnerUnknown {
+                    id: property.id.to_string(),
+                    runner: runner.display().to_string(),
+                    detail: stderr_last_line(&stderr),
+                })
+            }
+            other => Ok(Some(other.map_err(GeneratorFailure::into_message))),
+        };
     }
     if property.oracle.is_none() && ctx.registry.contains(property.id.as_str()) {
         let inputs = ctx
@@ -827,16 +880,42 @@ fn campaign_inputs(
     Ok(None)
 }
 
-/// Runs a generator command (`PROP_SEED`, `PROP_CASES`, `PROPERTY_ID`; one JSON input per
-/// line on stdout) under the replay runner's rules: its own process group, a deadline, what
-/// it leaves running killed when it exits (a background child holding stdout open cannot
-/// hold the gate), and its stdout capped.
+/// Why a generator gave no inputs.
+enum GeneratorFailure {
+    /// It exited with a status other than 0: the sentence, its exit code and its stderr.
+    Exit {
+        /// The infra sentence.
+        message: String,
+        /// The exit code.
+        code: i32,
+        /// What it wrote to stderr.
+        stderr: String,
+    },
+    /// Anything else (it did not start, timed out, printed too much or a line that is not
+    /// JSON): the infra sentence.
+    Other(String),
+}
+
+impl GeneratorFailure {
+    /// The infra sentence.
+    fn into_message(self) -> String {
+        match self {
+            GeneratorFailure::Exit { message, .. } | GeneratorFailure::Other(message) => message,
+        }
+    }
+}
+
+/// Runs a generator command (`PROP_SEED`, `PROP_CASES`, `PROPERTY_ID` and `extra_env`; one
+/// JSON input per line on stdout) under the replay runner's rules: its own process group, a
+/// deadline, what it leaves running killed when it exits (a background child holding stdout
+/// open cannot hold the gate), and its stdout capped.
 fn run_generator(
     cmd: &str,
     root: &Path,
     settings: &Settings,
     property: &Property,
-) -> Result<Vec<Value>, String> {
+    extra_env: &[(&str, &str)],
+) -> Result<Vec<Value>, GeneratorFailure> {
     // A generator gets a generous deadline: the per-run one for every 10 cases, at least 60 s.
     let deadline = Duration::from_millis(
         settings
@@ -844,20 +923,26 @@ fn run_generator(
             .saturating_mul(u64::from(property.cases / 10 + 1))
             .max(60_000),
     );
-    let out = freezegate_replay::ShellCommand::new(cmd, root)
-        .map_err(|e| format!("generator: {e}"))?
+    let mut command = freezegate_replay::ShellCommand::new(cmd, root)
+        .map_err(|e| GeneratorFailure::Other(format!("generator: {e}")))?
         .env("PROP_SEED", settings.seed.to_string())
         .env("PROP_CASES", property.cases.to_string())
-        .env("PROPERTY_ID", property.id.as_str())
+        .env("PROPERTY_ID", property.id.as_str());
+    for (name, value) in extra_env {
+        command = command.env(name, value);
+    }
+    let out = command
         .timeout(deadline)
         .stdout_cap(GENERATOR_STDOUT_CAP)
         .run();
-    let status = generator_status(&out.end, deadline, &out.stderr.text)?;
+    let status =
+        generator_status(&out.end, deadline, &out.stderr.text).map_err(GeneratorFailure::Other)?;
     if !status.success() {
-        return Err(generator_failed(
-            format!("generator failed ({status})"),
-            &out.stderr.text,
-        ));
+        return Err(GeneratorFailure::Exit {
+            message: generator_failed(format!("generator failed ({status})"), &out.stderr.text),
+            code: status.code().unwrap_or(-1),
+            stderr: out.stderr.text.clone(),
+        });
     }
     let mut inputs = Vec::new();
     for (n, line) in out.stdout.split(|&b| b == b'\n').enumerate() {
@@ -866,7 +951,12 @@ fn run_generator(
         }
         match freezegate_canon::parse(line) {
             Ok(v) => inputs.push(v),
-            Err(e) => return Err(format!("generator output line {}: {e}", n + 1)),
+            Err(e) => {
+                return Err(GeneratorFailure::Other(format!(
+                    "generator output line {}: {e}",
+                    n + 1
+                )));
+            }
         }
     }
     Ok(inputs)
@@ -1535,6 +1625,27 @@ pub fn run_with_base(
                 },
             });
         }
+        let rust_properties: Vec<&str> = settings
+            .config
+            .properties
+            .iter()
+            .filter(|p| p.oracle.is_none())
+            .map(|p| p.id.as_str())
+            .collect();
+        if ctx.rust_runner.is_none() && !rust_properties.is_empty() {
+            patch_findings.push(Finding {
+                kind: FindingKind::Patch,
+                blocking: false,
+                file: None,
+                line: None,
+                column: None,
+                rule: "patch.rust_properties_of_this_build".into(),
+                message: format!(
+                    "the Rust properties ({}) run the code this gate binary was built from: a gate built from {base} judges the base's code with them, not the patch's; pass --rust-runner with a build of the patch (docs/threat-model.md)",
+                    rust_properties.join(", ")
+                ),
+            });
+        }
         for o in settings.weakening_overrides() {
             patch_findings.push(Finding {
                 kind: FindingKind::Patch,
@@ -1795,6 +1906,7 @@ mod tests {
                 overrides: Vec::new(),
                 ledger_active: 0,
                 ledger_expired: 0,
+                rust_runner: None,
             },
             fixtures,
             campaigns,

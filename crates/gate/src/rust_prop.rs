@@ -12,8 +12,12 @@
 //! can show.
 //!
 //! The hidden subcommand speaks the oracle protocol of SPEC §4, worker mode included
-//! (`FREEZEGATE_WORKER=1`), through [`Registry::serve`]. A candidate that does not deserialize
-//! into the input type exits 125 ("cannot test this input"): it is not a failure, so the
+//! (`FREEZEGATE_WORKER=1`), through [`Registry::serve`]; with `FREEZEGATE_GENERATE=1`
+//! ([`GENERATE_ENV`]) it prints the campaign inputs instead, so that a gate built from another
+//! revision can draw and run the properties of the tree it judges through a build of that
+//! tree (`gate --rust-runner`, [`crate::run::Context::rust_runner`]).
+//! [`Registry::serve_stdio`] serves all three from the process's streams and environment. A
+//! candidate that does not deserialize into the input type exits 125 ("cannot test this input"): it is not a failure, so the
 //! shrinker never turns a failing input into one of another shape.
 //!
 //! An input holding a NaN or infinite float has no JSON form: generation fails with an error
@@ -81,6 +85,18 @@ pub const PROPERTY_SUBCOMMAND: &str = "__freezegate-property";
 
 /// Exit code of the hidden subcommand for an input the property's type cannot hold.
 pub const EXIT_CANNOT_TEST: u8 = 125;
+
+/// Exit code of the hidden subcommand for a property id the binary does not register (and
+/// for a generation request it cannot read).
+pub const EXIT_UNKNOWN: u8 = 3;
+
+/// The environment variable that asks the hidden subcommand for the property's campaign
+/// inputs instead of a run: with `FREEZEGATE_GENERATE=1`, `PROP_SEED` and `PROP_CASES`,
+/// `xtask __freezegate-property ID` prints the inputs [`Registry::generate`] draws, one
+/// JSON document per line, as a generator command does (SPEC §4). This is how a gate built
+/// from another revision (`gate --base` run from the base's build) draws a Rust property's
+/// inputs from the strategy of the tree it judges: see [`Registry::serve_stdio`].
+pub const GENERATE_ENV: &str = "FREEZEGATE_GENERATE";
 
 /// What one check of a Rust property gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -300,7 +316,7 @@ impl Registry {
     ) -> u8 {
         let Some(registered) = self.properties.get(id) else {
             let _ = writeln!(output, "error: no Rust property {id} is registered");
-            return 3;
+            return EXIT_UNKNOWN;
         };
         let one_line = |s: &str| s.replace(['\n', '\r'], " ");
         if worker {
@@ -352,6 +368,104 @@ impl Registry {
     }
 }
 
+impl Registry {
+    /// Prints `cases` campaign inputs of property `id` under `seed` to `output`, one JSON
+    /// document per line (see [`GENERATE_ENV`]): canonical bytes of the ordered variant, so
+    /// that object members keep the order the strategy gave them, as the gate's own
+    /// [`Registry::generate`] keeps it for a property that declares that variant. Returns the process exit
+    /// code: `0`, [`EXIT_UNKNOWN`] for an id this registry does not hold, `1` when
+    /// generation fails (the reason on `errors`).
+    pub fn serve_generate(
+        &self,
+        id: &str,
+        seed: u64,
+        cases: u32,
+        output: &mut dyn Write,
+        errors: &mut dyn Write,
+    ) -> u8 {
+        let inputs = match self.generate(id, seed, cases) {
+            Ok(inputs) => inputs,
+            Err(e @ RegistryError::Unknown(_)) => {
+                let _ = writeln!(errors, "error: {e}");
+                return EXIT_UNKNOWN;
+            }
+            Err(e) => {
+                let _ = writeln!(errors, "error: {e}");
+                return 1;
+            }
+        };
+        for input in &inputs {
+            let line = match freezegate_canon::value_bytes(
+                input,
+                freezegate_canon::Canonicalization::V1Ordered,
+            ) {
+                Ok(bytes) => bytes,
+                Err(e) => {
+                    let _ = writeln!(errors, "error: an input of {id} has no canonical form: {e}");
+                    return 1;
+                }
+            };
+            if output
+                .write_all(&line)
+                .and_then(|()| output.write_all(b"\n"))
+                .is_err()
+            {
+                return 1;
+            }
+        }
+        if output.flush().is_err() {
+            return 1;
+        }
+        0
+    }
+
+    /// The whole hidden subcommand for property `id`, on this process's standard streams and
+    /// environment: what an xtask routes `xtask __freezegate-property ID` to.
+    ///
+    /// - With `FREEZEGATE_GENERATE=1` it prints the campaign inputs for `PROP_SEED` and
+    ///   `PROP_CASES` ([`Registry::serve_generate`]; a missing or malformed variable exits
+    ///   [`EXIT_UNKNOWN`] with the reason on stderr);
+    /// - otherwise it serves the oracle protocol ([`Registry::serve`]), in worker mode when
+    ///   `FREEZEGATE_WORKER=1`.
+    ///
+    /// An unregistered `id` exits [`EXIT_UNKNOWN`] either way.
+    pub fn serve_stdio(&self, id: &str) -> u8 {
+        let stdout = std::io::stdout();
+        let mut stdout = stdout.lock();
+        let is_one = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
+        if is_one(GENERATE_ENV) {
+            let stderr = std::io::stderr();
+            let mut stderr = stderr.lock();
+            let number = |name: &str| -> Result<u64, String> {
+                let text = std::env::var(name).map_err(|_| format!("{name} is not set"))?;
+                text.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("{name}={text:?} is not a number"))
+            };
+            let request = number("PROP_SEED").and_then(|seed| {
+                let cases = number("PROP_CASES")?;
+                u32::try_from(cases)
+                    .map(|cases| (seed, cases))
+                    .map_err(|_| format!("PROP_CASES={cases} is too large"))
+            });
+            return match request {
+                Ok((seed, cases)) => self.serve_generate(id, seed, cases, &mut stdout, &mut stderr),
+                Err(why) => {
+                    let _ = writeln!(stderr, "error: {GENERATE_ENV}=1 needs {why}");
+                    EXIT_UNKNOWN
+                }
+            };
+        }
+        let stdin = std::io::stdin();
+        self.serve(
+            id,
+            is_one("FREEZEGATE_WORKER"),
+            &mut stdin.lock(),
+            &mut stdout,
+        )
+    }
+}
+
 /// The oracle command that runs Rust property `id` through `exe` (the xtask binary),
 /// quoted for `sh -c`.
 pub fn oracle_command(exe: &std::path::Path, id: &str) -> String {
@@ -399,6 +513,53 @@ mod tests {
         })
         .unwrap();
         r
+    }
+
+    /// What a runner prints for `FREEZEGATE_GENERATE=1` is what the gate's own registry
+    /// draws, line for line, member order kept; an unknown id is exit 3 with a reason.
+    #[test]
+    fn served_generation_prints_the_registry_inputs() {
+        /// Serialized as an object whose members are not in key order.
+        #[derive(Debug, serde::Serialize, serde::Deserialize)]
+        struct Unsorted {
+            zeta: u8,
+            alpha: String,
+        }
+        let mut r = registry();
+        r.property(
+            "object.unsorted",
+            (0u8..9, "[a-z]{1,3}").prop_map(|(zeta, alpha)| Unsorted { zeta, alpha }),
+            |_: &Unsorted| Ok(()),
+        )
+        .unwrap();
+        for id in ["list.short", "object.unsorted"] {
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            assert_eq!(r.serve_generate(id, 7, 25, &mut out, &mut err), 0);
+            assert!(err.is_empty());
+            let printed: Vec<Value> = out
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(|l| freezegate_canon::parse(l).unwrap())
+                .collect();
+            assert_eq!(printed, r.generate(id, 7, 25).unwrap());
+            if id == "object.unsorted" {
+                assert!(
+                    out.starts_with(b"{\"zeta\":"),
+                    "{}",
+                    String::from_utf8_lossy(&out)
+                );
+            }
+        }
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(
+            r.serve_generate("no.such", 7, 3, &mut out, &mut err),
+            EXIT_UNKNOWN
+        );
+        assert!(out.is_empty());
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "error: no Rust property no.such is registered\n"
+        );
     }
 
     #[test]

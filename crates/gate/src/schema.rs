@@ -73,6 +73,7 @@ pub fn report_schema() -> Value {
         ("overrides", json!({"type": "array", "items": string()})),
         ("ledger_active", uint()),
         ("ledger_expired", uint()),
+        ("rust_runner", opt_string()),
     ]);
     let fixture = object(&[
         ("property_id", string()),

@@ -87,6 +87,7 @@ fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
         now: run::clock_now(),
         registry: &registry,
         exe: std::env::current_exe().ok(),
+        rust_runner: None,
         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
         progress: &run::Quiet,
     };
