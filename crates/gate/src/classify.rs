@@ -103,7 +103,9 @@ pub struct Record {
 
 impl Record {
     /// The record as a JSON object: the meta fields in meta order, then `status`, `action`,
-    /// `labels`, `trivial`, `budget_exhausted` and `message`.
+    /// `labels`, `trivial`, `budget_exhausted`, `message` and `already_pinned`. The meta's
+    /// `schema` is left out: the record is not a meta file, and a tool that tells files apart
+    /// by their `schema` must not take it for one.
     pub fn to_value(&self) -> Value {
         let mut members = match &self.meta {
             Some(meta) => match meta.to_value() {
