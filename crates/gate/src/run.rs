@@ -1605,7 +1605,8 @@ pub fn run_with_base(
                 kind: FindingKind::Patch,
                 blocking: f.blocking,
                 file: Some(f.file.clone()),
-                line: Some(u64::from(f.line)),
+                // `0`: a finding about the whole file (`opaque-code`, `module-shadowed`).
+                line: (f.line > 0).then(|| u64::from(f.line)),
                 column: None,
                 rule: format!("gaming.{}", f.rule),
                 message: format!("commit {}: {}", short(&f.commit), f.explanation),

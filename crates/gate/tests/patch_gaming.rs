@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 use freezegate_gate::patch::{PatchReport, RULES, WarningKind};
 use patch_support::{Repo, keys};
 
-/// One move: a property file before, after the gaming move, and after a harmless edit.
+/// One move: a property file before, after the gaming move, and after a harmless edit. An
+/// empty text stands for no file: a move that adds a file has an empty `before`.
 struct Case {
     rule: &'static str,
     path: &'static str,
@@ -183,6 +184,34 @@ def test_total_is_sum(x, y):
             before: PY_PROPERTY,
             gaming: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.xfail\n@settings").into_boxed_str()),
             harmless: &*Box::leak(PY_PROPERTY.replace("@settings", "@pytest.mark.slow\n@settings").into_boxed_str()),
+        },
+        Case {
+            rule: "opaque-code",
+            path: "py/rates.bin",
+            before: "a,b\n1,2\n",
+            gaming: "a,b\n1,\u{0}2\n",
+            harmless: "a,b\n1,3\n",
+        },
+        Case {
+            rule: "opaque-code",
+            path: "py/__pycache__/test_coding.cpython-311.pyc",
+            before: "",
+            gaming: "\u{a7}\r\r\n\u{1}\u{0}\u{0}\u{0}",
+            harmless: "",
+        },
+        Case {
+            rule: "module-shadowed",
+            path: "py/json.py",
+            before: "",
+            gaming: "def loads(text):\n    return {}\n",
+            harmless: "",
+        },
+        Case {
+            rule: "module-shadowed",
+            path: "py/test_coding/__init__.py",
+            before: "",
+            gaming: "x = 1\n",
+            harmless: "",
         },
         Case {
             rule: "source-encoding",
@@ -892,16 +921,29 @@ fn judged() -> &'static Judged {
             "freezegate.toml",
             "[policy]\nproperty_paths = [\"tests/**\", \"py/**\", \"ci/**\"]\nmin_cases = 50\n",
         );
+        let put = |path: &str, text: &str| {
+            if !text.is_empty() {
+                repo.write(path, text);
+            } else if repo.path().join(path).exists() {
+                repo.remove(path);
+            }
+        };
         for c in &cases {
-            repo.write(c.path, c.before);
+            put(c.path, c.before);
         }
         let base = repo.commit("base");
         let run = |branch: &str, pick: fn(&Case) -> &'static str| -> (Vec<String>, PatchReport) {
             repo.branch(branch, &base);
             for c in &cases {
-                repo.write(c.path, pick(c));
+                put(c.path, pick(c));
                 repo.git(&["add", "-A"]);
-                repo.git(&["commit", "-q", "-m", &format!("{} {}", c.rule, c.path)]);
+                repo.git(&[
+                    "commit",
+                    "-q",
+                    "--allow-empty",
+                    "-m",
+                    &format!("{} {}", c.rule, c.path),
+                ]);
             }
             // One commit per case, in case order.
             let range = format!("{base}..HEAD");

@@ -47,6 +47,7 @@
 mod diff;
 mod error;
 mod git;
+mod modules;
 mod policy;
 mod props;
 mod reach;
@@ -238,9 +239,7 @@ pub fn check_patch(
             }
         }
         let reach = reach::Reach::new(&git, sha);
-        let found = rules.apply(&property_files, paths.min_cases, &|path| {
-            reach.compiled(path)
-        });
+        let found = rules.apply(&property_files, paths.min_cases, &reach);
         if let Some(e) = reach.into_error() {
             return Err(e);
         }
@@ -409,10 +408,21 @@ fn property_file(
         Some(s) if s.is_text_file() => Some(text(s)?),
         _ => None,
     };
-    let new_text = match new_side {
-        Some(s) if s.is_text_file() => Some(text(s)?),
+    let new_bytes = match new_side {
+        Some(s) if s.is_text_file() => Some(git.blob(&s.oid)?),
         _ => None,
     };
+    let new_binary = new_bytes.as_deref().is_some_and(modules::is_binary);
+    let new_text = match (new_side, new_bytes) {
+        (Some(s), Some(bytes)) => Some(props::source_text(&s.path, &bytes)),
+        _ => None,
+    };
+    // A path new to the commit: added, copied, or a rename's new side.
+    let new_is_added = new_side.is_some_and(|n| match change.kind {
+        ChangeKind::Added => true,
+        ChangeKind::Renamed => change.old.iter().all(|o| o.path != n.path),
+        ChangeKind::Modified | ChangeKind::Deleted | ChangeKind::TypeChanged => false,
+    });
     let (added, removed) = match (old_side, new_side) {
         // Both sides are property code: the real line diff.
         (Some(_), Some(_)) => {
@@ -442,6 +452,8 @@ fn property_file(
         new_text,
         added,
         removed,
+        new_binary,
+        new_is_added,
     }))
 }
 

@@ -74,6 +74,16 @@ use super::props::{PropertyDef, properties, source_text};
 use super::props::{blank_rust_comments_and_strings, matching_close};
 use super::rules::FileKind;
 
+impl super::rules::TreeView for Reach<'_> {
+    fn compiled(&self, path: &str) -> bool {
+        Reach::compiled(self, path)
+    }
+
+    fn names_in(&self, folder: &str) -> Vec<String> {
+        Reach::names_in(self, folder)
+    }
+}
+
 /// How deep a chain of `mod` declarations is followed.
 const MAX_DEPTH: usize = 32;
 
@@ -154,6 +164,35 @@ impl<'g> Reach<'g> {
     /// for [`Reach::into_error`].
     pub(crate) fn holds(&self, path: &str) -> bool {
         self.declarations(path).is_some()
+    }
+
+    /// The names of the files directly in `folder` (from the project folder, `""` for the
+    /// project folder itself). A git failure answers none and is kept for
+    /// [`Reach::into_error`].
+    pub(crate) fn names_in(&self, folder: &str) -> Vec<String> {
+        let listed = if folder.is_empty() {
+            self.top_names()
+        } else {
+            self.files_in(folder).map(|names| names.as_ref().clone())
+        };
+        listed.unwrap_or_else(|e| {
+            self.fail(e);
+            Vec::new()
+        })
+    }
+
+    /// The names of the files directly in the project folder, from the tree's listing.
+    fn top_names(&self) -> Result<Vec<String>, PatchError> {
+        let prefix = self.git.prefix()?.to_string();
+        Ok(self
+            .listing()?
+            .range::<str, _>((Bound::Included(prefix.as_str()), Bound::Unbounded))
+            .map(|(path, _)| path)
+            .take_while(|path| path.starts_with(&prefix))
+            .map(|path| &path[prefix.len()..])
+            .filter(|name| !name.contains('/'))
+            .map(str::to_string)
+            .collect())
     }
 
     /// The first git failure met, if any: the commit could not be judged.

@@ -115,7 +115,8 @@ pub struct Finding {
     pub commit: String,
     /// The file (for a removed line, the path before the commit).
     pub file: String,
-    /// 1-based line: in the new file for an added line, in the old file for a removed one.
+    /// 1-based line: in the new file for an added line, in the old file for a removed one;
+    /// `0` for a finding about the whole file (`opaque-code`, `module-shadowed`).
     pub line: u32,
     /// The rule id (see `patch::RULES`).
     pub rule: String,

@@ -281,6 +281,18 @@ pub enum Matcher {
     /// two lines) other than UTF-8, ASCII or Latin-1: in such an encoding bytes the gate reads
     /// as a comment can decode to a newline and code (`# coding: utf-7`, `+AAo-`).
     SourceEncoding,
+    /// A file the commit adds or changes that Python or a native loader would run but the gate
+    /// cannot read: anything under a `__pycache__/` folder, bytecode (`.pyc`, `.pyo`), a native
+    /// library (`.so`, `.so.N`, `.pyd`, `.dylib`, `.dll`), a site path hook (`.pth`), and any
+    /// other file git's diff treats as binary (a NUL byte in its first 8000 bytes). A deletion
+    /// is not one. The finding has no line (`0`).
+    OpaqueCode,
+    /// A Python module file the commit adds whose import name is a standard-library module's
+    /// (or `hypothesis`, `pytest`), or that another module of its folder in the commit's tree
+    /// answers to as well, so that one of them is not what `import` loads: a package `X/`
+    /// with an `__init__` beside `X.py`, an extension `X.….so` or `X.pyd` beside `X.py`, and
+    /// the other way round. The finding has no line (`0`).
+    ModuleShadowed,
 }
 
 /// One gaming-move rule.
@@ -442,6 +454,20 @@ pub const RULES: &[Rule] = &[
         kinds: PYTHON,
         strings: Strings::Blanked,
         matcher: Matcher::SourceEncoding,
+    },
+    Rule {
+        id: "opaque-code",
+        description: "a file the gate cannot read (bytecode, a native library, a path hook or another binary file) was added or changed",
+        kinds: ALL,
+        strings: Strings::Blanked,
+        matcher: Matcher::OpaqueCode,
+    },
+    Rule {
+        id: "module-shadowed",
+        description: "a new module file takes an import name another module answers to",
+        kinds: ALL,
+        strings: Strings::Blanked,
+        matcher: Matcher::ModuleShadowed,
     },
     Rule {
         id: "catch-broadened",
@@ -721,6 +747,31 @@ pub(crate) struct PropertyFile {
     pub added: Vec<Line>,
     /// Lines removed (numbered in the old file).
     pub removed: Vec<Line>,
+    /// Whether the file after the commit is a regular file git's diff treats as binary
+    /// ([`super::modules::is_binary`]).
+    pub new_binary: bool,
+    /// Whether the commit adds `new_path`: it was not there before (an addition, a copy, the
+    /// new side of a rename).
+    pub new_is_added: bool,
+}
+
+/// What the rules may ask about the commit's tree.
+pub(crate) trait TreeView {
+    /// Whether a Rust file (from the project folder) is compiled: a crate root, or declared
+    /// by a module that is.
+    fn compiled(&self, path: &str) -> bool;
+
+    /// The names of the files directly in `folder` (from the project folder, `""` for the
+    /// project folder itself).
+    fn names_in(&self, _folder: &str) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+impl<F: Fn(&str) -> bool> TreeView for F {
+    fn compiled(&self, path: &str) -> bool {
+        self(path)
+    }
 }
 
 /// A finding before it is attached to its commit.
@@ -749,6 +800,8 @@ enum Engine {
     },
     Tautology(Vec<Regex>),
     SourceEncoding,
+    OpaqueCode,
+    ModuleShadowed,
 }
 
 /// A rule with its patterns compiled.
@@ -849,6 +902,8 @@ impl RuleSet {
                 },
                 Matcher::Tautology(p) => Engine::Tautology(compile(rule, p)?),
                 Matcher::SourceEncoding => Engine::SourceEncoding,
+                Matcher::OpaqueCode => Engine::OpaqueCode,
+                Matcher::ModuleShadowed => Engine::ModuleShadowed,
             };
             rules.push(Compiled { rule, engine });
         }
@@ -872,15 +927,17 @@ impl RuleSet {
         Ok(RuleSet { rules, helpers })
     }
 
-    /// Every finding of every rule on one commit's property files, sorted. `compiled` says
+    /// Every finding of every rule on one commit's property files, sorted. `tree` says
     /// whether a Rust file of the commit's tree is compiled (a crate root, or declared by a
-    /// module that is): a property moved to a file nothing compiles is removed.
+    /// module that is): a property moved to a file nothing compiles is removed; and which
+    /// files a folder holds, for the modules a new one may shadow.
     pub(crate) fn apply(
         &self,
         files: &[PropertyFile],
         min_cases: u64,
-        compiled: &dyn Fn(&str) -> bool,
+        tree: &dyn TreeView,
     ) -> Vec<RawFinding> {
+        let compiled = &|path: &str| tree.compiled(path);
         let commit = CommitLines::new(files);
         let mut findings = Vec::new();
         for c in &self.rules {
@@ -1045,6 +1102,8 @@ impl RuleSet {
                     }
                 }
                 Engine::SourceEncoding => self.source_encoding(rule, files, &mut findings),
+                Engine::OpaqueCode => opaque_code(rule, files, &mut findings),
+                Engine::ModuleShadowed => module_shadowed(rule, files, tree, &mut findings),
             }
         }
         findings.sort();
@@ -1932,6 +1991,54 @@ fn is_read_encoding(name: &str) -> bool {
         .contains(&n.as_str())
 }
 
+/// A finding for each file the commit adds or changes (its new side under `property_paths`)
+/// that Python or a native loader would run but the gate cannot read ([`Matcher::OpaqueCode`]).
+fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
+    for f in files {
+        let Some(path) = &f.new_path else {
+            continue;
+        };
+        let why = super::modules::opaque_by_name(path).or(f.new_binary.then_some(
+            "a binary file (a NUL byte in its first 8000 bytes, as git's diff tells one)",
+        ));
+        if let Some(why) = why {
+            findings.push(RawFinding {
+                file: path.clone(),
+                line: 0,
+                rule: rule.id,
+                explanation: format!(
+                    "{}: `{path}` is {why}; nothing in it is read, so have a human sign the commit",
+                    rule.description
+                ),
+            });
+        }
+    }
+}
+
+/// A finding for each reason a module file the commit adds takes an import name another
+/// module answers to ([`Matcher::ModuleShadowed`]).
+fn module_shadowed(
+    rule: &Rule,
+    files: &[PropertyFile],
+    tree: &dyn TreeView,
+    findings: &mut Vec<RawFinding>,
+) {
+    let names_in = |folder: &str| tree.names_in(folder);
+    for f in files {
+        let Some(path) = f.new_path.as_ref().filter(|_| f.new_is_added) else {
+            continue;
+        };
+        for why in super::modules::shadowed_by(path, &names_in) {
+            findings.push(RawFinding {
+                file: path.clone(),
+                line: 0,
+                rule: rule.id,
+                explanation: format!("{}: {why}", rule.description),
+            });
+        }
+    }
+}
+
 /// A property test that a later binding of its name in its module or class now replaces
 /// (pytest collects only what the name is bound to last), where the commit's old files had no
 /// such replacement of that name: reported at the property's line, naming the binding. Returns
@@ -2106,6 +2213,7 @@ mod tests {
             new_text: Some(new.to_string()),
             added: all_lines(new),
             removed: all_lines(old),
+            ..PropertyFile::default()
         }
     }
 
@@ -2168,7 +2276,7 @@ mod tests {
             kind in 0usize..3,
         ) {
             let path = ["tests/a.rs", "py/test_a.py", "ci/cases.sh"][kind];
-            let found = RULE_SET.apply(&[file(path, path, &old, &new)], 50, &|_| true);
+            let found = RULE_SET.apply(&[file(path, path, &old, &new)], 50, &|_: &str| true);
             let mut sorted = found.clone();
             sorted.sort();
             prop_assert_eq!(found, sorted);
@@ -2196,10 +2304,10 @@ mod tests {
             let (old, new) = text(vocabulary, &picks, indents);
             let rules = &*RULE_SET;
             // Every line removed and re-added with other indentation, in the same file…
-            let same = rules.apply(&[file(old_path, old_path, &old, &new)], 50, &|_| true);
+            let same = rules.apply(&[file(old_path, old_path, &old, &new)], 50, &|_: &str| true);
             prop_assert_eq!(same, Vec::new());
             // …or moved to another file of the commit.
-            let moved = rules.apply(&[file(old_path, new_path, &old, &new)], 50, &|_| true);
+            let moved = rules.apply(&[file(old_path, new_path, &old, &new)], 50, &|_: &str| true);
             prop_assert_eq!(moved, Vec::new());
         }
 
@@ -2216,7 +2324,7 @@ mod tests {
             let mut f = file("tests/a.rs", "tests/a.rs", &old, &new);
             f.removed.clear();
             f.added = vec![Line { number: u32::try_from(at + 1).unwrap(), text: lines[at].to_string() }];
-            let found = RULE_SET.apply(&[f], 50, &|_| true);
+            let found = RULE_SET.apply(&[f], 50, &|_: &str| true);
             prop_assert!(found.iter().any(|x| x.rule == "assume-added" && x.line == u32::try_from(at + 1).unwrap()));
             let mut sorted = found.clone();
             sorted.sort();
@@ -2288,9 +2396,10 @@ mod tests {
             new_text: Some(new.to_string()),
             added: changes.added,
             removed: changes.removed,
+            ..PropertyFile::default()
         };
         RULE_SET
-            .apply(&[f], 50, &|_| true)
+            .apply(&[f], 50, &|_: &str| true)
             .into_iter()
             .map(|f| (f.rule, f.line))
             .collect()
@@ -2385,7 +2494,7 @@ class TestCls:
     fn removals(old: &str, new: &str) -> Vec<(u32, String)> {
         let path = "py/test_a.py";
         RULE_SET
-            .apply(&[file(path, path, old, new)], 50, &|_| true)
+            .apply(&[file(path, path, old, new)], 50, &|_: &str| true)
             .into_iter()
             .filter(|f| f.rule == "property-removed")
             .map(|f| (f.line, f.explanation))
@@ -2520,12 +2629,174 @@ class TestCls:
         let old = "#![proptest_config(ProptestConfig::with_cases(1000))]\n";
         let mut f = file("tests/a.rs", "tests/a.rs", old, "");
         f.added.clear();
-        let found = RULE_SET.apply(&[f], 50, &|_| true);
+        let found = RULE_SET.apply(&[f], 50, &|_: &str| true);
         assert_eq!(found.len(), 1);
         assert!(
             found[0].explanation.contains("default 256"),
             "{}",
             found[0].explanation
+        );
+    }
+
+    /// A tree whose folders hold the given files (paths from the project folder).
+    struct Folders(BTreeMap<String, Vec<String>>);
+
+    impl Folders {
+        fn of(files: &[&str]) -> Folders {
+            let mut folders: BTreeMap<String, Vec<String>> = BTreeMap::new();
+            for f in files {
+                let (folder, name) = f.rsplit_once('/').unwrap_or(("", f));
+                folders
+                    .entry(folder.to_string())
+                    .or_default()
+                    .push(name.to_string());
+            }
+            Folders(folders)
+        }
+    }
+
+    impl TreeView for Folders {
+        fn compiled(&self, _: &str) -> bool {
+            true
+        }
+
+        fn names_in(&self, folder: &str) -> Vec<String> {
+            self.0.get(folder).cloned().unwrap_or_default()
+        }
+    }
+
+    /// A file the commit adds at `path`, with `text` (binary when it holds a NUL).
+    fn added_file(path: &str, text: &str) -> PropertyFile {
+        PropertyFile {
+            new_path: Some(path.to_string()),
+            new_text: Some(text.to_string()),
+            added: all_lines(text),
+            new_binary: crate::patch::modules::is_binary(text.as_bytes()),
+            new_is_added: true,
+            ..PropertyFile::default()
+        }
+    }
+
+    /// The (rule, file) pairs of the opaque-code and module-shadowed findings.
+    fn module_findings(files: &[PropertyFile], tree: &Folders) -> Vec<(&'static str, String)> {
+        RULE_SET
+            .apply(files, 50, tree)
+            .into_iter()
+            .filter(|f| matches!(f.rule, "opaque-code" | "module-shadowed"))
+            .map(|f| {
+                assert_eq!(f.line, 0, "{f:?}");
+                (f.rule, f.file)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn files_python_would_run_but_the_gate_cannot_read_are_opaque_code() {
+        let tree = Folders::of(&[]);
+        for path in [
+            "tests/properties/__pycache__/oracle.cpython-311.pyc",
+            "tests/properties/__pycache__/oracle.cpython-311.opt-1.pyc",
+            "tests/properties/helpers.pyc",
+            "tests/properties/helpers.pyo",
+            "tests/properties/fast.cpython-311-x86_64-linux-gnu.so",
+            "tests/properties/libfast.so.1.2",
+            "tests/properties/fast.pyd",
+            "tests/properties/libfast.dylib",
+            "tests/properties/fast.dll",
+            "tests/properties/evil.pth",
+        ] {
+            // By its name, whatever its bytes (even text).
+            let found = module_findings(&[added_file(path, "import os\n")], &tree);
+            assert_eq!(found, vec![("opaque-code", path.to_string())], "{path}");
+        }
+        // Any other binary file, by its bytes; a modified one as much as an added one.
+        let mut data = added_file("tests/properties/table.bin", "\0\x01\x02");
+        assert_eq!(
+            module_findings(&[data.clone()], &tree),
+            vec![("opaque-code", "tests/properties/table.bin".to_string())]
+        );
+        data.old_path = data.new_path.clone();
+        data.new_is_added = false;
+        assert_eq!(module_findings(&[data], &tree).len(), 1);
+        // Text files with ordinary names are read, not opaque.
+        let text = added_file("tests/properties/table.csv", "a,b\n1,2\n");
+        assert_eq!(module_findings(&[text], &tree), vec![]);
+        // A deletion is not a finding.
+        let deleted = PropertyFile {
+            old_path: Some("tests/properties/__pycache__/oracle.cpython-311.pyc".into()),
+            old_text: Some("\0".into()),
+            ..PropertyFile::default()
+        };
+        assert_eq!(module_findings(&[deleted], &tree), vec![]);
+    }
+
+    #[test]
+    fn a_new_module_that_shadows_another_is_module_shadowed() {
+        let shadowed = |path: &str, tree: &[&str]| {
+            module_findings(&[added_file(path, "x = 1\n")], &Folders::of(tree))
+                .into_iter()
+                .filter(|(rule, _)| *rule == "module-shadowed")
+                .count()
+        };
+        // The standard library's names, as a module file, a package or an extension.
+        assert_eq!(
+            shadowed("tests/properties/json.py", &["tests/properties/oracle.py"]),
+            1
+        );
+        assert_eq!(shadowed("tests/properties/json/__init__.py", &[]), 1);
+        assert_eq!(shadowed("tests/properties/random.abi3.so", &[]), 1);
+        assert_eq!(shadowed("tests/properties/json.pyc", &[]), 1);
+        // A package beside the module file of its name, and the other way round.
+        let oracle = [
+            "tests/properties/oracle.py",
+            "tests/properties/oracle/__init__.py",
+        ];
+        assert_eq!(shadowed("tests/properties/oracle/__init__.py", &oracle), 1);
+        assert_eq!(shadowed("tests/properties/oracle.py", &oracle), 1);
+        // An extension module beside the source of its name.
+        let ext = [
+            "tests/properties/oracle.py",
+            "tests/properties/oracle.cpython-311-x86_64-linux-gnu.so",
+        ];
+        assert_eq!(
+            shadowed(
+                "tests/properties/oracle.cpython-311-x86_64-linux-gnu.so",
+                &ext
+            ),
+            1
+        );
+        // Not: a module alone, a sourceless `.pyc` beside its source, a namespace folder.
+        assert_eq!(
+            shadowed(
+                "tests/properties/helpers.py",
+                &["tests/properties/helpers.py"]
+            ),
+            0
+        );
+        assert_eq!(
+            shadowed(
+                "tests/properties/oracle.pyc",
+                &["tests/properties/oracle.py", "tests/properties/oracle.pyc"]
+            ),
+            0
+        );
+        assert_eq!(
+            shadowed(
+                "tests/properties/oracle/data.py",
+                &[
+                    "tests/properties/oracle.py",
+                    "tests/properties/oracle/data.py"
+                ]
+            ),
+            0
+        );
+        // A module the commit only modifies shadows nothing new.
+        let mut modified = added_file("tests/properties/json.py", "x = 2\n");
+        modified.old_path = modified.new_path.clone();
+        modified.new_is_added = false;
+        assert_eq!(
+            module_findings(&[modified], &Folders::of(&["tests/properties/json.py"])),
+            vec![]
         );
     }
 }
