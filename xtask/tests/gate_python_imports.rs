@@ -1,0 +1,190 @@
+//! `xtask gate --base` against a patch that changes what Python runs without changing a line
+//! of text the gate reads: a bytecode file in `__pycache__` that Python loads instead of the
+//! untouched `oracle.py` (made with `invalidation_mode=UNCHECKED_HASH`, so never compared with
+//! the source), and a `json.py` beside the oracle that `import json` loads instead of the
+//! standard library's. Both block, and a signature by an allowed signer clears them.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::Repo;
+
+/// What the oracle imports: the untouched module the patch replaces with bytecode.
+const ORACLE: &str = "import json, sys\n\ndef serve(check):\n    m = check(json.load(sys.stdin))\n    if m is None:\n        return 0\n    print('failure: ' + m)\n    return 1\n";
+
+/// The bytecode's source, which the patch never commits: it passes every input.
+const EVIL: &str =
+    "import sys\nMARK = 'evil'\n\ndef serve(check):\n    sys.stdin.read()\n    return 0\n";
+
+const CHECK: &str = "import sys\nfrom oracle import serve\n\ndef check(doc):\n    return 'negative' if doc['n'] < 0 else None\n\nsys.exit(serve(check))\n";
+
+const GENERATOR: &str = "import json, os\nfor i in range(int(os.environ['PROP_CASES'])):\n    print(json.dumps({'n': i}))\n";
+
+const CONFIG: &str = "[policy]\nseed = 20260917\nreplays = 3\ntimeout_ms = 5000\njobs = 2\nmin_cases = 10\nproperty_paths = [\"tests/properties/**\"]\n\n[[property]]\nid = \"p\"\noracle = \"python3 tests/properties/check.py\"\ngenerate = \"python3 gen.py\"\ncases = 10\n";
+
+const PYC: &str = "tests/properties/__pycache__/oracle.cpython-311.pyc";
+
+/// Runs `python3` in `dir` with `args`; its standard output.
+fn python(dir: &Path, args: &[&str]) -> String {
+    let mut cmd = Command::new("python3");
+    if let Some(path) = support::python_path() {
+        cmd.env("PATH", path);
+    }
+    let out = cmd
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "python3 {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The gaming findings of a JSON report, as (rule, file, line, blocking).
+fn gaming(report: &serde_json::Value) -> Vec<(String, String, serde_json::Value, bool)> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"].as_str().is_some_and(|r| r.starts_with("gaming.")))
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or_default().to_string(),
+                f["file"].as_str().unwrap_or_default().to_string(),
+                f["line"].clone(),
+                f["blocking"] == true,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn bytecode_and_a_standard_library_shadow_under_property_paths_block_until_signed() {
+    // A signing key of the base's allowed signers.
+    let keys = tempfile::tempdir().expect("temp dir");
+    let key = keys.path().join("alice");
+    let made = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f"])
+        .arg(&key)
+        .status()
+        .expect("ssh-keygen runs");
+    assert!(made.success());
+    let public = std::fs::read_to_string(keys.path().join("alice.pub")).expect("public key");
+    let signers = format!("alice@example.com namespaces=\"git\" {}", public.trim());
+
+    let repo = Repo::new(&[
+        ("freezegate.toml", CONFIG),
+        ("freeze/allowed_signers", &format!("{signers}\n")),
+        ("gen.py", GENERATOR),
+        ("tests/properties/oracle.py", ORACLE),
+        ("tests/properties/check.py", CHECK),
+    ]);
+    repo.git(&["tag", "base"]);
+
+    // The patch: bytecode for the untouched oracle.py, compiled from other source, where
+    // Python's import looks for it; and a json.py beside the oracle.
+    let evil = keys.path().join("evil.py");
+    std::fs::write(&evil, EVIL).expect("write");
+    let cache = python(
+        &repo.dir,
+        &[
+            "-c",
+            "import importlib.util; print(importlib.util.cache_from_source('tests/properties/oracle.py'))",
+        ],
+    );
+    let evil_path = evil.to_string_lossy().into_owned();
+    python(
+        &repo.dir,
+        &[
+            "-c",
+            "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+            &evil_path,
+            &cache,
+        ],
+    );
+    // Python runs the bytecode, not the source beside it.
+    assert_eq!(
+        python(
+            &repo.dir,
+            &[
+                "-c",
+                "import sys; sys.path.insert(0, 'tests/properties'); import oracle; print(oracle.MARK)",
+            ],
+        ),
+        "evil"
+    );
+    // This machine's tag is the one the test names; the committed file is binary.
+    let pyc = if cache.ends_with("oracle.cpython-311.pyc") {
+        PYC.to_string()
+    } else {
+        cache.clone()
+    };
+    assert!(
+        std::fs::read(repo.dir.join(&pyc))
+            .expect("pyc")
+            .contains(&0)
+    );
+    repo.write(
+        "tests/properties/json.py",
+        "def load(f):\n    f.read()\n    return {'n': 0}\n\n\ndef loads(s):\n    return {'n': 0}\n",
+    );
+    repo.git(&["add", "-f", &pyc, "tests/properties/json.py"]);
+    repo.git(&["commit", "-q", "-m", "speed up the oracle"]);
+
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("report");
+    let found = gaming(&report);
+    let opaque = (
+        "gaming.opaque-code".to_string(),
+        pyc.clone(),
+        serde_json::Value::Null,
+        true,
+    );
+    let shadow = (
+        "gaming.module-shadowed".to_string(),
+        "tests/properties/json.py".to_string(),
+        serde_json::Value::Null,
+        true,
+    );
+    assert!(found.contains(&opaque), "{found:?}");
+    assert!(found.contains(&shadow), "{found:?}");
+    let text = repo.gate(&["--base", "base"], &[]);
+    assert_eq!(text.code, 1);
+    assert!(
+        text.stdout
+            .contains("[gaming.module-shadowed] tests/properties/json.py"),
+        "{}",
+        text.stdout
+    );
+
+    // The same commit signed by an allowed signer: reported, not blocking.
+    let signing = format!("user.signingkey={}", key.display());
+    repo.git(&[
+        "-c",
+        "gpg.format=ssh",
+        "-c",
+        &signing,
+        "commit",
+        "-q",
+        "--amend",
+        "--no-edit",
+        "-S",
+    ]);
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("report");
+    let found = gaming(&report);
+    assert!(found.iter().all(|f| !f.3), "{found:?}");
+    let unblocked = |f: &(String, String, serde_json::Value, bool)| {
+        (f.0.clone(), f.1.clone(), f.2.clone(), true)
+    };
+    let found: Vec<_> = found.iter().map(unblocked).collect();
+    assert!(found.contains(&opaque), "{found:?}");
+    assert!(found.contains(&shadow), "{found:?}");
+}
