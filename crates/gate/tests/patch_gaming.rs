@@ -315,6 +315,27 @@ def test_total_is_sum(x, y):
         },
         Case {
             rule: "tolerance-widened",
+            path: "py/test_abs_tol.py",
+            before: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert math.isclose(total, y + x, rel_tol=1e-9)").into_boxed_str()),
+            gaming: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert math.isclose(total, y + x, rel_tol=1e-9, abs_tol=1.0)").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert math.isclose(total, y + x, rel_tol=1e-9, abs_tol=0.0)").into_boxed_str()),
+        },
+        Case {
+            rule: "tolerance-widened",
+            path: "py/test_rel_tol_added.py",
+            before: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert math.isclose(total, y + x)").into_boxed_str()),
+            gaming: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert math.isclose(total, y + x, rel_tol=0.01)").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert math.isclose(total, y + x, rel_tol=1e-12)").into_boxed_str()),
+        },
+        Case {
+            rule: "assertion-vacuous",
+            path: "py/test_conditional_assert.py",
+            before: PY_PROPERTY,
+            gaming: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert total == y + x if x else True").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert total == (y + x if x else x + y)").into_boxed_str()),
+        },
+        Case {
+            rule: "tolerance-widened",
             path: "tests/tolerance.rs",
             before: "fn close(a: f64, b: f64) {\n    assert!((a - b).abs() < 1e-9);\n}\n",
             gaming: "fn close(a: f64, b: f64) {\n    assert!((a - b).abs() < 0.5);\n}\n",

@@ -526,6 +526,8 @@ pub const RULES: &[Rule] = &[
             r"^\s*assert\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*(?:,|$)",
             r"^\s*assert\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*or\b",
             r"^\s*assert\b.*\bor\s+(?:True|1|not\s+False)\b",
+            // `assert P if c else True`: the assertion holds whenever `c` does not.
+            r"^\s*assert\b.*\belse\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*(?:,|$)",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*true\s*[,)]",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(.*\|\|\s*true\b",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*(?:true|!\s*false)\s*\|\|",
@@ -541,10 +543,41 @@ pub const RULES: &[Rule] = &[
             patterns: &[
                 NumberPattern {
                     setting: "tolerance",
-                    pattern: r"\b(?:epsilon|eps|tol|tolerance|abs_tol|rel_tol|atol|rtol|rel|abs|delta|max_ulps|ulps)\s*[:=]\s*(?:f(?:32|64)\s*=\s*)?([^=,;)\]}\n][^,;)\]}\n]*)",
+                    pattern: r"\b(?:epsilon|eps|tol|tolerance|rel|abs|delta|max_ulps|ulps)\s*[:=]\s*(?:f(?:32|64)\s*=\s*)?([^=,;)\]}\n][^,;)\]}\n]*)",
                     mention: None,
                     weaker: Weaker::Higher,
                     default: None,
+                },
+                // The keywords of `math.isclose` and of numpy's and torch's `isclose` and
+                // `allclose`, with their defaults: adding one that is looser than its default
+                // widens the comparison as much as raising it does.
+                NumberPattern {
+                    setting: "absolute tolerance abs_tol",
+                    pattern: r"\babs_tol\s*[:=]\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
+                    weaker: Weaker::Higher,
+                    default: Some(0.0),
+                },
+                NumberPattern {
+                    setting: "relative tolerance rel_tol",
+                    pattern: r"\brel_tol\s*[:=]\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
+                    weaker: Weaker::Higher,
+                    default: Some(1e-9),
+                },
+                NumberPattern {
+                    setting: "absolute tolerance atol",
+                    pattern: r"\batol\s*[:=]\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
+                    weaker: Weaker::Higher,
+                    default: Some(1e-8),
+                },
+                NumberPattern {
+                    setting: "relative tolerance rtol",
+                    pattern: r"\brtol\s*[:=]\s*([^=,;)\]}\n][^,;)\]}\n]*)",
+                    mention: None,
+                    weaker: Weaker::Higher,
+                    default: Some(1e-5),
                 },
                 NumberPattern {
                     setting: "tolerance",
@@ -1106,6 +1139,17 @@ impl RuleSet {
                 Engine::ModuleShadowed => module_shadowed(rule, files, tree, &mut findings),
             }
         }
+        // An exact comparison replaced by one with a loose tolerance is one move: the line
+        // that `tolerance-added` names is not also a `tolerance-widened` against the
+        // keyword's default.
+        let added: std::collections::BTreeSet<(String, u32)> = findings
+            .iter()
+            .filter(|f| f.rule == "tolerance-added")
+            .map(|f| (f.file.clone(), f.line))
+            .collect();
+        findings.retain(|f| {
+            f.rule != "tolerance-widened" || !added.contains(&(f.file.clone(), f.line))
+        });
         findings.sort();
         findings.dedup();
         findings
