@@ -31,7 +31,13 @@ pub fn repository_root(start: &Path) -> PathBuf {
         .unwrap_or_else(|| start.to_path_buf())
 }
 
-/// Paths protected whatever the file says (SPEC §9), as globs.
+/// The glob of every `.gitattributes` file, in any folder: its attributes
+/// (`working-tree-encoding`, `eol`, `text`, `ident`, `filter`) change the file git checks out
+/// and runs away from the blob the patch checks read.
+pub const GITATTRIBUTES: &str = "**/.gitattributes";
+
+/// Paths protected whatever the file says, as globs: those of SPEC §9, and
+/// [`GITATTRIBUTES`].
 pub const DEFAULT_PROTECTED: &[&str] = &[
     "freezegate.toml",
     "freeze/**",
@@ -40,6 +46,7 @@ pub const DEFAULT_PROTECTED: &[&str] = &[
     ".cargo/**",
     "rust-toolchain.toml",
     "xtask/**",
+    GITATTRIBUTES,
 ];
 
 /// Default policy seed (SPEC §8).

@@ -814,7 +814,7 @@ fn a_merge_driver_attribute_cannot_hide_a_reverting_merge() {
     repo.write("freezegate.toml", &policy(property, 7));
     repo.commit_signed("a property", &keys().alice);
     repo.write(".gitattributes", "freezegate.toml merge=ours\n");
-    repo.commit("agent: attributes");
+    let attributes = repo.commit("agent: attributes");
     repo.branch("main", &fork);
     repo.write("freezegate.toml", &policy("", 9));
     let base = repo.commit_signed("more replays", &keys().alice);
@@ -825,9 +825,14 @@ fn a_merge_driver_attribute_cannot_hide_a_reverting_merge() {
     assert!(merged.contains("replays = 7"), "{merged}");
     let merge = repo.git(&["rev-parse", "HEAD"]);
     let report = repo.check(&base);
+    // The unsigned `.gitattributes` is a protected change of its own; the merge is judged
+    // apart from it, and blocked too.
     assert_eq!(
         violations(&report),
-        vec![(merge, "freezegate.toml".to_string())]
+        vec![
+            (attributes, ".gitattributes".to_string()),
+            (merge, "freezegate.toml".to_string())
+        ]
     );
 }
 
@@ -979,5 +984,70 @@ fn a_listed_key_outside_its_validity_window_is_expired_not_unknown() {
     assert_eq!(
         statuses,
         [SignatureStatus::Expired, SignatureStatus::UnknownKey]
+    );
+}
+
+/// A `.gitattributes` makes git check out other bytes than the blob the gate lexes
+/// (`working-tree-encoding=SHIFT_JIS` turns a harmless string literal into code; `eol`,
+/// `ident`, `filter` likewise): adding, changing or deleting one, in any folder or above a
+/// project that lives in a folder, needs a signature.
+#[test]
+fn a_gitattributes_anywhere_needs_a_signature() {
+    let (repo, _) = base_repo(true);
+    repo.write("tests/properties/prop_add.py", "print('ok')\n");
+    let base = repo.commit_signed("a property file", &keys().alice);
+    let added = repo.commit_and_write(
+        "tests/properties/.gitattributes",
+        "prop_add.py working-tree-encoding=SHIFT_JIS\n",
+        None,
+    );
+    let top = repo.commit_and_write(".gitattributes", "*.py eol=crlf\n", None);
+    repo.remove("tests/properties/.gitattributes");
+    let deleted = repo.commit("drop the attributes");
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![
+            (added, "tests/properties/.gitattributes".to_string()),
+            (top, ".gitattributes".to_string()),
+            (deleted, "tests/properties/.gitattributes".to_string()),
+        ]
+    );
+    for v in &report.violations {
+        assert_eq!(v.protected_by, "**/.gitattributes");
+    }
+    assert_eq!(report.violations[2].change, ChangeKind::Deleted);
+
+    // Signed by an allowed key, the same attributes pass.
+    repo.branch("signed", &base);
+    repo.commit_and_write(
+        "tests/properties/.gitattributes",
+        "prop_add.py working-tree-encoding=SHIFT_JIS\n",
+        Some(&keys().alice),
+    );
+    let report = repo.check(&base);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+    assert_eq!(
+        report.commits[0].protected_paths,
+        ["tests/properties/.gitattributes"]
+    );
+
+    // For a project in a folder, the attributes above it steer its checkout too.
+    let repo = Repo::new();
+    repo.write("svc/freezegate.toml", "[policy]\n");
+    repo.write("svc/freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("svc/p.py", "print('ok')\n");
+    repo.write(".gitattributes", "*.png binary\n");
+    let base = repo.commit("base");
+    let c1 = repo.commit_and_write(".gitattributes", "*.py ident\n", None);
+    let c2 = repo.commit_and_write("svc/.gitattributes", "p.py filter=x\n", None);
+    let report =
+        check_patch(&repo.path().join("svc"), &base, &Repo::options("HEAD")).expect("judged");
+    assert_eq!(
+        violations(&report),
+        vec![
+            (c1, "../.gitattributes".to_string()),
+            (c2, ".gitattributes".to_string()),
+        ]
     );
 }

@@ -10,7 +10,7 @@ use super::PatchError;
 use super::diff::top_path;
 use super::git::Git;
 
-use crate::config::{BadGlob, check_globs, glob_set, rooted, syntax_error};
+use crate::config::{BadGlob, GITATTRIBUTES, check_globs, glob_set, rooted, syntax_error};
 pub use crate::config::{CONFIG_FILE, DEFAULT_PROTECTED};
 
 /// Files under this glob are protected once they exist: adding one is free.
@@ -131,18 +131,18 @@ pub(crate) enum Protection {
 pub(crate) struct PathRules {
     always: Vec<String>,
     always_set: GlobSet,
-    /// Where each `always` glob can match below a directory ([`literal_prefix`]).
+    /// Where each `always` glob can match below a directory ([`link_prefix`]).
     always_prefixes: Vec<Option<(String, bool)>>,
     fixtures: GlobSet,
     property: GlobSet,
-    /// The globs of [`DEFAULT_PROTECTED`] for what steers CI and the build (all but
-    /// `freezegate.toml` and `freeze/**`, which are the project's own), matched against
+    /// The globs of [`DEFAULT_PROTECTED`] for what steers CI, the build and the checkout (all
+    /// but `freezegate.toml` and `freeze/**`, which are the project's own), matched against
     /// paths from the top of the work tree too: for a project in a folder, the CI files
-    /// (`.github/workflows`, `.cargo`, ...) sit at the top.
+    /// (`.github/workflows`, `.cargo`, ...) and a `.gitattributes` above the folder sit there.
     top_set: GlobSet,
     /// Those globs.
     top: Vec<String>,
-    /// Their literal prefixes ([`literal_prefix`]).
+    /// Their literal prefixes ([`link_prefix`]).
     top_prefixes: Vec<Option<(String, bool)>>,
     /// Where the project lies in the work tree (`""` or `svc/`); paths given to the rules are
     /// relative to it.
@@ -165,6 +165,17 @@ fn literal_prefix(text: &str) -> Option<(String, bool)> {
         .take_while(|c| !c.contains(['*', '?', '[', '{', '\\']))
         .collect();
     Some((literal.join("/"), rooted.contains("**")))
+}
+
+/// [`literal_prefix`] for the link rule of [`PathRules::link_protection`]: `None` for
+/// [`GITATTRIBUTES`], since git reads a `.gitattributes` only where the tree holds it, never
+/// through a symbolic link's or a submodule's folder (the link itself at a `.gitattributes`
+/// path is matched by the glob as any path is).
+fn link_prefix(glob: &str) -> Option<(String, bool)> {
+    if glob == GITATTRIBUTES {
+        return None;
+    }
+    literal_prefix(glob)
 }
 
 impl PathRules {
@@ -203,11 +214,11 @@ impl PathRules {
             .collect();
         Ok(PathRules {
             top_set: build(&top, "protected")?,
-            top_prefixes: top.iter().map(|g| literal_prefix(g)).collect(),
+            top_prefixes: top.iter().map(|g| link_prefix(g)).collect(),
             top,
             prefix: prefix.to_string(),
             always_set: build(&always, "protected")?,
-            always_prefixes: always.iter().map(|g| literal_prefix(g)).collect(),
+            always_prefixes: always.iter().map(|g| link_prefix(g)).collect(),
             always,
             fixtures: build(&[EXISTING_FIXTURES.to_string()], "protected")?,
             property: build(&policy.property_paths, "property_paths")?,
@@ -305,6 +316,9 @@ mod tests {
             ".cargo/config.toml",
             "rust-toolchain.toml",
             "xtask/src/main.rs",
+            ".gitattributes",
+            "tests/properties/.gitattributes",
+            "a/b/c/.gitattributes",
         ] {
             assert!(r.protection(path, false).is_some(), "{path}");
         }
@@ -314,6 +328,9 @@ mod tests {
             "freezer/x",
             "crates/xtask/a.rs",
             "README.md",
+            "gitattributes",
+            "docs/.gitattributes.md",
+            ".gitattributes/x",
         ] {
             assert_eq!(r.protection(path, true), None, "{path}");
         }
@@ -347,6 +364,32 @@ mod tests {
         }
         let anywhere = rules(&["**/secrets.txt"]);
         assert!(anywhere.link_protection("docs").is_some());
+    }
+
+    /// Every `.gitattributes` is protected, in the project's folder, below it and above it up
+    /// to the top of the work tree; a link elsewhere is not, since git reads no attributes
+    /// through a link, while a link at a `.gitattributes` path is a change of that path.
+    #[test]
+    fn every_gitattributes_is_protected_and_links_elsewhere_are_not() {
+        let policy = BasePolicy::default();
+        let svc = PathRules::in_folder(&policy, "base", "svc/app/").unwrap();
+        for path in [
+            ".gitattributes",
+            "tests/.gitattributes",
+            "../.gitattributes",
+            "../../.gitattributes",
+        ] {
+            assert_eq!(
+                svc.protection(path, true),
+                Some(Protection::Always(GITATTRIBUTES.into())),
+                "{path}"
+            );
+        }
+        for r in [rules(&[]), svc] {
+            assert_eq!(r.link_protection("docs"), None);
+            assert_eq!(r.link_protection("tests/properties"), None);
+            assert!(r.protection(".gitattributes", false).is_some());
+        }
     }
 
     #[test]
