@@ -2001,6 +2001,78 @@ fn a_bad_glob_is_refused_where_it_is_written_and_named_at_the_base() {
     );
 }
 
+/// With `--base`, a patch that edits the oracle script its property runs, or adds a
+/// `.gitattributes` that changes how a property file is checked out, is blocked unsigned, each
+/// finding naming why the path is protected; no gaming rule has to know the move.
+#[test]
+fn base_blocks_unsigned_edits_of_an_oracle_script_and_of_gitattributes() {
+    let prop = "import sys\nfrom oracle import serve\ndef check(doc):\n    a, b = doc.get('a', 0), doc.get('b', 0)\n    if a + b != b + a:\n        return 'add'\n    return None\nsys.exit(serve(check))\n";
+    let repo = Repo::with_oracle(&[
+        (
+            "freezegate.toml",
+            &config(
+                "[[property]]\nid = \"add\"\noracle = \"PYTHONPATH=. python3 tests/properties/prop_add.py\"\n",
+            )
+            .replace("min_cases = 10\n", "min_cases = 10\nproperty_paths = [\"tests/properties/**\"]\n"),
+        ),
+        ("tests/properties/prop_add.py", prop),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    repo.git(&["tag", "base"]);
+    repo.write(
+        "tests/properties/prop_add.py",
+        &prop.replace("!= b + a", "< b + a"),
+    );
+    repo.commit("compare more loosely");
+    repo.write(
+        "tests/properties/.gitattributes",
+        "prop_add.py working-tree-encoding=SHIFT_JIS\n",
+    );
+    repo.commit("attributes");
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    let mut blocking: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["blocking"] == true)
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_owned(),
+                f["file"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    blocking.sort();
+    assert_eq!(
+        blocking,
+        [
+            (
+                "patch.unsigned_protected_change".to_owned(),
+                "tests/properties/.gitattributes".to_owned()
+            ),
+            (
+                "patch.unsigned_protected_change".to_owned(),
+                "tests/properties/prop_add.py".to_owned()
+            ),
+        ]
+    );
+    let text = repo.gate(&["--base", "base"], &[]);
+    assert!(
+        text.stdout
+            .contains("tests/properties/prop_add.py (modified, protected by the oracle of property add at base)"),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .contains("tests/properties/.gitattributes (added, protected by **/.gitattributes)"),
+        "{}",
+        text.stdout
+    );
+}
+
 /// A generator that leaves a background process holding its stdout (a server it started,
 /// a stray `&`) neither holds the gate until that process ends nor outlives the gate: the
 /// gate reads the generator's output when it exits and kills what it left.

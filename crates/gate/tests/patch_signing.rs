@@ -1051,3 +1051,186 @@ fn a_gitattributes_anywhere_needs_a_signature() {
         ]
     );
 }
+
+const PROP_ADD: &str = "import sys\nfrom oracle import serve\nfrom calc import add\n\ndef check(doc):\n    a, b = doc[\"a\"], doc[\"b\"]\n    if add(a, b) != a + b:\n        return \"add\"\n    return None\n\nsys.exit(serve(check))\n";
+
+/// A base revision whose property `add` runs `tests/properties/prop_add.py` as its oracle and
+/// `gen_add.py` of that folder as its generator; `tests/properties/oracle.py` is a helper the
+/// oracle imports.
+fn oracle_repo() -> (Repo, String) {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/properties/**\"]\n\n[[property]]\nid = \"add\"\noracle = \"python3 tests/properties/prop_add.py\"\ngenerate = \"cd tests/properties && python3 gen_add.py --count=200\"\n",
+    );
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("tests/properties/prop_add.py", PROP_ADD);
+    repo.write(
+        "tests/properties/gen_add.py",
+        "for i in range(200):\n    print('{\"a\": %d, \"b\": 1}' % i)\n",
+    );
+    repo.write(
+        "tests/properties/oracle.py",
+        "def serve(check):\n    return 0\n",
+    );
+    let base = repo.commit("base");
+    (repo, base)
+}
+
+/// The oracle and the generator are the executable form of a property: a patch that edits,
+/// renames or deletes the files their commands name at REV needs a signature, however
+/// harmless the edit looks to the gaming rules (`!=` to `<` in an `if`, a later `check =
+/// lambda doc: None`, `serve(check) and 0`).
+#[test]
+fn the_files_an_oracle_or_generator_command_names_need_a_signature() {
+    let (repo, base) = oracle_repo();
+    let oracle_file = "tests/properties/prop_add.py";
+    let oracle_why = format!("the oracle of property add at {base}");
+    for (name, text) in [
+        ("weaker", PROP_ADD.replace("!= a + b", "< a + b")),
+        (
+            "rebound",
+            PROP_ADD.replace("\nsys.exit", "\ncheck = lambda doc: None\nsys.exit"),
+        ),
+        (
+            "exit",
+            PROP_ADD.replace("serve(check))", "serve(check) and 0)"),
+        ),
+    ] {
+        repo.branch(name, &base);
+        let c = repo.commit_and_write(oracle_file, &text, None);
+        let report = repo.check(&base);
+        assert_eq!(
+            violations(&report),
+            vec![(c, oracle_file.to_string())],
+            "{name}"
+        );
+        assert_eq!(report.violations[0].protected_by, oracle_why, "{name}");
+        assert_eq!(report.commits[0].protected_paths, [oracle_file], "{name}");
+    }
+
+    repo.branch("generator", &base);
+    let c = repo.commit_and_write("tests/properties/gen_add.py", "print('{}')\n", None);
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(c, "tests/properties/gen_add.py".to_string())]
+    );
+    assert_eq!(
+        report.violations[0].protected_by,
+        format!("the generator of property add at {base}")
+    );
+
+    repo.branch("rename", &base);
+    repo.git(&["mv", oracle_file, "tests/properties/prop_add_old.py"]);
+    repo.write(oracle_file, "import sys\nsys.exit(0)\n");
+    let c = repo.commit("move the oracle aside");
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![(c, oracle_file.to_string())]);
+
+    repo.branch("delete", &base);
+    repo.remove("tests/properties/gen_add.py");
+    let c = repo.commit("drop the generator");
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(c, "tests/properties/gen_add.py".to_string())]
+    );
+    assert_eq!(report.violations[0].change, ChangeKind::Deleted);
+
+    // A helper the oracle imports is not named by the command: imports are not followed.
+    repo.branch("helper", &base);
+    repo.commit_and_write(
+        "tests/properties/oracle.py",
+        "def serve(check):\n    return 1\n",
+        None,
+    );
+    assert!(violations(&repo.check(&base)).is_empty());
+
+    // Signed by an allowed key, the same edit passes.
+    repo.branch("signed", &base);
+    repo.commit_and_write(
+        oracle_file,
+        &PROP_ADD.replace("!= a + b", "< a + b"),
+        Some(&keys().alice),
+    );
+    let report = repo.check(&base);
+    assert!(!report.blocking(), "{:#?}", report.violations);
+    assert_eq!(report.commits[0].protected_paths, [oracle_file]);
+}
+
+/// The commands are read at REV, not at HEAD: a patch that points its oracle at a new file
+/// still needs a signature for that (`freezegate.toml` is protected), and a file the base
+/// revision's commands do not name is free.
+#[test]
+fn the_commands_are_read_at_the_base_revision() {
+    let (repo, base) = oracle_repo();
+    let toml = repo.git(&["show", "HEAD:freezegate.toml"]);
+    repo.write(
+        "freezegate.toml",
+        &toml.replace(
+            "tests/properties/prop_add.py",
+            "tests/properties/prop_add2.py",
+        ),
+    );
+    let signed = repo.commit_signed("run another oracle", &keys().alice);
+    // At `signed`, prop_add2.py is not in the tree: adding it is free, and prop_add.py
+    // (no longer named) is free too.
+    repo.write("tests/properties/prop_add2.py", "import sys\nsys.exit(0)\n");
+    repo.write("tests/properties/prop_add.py", "import sys\nsys.exit(0)\n");
+    repo.commit("a new oracle");
+    let report = repo.check(&signed);
+    assert!(violations(&report).is_empty(), "{:#?}", report.violations);
+    // From the first base, changing prop_add.py is a violation, and so is the policy change
+    // had it not been signed.
+    let report = repo.check(&base);
+    assert_eq!(report.violations.len(), 1, "{:#?}", report.violations);
+    assert_eq!(report.violations[0].path, "tests/properties/prop_add.py");
+}
+
+/// For a project in a folder, commands run in that folder: a `cd` moves where the words are
+/// resolved, `python3 -m pkg.mod` names `pkg/mod.py`, a path may climb above the project
+/// folder within the work tree, and a symbolic link the command names protects its target too.
+#[test]
+fn command_paths_resolve_from_the_project_folder_through_cd_modules_and_links() {
+    let repo = Repo::new();
+    repo.write(
+        "svc/freezegate.toml",
+        "[policy]\n\n[[property]]\nid = \"mod\"\noracle = \"cd checks && PYTHONHASHSEED=0 python3 -m props.add\"\ngenerate = \"python3 ../tools/gen.py\"\n\n[[property]]\nid = \"linked\"\noracle = \"env -i sh ./run.sh\"\n",
+    );
+    repo.write("svc/freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("svc/checks/props/add.py", "print('pass')\n");
+    repo.write("svc/checks/props/__init__.py", "");
+    repo.write("tools/gen.py", "print('{}')\n");
+    repo.write("svc/real/run.sh", "exit 0\n");
+    std::os::unix::fs::symlink("real/run.sh", repo.path().join("svc/run.sh")).expect("symlink");
+    let base = repo.commit("base");
+    let c1 = repo.commit_and_write("svc/checks/props/add.py", "print('fine')\n", None);
+    let c2 = repo.commit_and_write("tools/gen.py", "print('[]')\n", None);
+    let c3 = repo.commit_and_write("svc/real/run.sh", "exit 1\n", None);
+    // Not named: the package's `__init__.py` (imports are not followed).
+    repo.commit_and_write("svc/checks/props/__init__.py", "x = 1\n", None);
+    let report =
+        check_patch(&repo.path().join("svc"), &base, &Repo::options("HEAD")).expect("judged");
+    assert_eq!(
+        violations(&report),
+        vec![
+            (c1, "checks/props/add.py".to_string()),
+            (c2, "../tools/gen.py".to_string()),
+            (c3, "real/run.sh".to_string()),
+        ]
+    );
+    let why: Vec<&str> = report
+        .violations
+        .iter()
+        .map(|v| v.protected_by.as_str())
+        .collect();
+    assert_eq!(
+        why,
+        [
+            format!("the oracle of property mod at {base}"),
+            format!("the generator of property mod at {base}"),
+            format!("the oracle of property linked at {base}"),
+        ]
+    );
+}

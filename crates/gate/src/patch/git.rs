@@ -480,6 +480,26 @@ impl Git {
         Ok(None)
     }
 
+    /// The blob entries (mode and id; a symbolic link is a blob of mode `120000`) of `commit`
+    /// at the paths `paths` (from the repository root), by path, from one `git ls-tree`; a
+    /// path that is absent, a folder or a submodule is not listed.
+    pub(crate) fn entries(
+        &self,
+        commit: &str,
+        paths: &[String],
+    ) -> Result<BTreeMap<String, (String, String)>, PatchError> {
+        let mut found = BTreeMap::new();
+        if paths.is_empty() {
+            return Ok(found);
+        }
+        let mut args = vec![LITERAL, "ls-tree", "-z", "--full-tree", commit, "--"];
+        args.extend(paths.iter().map(String::as_str));
+        self.each_blob(&args, |path, mode, oid| {
+            found.insert(path.to_string(), (mode.to_string(), oid.to_string()));
+        })?;
+        Ok(found)
+    }
+
     /// The names of the regular files directly in folder `dir` (from the repository root,
     /// without a trailing `/`) of `commit`.
     pub(crate) fn files_in(&self, commit: &str, dir: &str) -> Result<Vec<String>, PatchError> {

@@ -5,8 +5,12 @@
 //! with the rules as they stand at REV:
 //!
 //! - a commit touching a protected path — `freezegate.toml`, `freeze/**`, an *existing* file under
-//!   `fixtures/`, the default globs [`DEFAULT_PROTECTED`] and the policy's `protected` globs —
-//!   needs a good SSH signature by a key of REV's `freeze/allowed_signers`, checked by git itself;
+//!   `fixtures/`, the default globs [`DEFAULT_PROTECTED`], the policy's `protected` globs, and
+//!   the files the `oracle` and `generate` commands of REV's properties name (the executable
+//!   form of a property: the command split as a shell splits it, following `cd`, `env`,
+//!   `VAR=value` prefixes and `python -m`, each word resolved from the project folder and kept
+//!   when REV's tree holds a file or a symbolic link there; imports are not followed) — needs a
+//!   good SSH signature by a key of REV's `freeze/allowed_signers`, checked by git itself;
 //! - a commit's change to files matching `property_paths` is read for the gaming moves of the
 //!   [`RULES`] table; a finding blocks unless the commit carries such a signature;
 //! - a commit that stops compiling a Rust file under `property_paths` it leaves unchanged (it
@@ -53,6 +57,7 @@ mod props;
 mod reach;
 mod report;
 mod rules;
+mod scripts;
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -62,7 +67,7 @@ use std::path::Path;
 pub use diff::ChangeKind;
 pub use error::PatchError;
 pub use policy::{
-    ALLOWED_SIGNERS, BasePolicy, CONFIG_FILE, DEFAULT_MIN_CASES, DEFAULT_PROTECTED,
+    ALLOWED_SIGNERS, BasePolicy, BaseProperty, CONFIG_FILE, DEFAULT_MIN_CASES, DEFAULT_PROTECTED,
     EXISTING_FIXTURES,
 };
 pub use report::{
@@ -119,7 +124,8 @@ pub fn check_patch(
         None => BasePolicy::at(&git, &base, base_rev)?,
     };
     let prefix = git.prefix()?.to_string();
-    let paths = PathRules::in_folder(&policy, base_rev, &prefix)?;
+    let commands = scripts::protected_scripts(&git, &base, base_rev, &prefix, &policy.properties)?;
+    let paths = PathRules::in_folder(&policy, base_rev, &prefix)?.with_commands(commands);
     let rules = RuleSet::shared()?;
 
     let allowed = read_at(&git, &base, ALLOWED_SIGNERS)?;
@@ -217,7 +223,9 @@ pub fn check_patch(
                 protected_paths.insert(path.clone());
                 if !status.is_allowed() {
                     let protected_by = match protection {
-                        Protection::Always(g) | Protection::Existing(g) => g,
+                        Protection::Always(g)
+                        | Protection::Existing(g)
+                        | Protection::Command(g) => g,
                     };
                     report.violations.push(Violation {
                         commit: sha.clone(),

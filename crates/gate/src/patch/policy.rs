@@ -1,6 +1,8 @@
-//! What the base revision says: the protected globs, the property paths, `min_cases` and the
-//! allowed signers, all read from REV's tree (never from the working tree or HEAD).
+//! What the base revision says: the protected globs, the property paths, `min_cases`, the
+//! properties' commands and the allowed signers, all read from REV's tree (never from the
+//! working tree or HEAD).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use globset::GlobSet;
@@ -22,7 +24,7 @@ pub const ALLOWED_SIGNERS: &str = "freeze/allowed_signers";
 /// Default `min_cases` of the policy (SPEC §9).
 pub const DEFAULT_MIN_CASES: u64 = crate::config::DEFAULT_MIN_CASES as u64;
 
-/// The `[policy]` keys the patch checks need, as they stand at the base revision.
+/// The keys of `freezegate.toml` the patch checks need, as they stand at the base revision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BasePolicy {
     /// `protected` globs (added to [`DEFAULT_PROTECTED`]).
@@ -31,6 +33,19 @@ pub struct BasePolicy {
     pub property_paths: Vec<String>,
     /// `min_cases`: a case count set below it is a finding.
     pub min_cases: u64,
+    /// The properties' commands: the files they name are protected.
+    pub properties: Vec<BaseProperty>,
+}
+
+/// The commands of one `[[property]]` at the base revision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseProperty {
+    /// Its `id`; `property[N]` (its place in the file, from 0) when that is not a string.
+    pub id: String,
+    /// Its `oracle` command, when that is a string.
+    pub oracle: Option<String>,
+    /// Its `generate` command, when that is a string.
+    pub generate: Option<String>,
 }
 
 impl Default for BasePolicy {
@@ -39,6 +54,7 @@ impl Default for BasePolicy {
             protected: Vec::new(),
             property_paths: Vec::new(),
             min_cases: DEFAULT_MIN_CASES,
+            properties: Vec::new(),
         }
     }
 }
@@ -47,6 +63,30 @@ impl Default for BasePolicy {
 struct ConfigFile {
     #[serde(default)]
     policy: PolicyKeys,
+    /// Read as any value, so that the base revision's properties are no stricter than the
+    /// policy keys: what is not an array of tables of strings is passed over.
+    #[serde(default)]
+    property: Option<toml::Value>,
+}
+
+/// The commands of the `property` value of a `freezegate.toml`, as far as they are strings.
+fn base_properties(value: Option<&toml::Value>) -> Vec<BaseProperty> {
+    let Some(toml::Value::Array(items)) = value else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, item)| {
+            let table = item.as_table()?;
+            let text = |key: &str| table.get(key).and_then(toml::Value::as_str);
+            Some(BaseProperty {
+                id: text("id").map_or_else(|| format!("property[{i}]"), str::to_string),
+                oracle: text("oracle").map(str::to_string),
+                generate: text("generate").map(str::to_string),
+            })
+        })
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -74,8 +114,10 @@ fn default_min_cases() -> u64 {
 }
 
 impl BasePolicy {
-    /// Parses the `[policy]` keys of a `freezegate.toml` text; other keys are left to the gate's
-    /// own configuration reader. `rev` names the revision in error messages.
+    /// Parses the `[policy]` keys and the properties' `id`, `oracle` and `generate` of a
+    /// `freezegate.toml` text; other keys are left to the gate's own configuration reader, and a
+    /// property key that is not a string is passed over. `rev` names the revision in error
+    /// messages.
     pub fn parse(text: &str, rev: &str) -> Result<BasePolicy, PatchError> {
         let broken = |source| PatchError::Config {
             rev: rev.to_string(),
@@ -95,6 +137,7 @@ impl BasePolicy {
             protected: file.policy.protected,
             property_paths: file.policy.property_paths,
             min_cases: file.policy.min_cases,
+            properties: base_properties(file.property.as_ref()),
         })
     }
 
@@ -124,6 +167,9 @@ pub(crate) enum Protection {
     Always(String),
     /// Only changes to an existing file count (fixtures).
     Existing(String),
+    /// A file a property's command names at the base revision; why (`the oracle of property
+    /// tax.total at main`). Every change counts.
+    Command(String),
 }
 
 /// Glob sets compiled from the base policy.
@@ -147,6 +193,9 @@ pub(crate) struct PathRules {
     /// Where the project lies in the work tree (`""` or `svc/`); paths given to the rules are
     /// relative to it.
     prefix: String,
+    /// The files the properties' commands name at the base revision (paths relative to the
+    /// project folder), each with why ([`super::scripts::protected_scripts`]).
+    commands: BTreeMap<String, String>,
     /// `min_cases` at the base revision.
     pub min_cases: u64,
     /// Whether `property_paths` names any glob.
@@ -222,9 +271,17 @@ impl PathRules {
             always,
             fixtures: build(&[EXISTING_FIXTURES.to_string()], "protected")?,
             property: build(&policy.property_paths, "property_paths")?,
+            commands: BTreeMap::new(),
             min_cases: policy.min_cases,
             has_property_paths: !policy.property_paths.is_empty(),
         })
+    }
+
+    /// These rules, with the files the properties' commands name protected too (paths
+    /// relative to the project folder, each with why).
+    pub(crate) fn with_commands(mut self, commands: BTreeMap<String, String>) -> PathRules {
+        self.commands = commands;
+        self
     }
 
     /// Why changing `path` needs a signature; `existed` says whether the path existed before the
@@ -241,6 +298,9 @@ impl PathRules {
                 .min()
         {
             return Some(Protection::Always(self.top[i].clone()));
+        }
+        if let Some(why) = self.commands.get(path) {
+            return Some(Protection::Command(why.clone()));
         }
         if existed && self.fixtures.is_match(path) {
             return Some(Protection::Existing(EXISTING_FIXTURES.to_string()));
@@ -300,6 +360,7 @@ mod tests {
             protected: protected.iter().map(|s| s.to_string()).collect(),
             property_paths: vec!["tests/**/*.rs".into(), "py/test_*.py".into()],
             min_cases: 50,
+            properties: Vec::new(),
         };
         PathRules::new(&policy, "base").unwrap()
     }
@@ -449,6 +510,43 @@ mod tests {
             BasePolicy::parse("", "base").unwrap(),
             BasePolicy::default()
         );
+    }
+
+    /// The properties' commands are read where they are strings; any other shape is passed
+    /// over, as it was before they were read at all.
+    #[test]
+    fn property_commands_are_read_and_other_shapes_passed_over() {
+        let p = BasePolicy::parse(
+            "[[property]]\nid = \"a.b\"\noracle = \"python3 o.py\"\ngenerate = \"python3 g.py\"\ncases = 9\n\n[[property]]\nid = 5\noracle = [\"x\"]\nunknown = 1\n",
+            "base",
+        )
+        .unwrap();
+        assert_eq!(
+            p.properties,
+            vec![
+                BaseProperty {
+                    id: "a.b".into(),
+                    oracle: Some("python3 o.py".into()),
+                    generate: Some("python3 g.py".into()),
+                },
+                BaseProperty {
+                    id: "property[1]".into(),
+                    oracle: None,
+                    generate: None,
+                },
+            ]
+        );
+        for text in [
+            "property = 3\n",
+            "property = [1, \"x\"]\n",
+            "[property]\nid = \"a\"\n",
+        ] {
+            assert_eq!(
+                BasePolicy::parse(text, "base").unwrap().properties,
+                Vec::new(),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -102,7 +102,9 @@ pub struct Violation {
     pub path: String,
     /// How the commit changed it.
     pub change: ChangeKind,
-    /// The glob that protects it (`fixtures/**` for an existing fixture file).
+    /// The glob that protects it (`fixtures/**` for an existing fixture file), or for a file
+    /// a property's command names at REV, which one: `the oracle of property tax.total at
+    /// main`, `the generator of property …` (REV as the caller named it).
     pub protected_by: String,
     /// Why the commit's signature did not allow it.
     pub signature: SignatureStatus,

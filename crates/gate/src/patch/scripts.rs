@@ -1,0 +1,643 @@
+//! The files the `oracle` and `generate` commands of the base revision's properties name: the
+//! executable form of each property (SPEC §2), protected like the globs are.
+//!
+//! A command is split as a POSIX shell splits it ([`split`]: quotes, backslashes, comments,
+//! control and redirection operators), and read command by command ([`command_paths`]): a
+//! `cd DIR` moves the folder the later words are resolved from, `VAR=value` prefixes and an
+//! `env` with its options are skipped, `python -m pkg.mod` stands for `pkg/mod.py`,
+//! `pkg/mod/__init__.py` and `pkg/mod/__main__.py`, and every other word (or the value of an
+//! `--option=value`) is a candidate path. The candidates that name a regular file or a
+//! symbolic link in the base revision's tree, resolved from the project folder where oracles
+//! run (SPEC §4), are protected; a link's target is followed within the tree. Nothing else is
+//! followed: not imports, not variables, not globs, not folders on the way that are links.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::PatchError;
+use super::diff::project_path;
+use super::git::Git;
+use super::policy::BaseProperty;
+
+/// The most links followed one after another from a named file.
+const MAX_LINK_HOPS: usize = 8;
+
+/// A word or an operator of a shell command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Token {
+    /// A word, with its quotes and escaping backslashes removed.
+    Word(String),
+    /// An operator: a control operator (`&&`, `||`, `;`, `;;`, `|`, `&`, a newline written
+    /// `"\n"`, `(`, `)`) or a redirection (`<`, `>`, `>>`, `<<`, `<&`, `>&`, `>|`, `<>`).
+    Op(&'static str),
+}
+
+/// The operators, longest first so that `&&` is not read as two `&`.
+const OPERATORS: &[&str] = &[
+    "&&", "||", ";;", ">>", "<<", "<&", ">&", ">|", "<>", "&", "|", ";", "(", ")", "<", ">",
+];
+
+/// Whether an operator ends a simple command (a redirection does not).
+fn ends_command(op: &str) -> bool {
+    matches!(op, "&&" | "||" | ";;" | "&" | "|" | ";" | "\n" | "(" | ")")
+}
+
+/// Splits `command` into words and operators as a POSIX shell's tokenizer does: blanks
+/// separate words; `'…'` is literal; in `"…"` a backslash escapes only `$`, `` ` ``, `"`,
+/// `\` and a newline; outside quotes a backslash escapes any character and a
+/// backslash-newline joins lines; a `#` that starts a word starts a comment to the end of the
+/// line. `$(…)`, `${…}` and `` `…` `` are copied into their word as written (nothing is
+/// expanded). An unterminated quote or substitution runs to the end of the text.
+pub(crate) fn split(command: &str) -> Vec<Token> {
+    let chars: Vec<char> = command.chars().collect();
+    let mut tokens = Vec::new();
+    let mut word = String::new();
+    // Whether a word has started, even an empty one (`''`).
+    let mut in_word = false;
+    let mut i = 0;
+    let finish = |word: &mut String, in_word: &mut bool, tokens: &mut Vec<Token>| {
+        if *in_word {
+            tokens.push(Token::Word(std::mem::take(word)));
+            *in_word = false;
+        }
+    };
+    while let Some(&c) = chars.get(i) {
+        match c {
+            ' ' | '\t' => {
+                finish(&mut word, &mut in_word, &mut tokens);
+                i += 1;
+            }
+            '\n' => {
+                finish(&mut word, &mut in_word, &mut tokens);
+                tokens.push(Token::Op("\n"));
+                i += 1;
+            }
+            '#' if !in_word => {
+                while chars.get(i).is_some_and(|&c| c != '\n') {
+                    i += 1;
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.get(i + 1) {
+                    Some('\n') => {}
+                    Some(&next) => word.push(next),
+                    None => word.push('\\'),
+                }
+                i += 2;
+            }
+            '\'' => {
+                in_word = true;
+                i += 1;
+                while let Some(&c) = chars.get(i) {
+                    i += 1;
+                    if c == '\'' {
+                        break;
+                    }
+                    word.push(c);
+                }
+            }
+            '"' => {
+                in_word = true;
+                i += 1;
+                while let Some(&c) = chars.get(i) {
+                    i += 1;
+                    match c {
+                        '"' => break,
+                        '\\' => match chars.get(i) {
+                            Some('\n') => i += 1,
+                            Some(&next @ ('$' | '`' | '"' | '\\')) => {
+                                word.push(next);
+                                i += 1;
+                            }
+                            _ => word.push('\\'),
+                        },
+                        _ => word.push(c),
+                    }
+                }
+            }
+            '$' if matches!(chars.get(i + 1), Some('(' | '{')) => {
+                in_word = true;
+                i = copy_substitution(&chars, i, &mut word);
+            }
+            '`' => {
+                in_word = true;
+                word.push('`');
+                i += 1;
+                while let Some(&c) = chars.get(i) {
+                    word.push(c);
+                    i += 1;
+                    if c == '`' {
+                        break;
+                    }
+                }
+            }
+            '&' | '|' | ';' | '<' | '>' | '(' | ')' => {
+                finish(&mut word, &mut in_word, &mut tokens);
+                let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
+                let op = OPERATORS
+                    .iter()
+                    .find(|op| rest.starts_with(**op))
+                    .copied()
+                    .unwrap_or(";");
+                tokens.push(Token::Op(op));
+                i += op.chars().count();
+            }
+            _ => {
+                in_word = true;
+                word.push(c);
+                i += 1;
+            }
+        }
+    }
+    finish(&mut word, &mut in_word, &mut tokens);
+    tokens
+}
+
+/// Copies the `$(…)` or `${…}` starting at `chars[start]` into `word` as written, to its
+/// matching close (counting nested opens) or the end of the text; returns where it ends.
+fn copy_substitution(chars: &[char], start: usize, word: &mut String) -> usize {
+    let (open, close) = match chars.get(start + 1) {
+        Some('{') => ('{', '}'),
+        _ => ('(', ')'),
+    };
+    let mut depth = 0usize;
+    let mut i = start;
+    while let Some(&c) = chars.get(i) {
+        word.push(c);
+        i += 1;
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    i
+}
+
+/// `word` resolved lexically from the folder `cwd` (components from the project folder, which
+/// may start with `..`): the path's components, or `None` for a word that is no relative path
+/// (empty, absolute, `~…`, `.` itself).
+fn resolve(cwd: &[String], word: &str) -> Option<Vec<String>> {
+    if word.is_empty() || word.starts_with('/') || word.starts_with('~') || word.contains('\0') {
+        return None;
+    }
+    let mut path = cwd.to_vec();
+    for part in word.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if path.last().is_some_and(|last| last != "..") {
+                    path.pop();
+                } else {
+                    path.push("..".to_string());
+                }
+            }
+            name => path.push(name.to_string()),
+        }
+    }
+    (!path.is_empty()).then_some(path)
+}
+
+/// Whether `word` is a shell assignment `NAME=value`; its value.
+fn assignment(word: &str) -> Option<&str> {
+    let (name, value) = word.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    (first.is_ascii_alphabetic() || first == '_')
+        .then_some(())
+        .filter(|()| chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .map(|()| value)
+}
+
+/// Whether a command word runs Python (`python3`, `/usr/bin/python3.12`, `pypy3`).
+fn is_python(word: &str) -> bool {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    name.starts_with("python") || name.starts_with("pypy")
+}
+
+/// The files `python -m module` may run, relative to the folder it runs in.
+fn module_files(module: &str) -> Vec<String> {
+    let valid = !module.is_empty()
+        && module.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+                && chars.all(|c| c.is_alphanumeric() || c == '_')
+        });
+    if !valid {
+        return Vec::new();
+    }
+    let path = module.replace('.', "/");
+    vec![
+        format!("{path}.py"),
+        format!("{path}/__init__.py"),
+        format!("{path}/__main__.py"),
+    ]
+}
+
+/// The paths a shell command may run or read, relative to the folder it starts in, each as its
+/// components (a path above that folder starts with `..`): see the module docs. Words whose
+/// folder cannot be told (after a `cd` to an absolute path, `cd -`, a bare `cd`) give none.
+pub(crate) fn command_paths(command: &str) -> Vec<Vec<String>> {
+    let mut found = Vec::new();
+    // The folder the next command starts in (`None`: unknown), and those saved by `(`.
+    let mut cwd: Option<Vec<String>> = Some(Vec::new());
+    let mut saved: Vec<Option<Vec<String>>> = Vec::new();
+    let mut words: Vec<String> = Vec::new();
+    let mut tokens = split(command).into_iter().peekable();
+    loop {
+        let token = tokens.next();
+        match &token {
+            Some(Token::Word(w)) => {
+                words.push(w.clone());
+                continue;
+            }
+            Some(Token::Op(op)) if !ends_command(op) => continue,
+            _ => {}
+        }
+        simple_command(&words, &mut cwd, &mut found);
+        words.clear();
+        match token {
+            None => break,
+            Some(Token::Op("(")) => saved.push(cwd.clone()),
+            Some(Token::Op(")")) => {
+                if let Some(outer) = saved.pop() {
+                    cwd = outer;
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    found
+}
+
+/// Reads one simple command's words: a `cd` moves `cwd`; any other command adds its candidate
+/// paths to `found`.
+fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut Vec<Vec<String>>) {
+    let mut here = cwd.clone();
+    let mut candidates: Vec<&str> = Vec::new();
+    let mut rest = words.iter().map(String::as_str).peekable();
+    // `VAR=value` prefixes.
+    while let Some(value) = rest.peek().and_then(|w| assignment(w)) {
+        candidates.push(value);
+        rest.next();
+    }
+    match rest.peek().copied() {
+        Some("cd") => {
+            rest.next();
+            let args: Vec<&str> = rest
+                .filter(|a| !matches!(*a, "-L" | "-P" | "-e" | "--"))
+                .collect();
+            *cwd = match args.as_slice() {
+                [dir] if *dir != "-" => cwd.as_ref().and_then(|c| resolve(c, dir)),
+                _ => None,
+            };
+            return;
+        }
+        Some("env") => {
+            rest.next();
+            while let Some(word) = rest.peek().copied() {
+                if let Some(value) = assignment(word) {
+                    candidates.push(value);
+                } else if matches!(word, "-u" | "--unset" | "-C" | "--chdir") {
+                    rest.next();
+                    if let Some(arg) = rest.peek()
+                        && matches!(word, "-C" | "--chdir")
+                    {
+                        here = here.as_ref().and_then(|h| resolve(h, arg));
+                    }
+                } else if let Some(dir) = word
+                    .strip_prefix("--chdir=")
+                    .or_else(|| word.strip_prefix("-C").filter(|d| !d.is_empty()))
+                {
+                    here = here.as_ref().and_then(|h| resolve(h, dir));
+                } else if word == "--" {
+                    rest.next();
+                    break;
+                } else if !word.starts_with('-') {
+                    break;
+                }
+                rest.next();
+            }
+        }
+        _ => {}
+    }
+    let mut python = false;
+    let mut modules = Vec::new();
+    while let Some(word) = rest.next() {
+        python |= is_python(word);
+        if python && word == "-m" {
+            if let Some(module) = rest.next() {
+                modules.extend(module_files(module));
+            }
+            continue;
+        }
+        if python && let Some(module) = word.strip_prefix("-m").filter(|m| !m.is_empty()) {
+            modules.extend(module_files(module));
+            continue;
+        }
+        candidates.push(word);
+        if word.starts_with('-')
+            && let Some((_, value)) = word.split_once('=')
+        {
+            candidates.push(value);
+        }
+    }
+    let Some(here) = here else {
+        return;
+    };
+    found.extend(
+        candidates
+            .into_iter()
+            .chain(modules.iter().map(String::as_str))
+            .filter_map(|word| resolve(&here, word)),
+    );
+}
+
+/// The files the commands of `properties` name in the tree of `commit`, by their paths
+/// relative to the project folder `prefix` of the work tree (as the patch checks name
+/// paths), each with why it is protected: "the oracle of property `ID` at REV" (`rev` is the
+/// base revision as the caller named it). A symbolic link is protected and so is the file it
+/// points to, within the tree. One `git ls-tree` asks for every candidate at once (one more
+/// per round of links followed).
+pub(crate) fn protected_scripts(
+    git: &Git,
+    commit: &str,
+    rev: &str,
+    prefix: &str,
+    properties: &[BaseProperty],
+) -> Result<BTreeMap<String, String>, PatchError> {
+    let top: Vec<String> = prefix
+        .split('/')
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect();
+    // Each candidate path from the top of the work tree, with the first reason found for it.
+    let mut wanted: BTreeMap<String, String> = BTreeMap::new();
+    for property in properties {
+        for (role, command) in [
+            ("oracle", &property.oracle),
+            ("generator", &property.generate),
+        ] {
+            let Some(command) = command else { continue };
+            for path in command_paths(command) {
+                let Some(full) = from_top(&top, &path) else {
+                    continue;
+                };
+                wanted
+                    .entry(full)
+                    .or_insert_with(|| format!("the {role} of property {} at {rev}", property.id));
+            }
+        }
+    }
+    let mut protected = BTreeMap::new();
+    let mut asked: BTreeSet<String> = BTreeSet::new();
+    for _ in 0..=MAX_LINK_HOPS {
+        let round: Vec<String> = wanted
+            .keys()
+            .filter(|p| !asked.contains(*p))
+            .cloned()
+            .collect();
+        if round.is_empty() {
+            break;
+        }
+        asked.extend(round.iter().cloned());
+        let entries = git.entries(commit, &round)?;
+        let mut next = BTreeMap::new();
+        for (path, (mode, oid)) in entries {
+            let Some(why) = wanted.get(&path).cloned() else {
+                continue;
+            };
+            match mode.as_str() {
+                "100644" | "100755" => {}
+                "120000" => {
+                    let target = String::from_utf8_lossy(&git.blob(&oid)?).into_owned();
+                    let folder: Vec<String> = path
+                        .rsplit_once('/')
+                        .map(|(dir, _)| dir.split('/').map(str::to_string).collect())
+                        .unwrap_or_default();
+                    if let Some(resolved) = resolve(&folder, &target)
+                        && resolved.first().is_none_or(|c| c != "..")
+                    {
+                        next.entry(resolved.join("/"))
+                            .or_insert_with(|| why.clone());
+                    }
+                }
+                _ => continue,
+            }
+            protected.insert(project_path(prefix, &path), why);
+        }
+        for (path, why) in next {
+            wanted.entry(path).or_insert(why);
+        }
+    }
+    Ok(protected)
+}
+
+/// A path relative to the project folder (components, maybe starting with `..`) as a path from
+/// the top of the work tree, whose folders from the top to the project are `top`; `None` for
+/// one that climbs above the top or is the top itself.
+fn from_top(top: &[String], path: &[String]) -> Option<String> {
+    let mut full = top.to_vec();
+    for part in path {
+        if part == ".." {
+            full.pop()?;
+        } else {
+            full.push(part.clone());
+        }
+    }
+    (!full.is_empty()).then(|| full.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(command: &str) -> Vec<String> {
+        split(command)
+            .into_iter()
+            .map(|t| match t {
+                Token::Word(w) => w,
+                Token::Op(op) => format!("<{op}>"),
+            })
+            .collect()
+    }
+
+    fn paths(command: &str) -> Vec<String> {
+        command_paths(command)
+            .into_iter()
+            .map(|p| p.join("/"))
+            .collect()
+    }
+
+    #[test]
+    fn words_split_as_a_shell_splits_them() {
+        assert_eq!(words("python3  p.py\targ"), ["python3", "p.py", "arg"]);
+        assert_eq!(words(r#"a 'b c' "d e" f\ g"#), ["a", "b c", "d e", "f g"]);
+        assert_eq!(words(r#""a\"b\$c\d" 'x\y'"#), ["a\"b$c\\d", "x\\y"]);
+        assert_eq!(words("a''b '' \"\""), ["ab", "", ""]);
+        assert_eq!(words("a \\\nb"), ["a", "b"]);
+        assert_eq!(words("a # b c\nd"), ["a", "<\n>", "d"]);
+        assert_eq!(words("a#b"), ["a#b"]);
+        assert_eq!(
+            words("cd x&&python3 y.py||z;w|v&u"),
+            [
+                "cd", "x", "<&&>", "python3", "y.py", "<||>", "z", "<;>", "w", "<|>", "v", "<&>",
+                "u"
+            ]
+        );
+        assert_eq!(
+            words("p <in.json >>out 2>&1"),
+            ["p", "<<>", "in.json", "<>>>", "out", "2", "<>&>", "1"]
+        );
+        assert_eq!(
+            words("echo $(cat a b) ${X:-a b} `x y`"),
+            ["echo", "$(cat a b)", "${X:-a b}", "`x y`"]
+        );
+        // Unterminated quotes run to the end.
+        assert_eq!(words("a 'b c"), ["a", "b c"]);
+        assert_eq!(words("a \"b c\\"), ["a", "b c\\"]);
+        assert_eq!(words("a\\"), ["a\\"]);
+    }
+
+    #[test]
+    fn paths_follow_cd_assignments_env_and_python_modules() {
+        assert_eq!(
+            paths("python3 tests/properties/prop_add.py"),
+            ["python3", "tests/properties/prop_add.py"]
+        );
+        assert_eq!(
+            paths("cd crates/gate/demo && python3 merge_fixed.py"),
+            [
+                "crates/gate/demo/python3",
+                "crates/gate/demo/merge_fixed.py"
+            ]
+        );
+        assert_eq!(
+            paths("cd a; cd ../b && sh ./run.sh x/../y.sh"),
+            ["b/sh", "b/run.sh", "b/y.sh"]
+        );
+        assert_eq!(
+            paths("PYTHONHASHSEED=0 DATA=d.json python3 -u p.py --config=c.toml"),
+            [
+                "0",
+                "d.json",
+                "python3",
+                "-u",
+                "p.py",
+                "--config=c.toml",
+                "c.toml"
+            ]
+        );
+        assert_eq!(
+            paths("env -i -u HOME X=1 -C sub python3 p.py"),
+            ["sub/1", "sub/python3", "sub/p.py"]
+        );
+        assert_eq!(
+            paths("python3 -m tests.props.add"),
+            [
+                "python3",
+                "tests/props/add.py",
+                "tests/props/add/__init__.py",
+                "tests/props/add/__main__.py"
+            ]
+        );
+        assert_eq!(
+            paths("python -mpkg"),
+            ["python", "pkg.py", "pkg/__init__.py", "pkg/__main__.py"]
+        );
+        // `-m` of another program is a word like any other.
+        assert_eq!(paths("git commit -m x"), ["git", "commit", "-m", "x"]);
+        // A subshell's `cd` ends with it.
+        assert_eq!(paths("(cd a && p x) && q y"), ["a/p", "a/x", "q", "y"]);
+        // Above the project folder, and where the folder is unknown.
+        assert_eq!(
+            paths("python3 ../shared/o.py"),
+            ["python3", "../shared/o.py"]
+        );
+        assert_eq!(paths("cd /srv && python3 o.py"), Vec::<String>::new());
+        assert_eq!(paths("cd && o.py; cd - && p.py"), Vec::<String>::new());
+        assert_eq!(
+            paths("cat < in.json | python3 o.py"),
+            ["cat", "in.json", "python3", "o.py"]
+        );
+        assert_eq!(paths("/usr/bin/python3 ~/o.py ./a/./b.py"), ["a/b.py"]);
+    }
+}
+
+#[cfg(test)]
+mod invariants {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Whether `word` is `text`'s characters in order, some left out: a word keeps what it
+    /// read and drops only quotes and escaping backslashes.
+    fn is_subsequence(word: &str, text: &str) -> bool {
+        let mut rest = text.chars();
+        word.chars().all(|c| rest.any(|t| t == c))
+    }
+
+    fn quoted(word: &str) -> String {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+
+    proptest! {
+        /// Any text splits without a panic, into words that are its own characters in order.
+        #[test]
+        fn splitting_never_panics_and_words_come_from_the_text(
+            text in "[a-z./ '\"\\\\$(){}`#&|;<>=\n\t-]{0,40}",
+        ) {
+            for token in split(&text) {
+                if let Token::Word(w) = token {
+                    prop_assert!(is_subsequence(&w, &text), "{:?} from {:?}", w, text);
+                }
+            }
+            let _ = command_paths(&text);
+        }
+
+        /// Words quoted in single quotes and joined by blanks split back into themselves.
+        #[test]
+        fn single_quoted_words_split_back(words in proptest::collection::vec(".{0,8}", 0..6)) {
+            let text = words.iter().map(|w| quoted(w)).collect::<Vec<_>>().join(" ");
+            let back: Vec<Token> = words.iter().cloned().map(Token::Word).collect();
+            prop_assert_eq!(split(&text), back);
+        }
+
+        /// Where `sh` itself splits the text (no expansions in it to tell apart: no `$`,
+        /// `` ` ``, globs or `~`), the words are the shell's.
+        #[test]
+        fn words_are_the_shells_words(text in "[a-z '\"\\\t]{0,24}") {
+            // `printf` with no word would print one empty one: a first word is put before.
+            let script = format!("set -- {text}\nprintf '%s\\0' first \"$@\"");
+            let out = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(&script)
+                .output()
+                .expect("sh runs");
+            // A text the shell refuses (an unterminated quote) has no words to compare.
+            if out.status.success() {
+                let shell: Vec<Token> = String::from_utf8_lossy(&out.stdout)
+                    .split_terminator('\0')
+                    .skip(1)
+                    .map(|w| Token::Word(w.to_string()))
+                    .collect();
+                prop_assert_eq!(split(&text), shell, "{:?}", text);
+            }
+        }
+
+        /// Every path found is relative and normal: no empty, `.` or absolute component, and
+        /// `..` only at its start.
+        #[test]
+        fn paths_are_relative_and_normal(text in "[a-z./ ;&|()=-]{0,40}") {
+            for path in command_paths(&text) {
+                prop_assert!(!path.is_empty());
+                let ups = path.iter().take_while(|c| *c == "..").count();
+                for c in &path[ups..] {
+                    prop_assert!(!c.is_empty() && c != "." && c != ".." && !c.contains('/'));
+                }
+            }
+        }
+    }
+}
