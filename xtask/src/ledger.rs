@@ -152,20 +152,27 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
             for problem in &report.problems {
                 out.push_str(&format!("{}\n", problem.in_file(LEDGER_PATH)));
             }
-            let errors = report.errors().count();
-            let warnings = report.warnings().count();
+            let errors = plural(report.errors().count(), "error");
+            let warnings = plural(report.warnings().count(), "warning");
             let verdict = if report.fails(strict) {
                 "invalid"
             } else {
                 "valid"
             };
-            out.push_str(&format!(
-                "{LEDGER_PATH}: {verdict}: {errors} errors, {warnings} warnings\n"
-            ));
+            out.push_str(&format!("{LEDGER_PATH}: {verdict}: {errors}, {warnings}\n"));
             write_stdout(&out)?;
         }
     }
     Ok(if report.fails(strict) { BLOCKED } else { OK })
+}
+
+/// `1 error`, `2 errors`, `0 errors`.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// Reads the ledger: I/O and syntax errors exit 3, schema problems exit 1.

@@ -254,6 +254,11 @@ fn expired_rows_warn_unless_strict() -> TestResult {
     })?;
     let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
     assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).ends_with("freeze/ledger.json: valid: 0 errors, 1 warning\n"),
+        "{}",
+        stdout(&out)
+    );
     let ledger = std::fs::read_to_string(dir.path().join("freeze/ledger.json"))?;
     let at = Position::at(
         ledger.as_bytes(),
@@ -275,7 +280,7 @@ fn expired_rows_warn_unless_strict() -> TestResult {
         stdout(&out)
     );
     assert!(
-        stdout(&out).contains("invalid: 1 errors, 0 warnings"),
+        stdout(&out).ends_with("freeze/ledger.json: invalid: 1 error, 0 warnings\n"),
         "{}",
         stdout(&out)
     );

@@ -33,10 +33,11 @@
 //!   [`Ledger::expiring`], [`Ledger::diff`] ([`Diff`]), [`Ledger::render`].
 //! - [`freeze_row`] and [`precheck`] decide a freeze ([`Refusal`] when it is refused);
 //!   [`update`] writes.
-//! - The ids and labels rows hold are re-exported ([`PropertyId`], [`FixtureId`], [`Label`],
-//!   and the crates [`freezegate_canon`] and [`freezegate_replay`]), and so is the [`time`]
-//!   crate whose `OffsetDateTime` a [`Timestamp`] is made from ([`Timestamp::from_datetime`])
-//!   and gives back ([`Timestamp::datetime`]), so this one dependency is enough.
+//! - The types of a [`Row`]'s fields are re-exported ([`PropertyId`], [`FixtureId`],
+//!   [`Digest`], [`Canonicalization`], [`Label`], and the crates [`freezegate_canon`] and
+//!   [`freezegate_replay`]), and so is the [`time`] crate whose `OffsetDateTime` a
+//!   [`Timestamp`] is made from ([`Timestamp::from_datetime`]) and gives back
+//!   ([`Timestamp::datetime`]), so this one dependency is enough.
 //! - [`Error`] keeps its cause behind [`std::error::Error::source`] (a syntax error's line
 //!   and column under a [`Error::File`]); print it with [`ErrorChain`] to show the causes.
 //!
@@ -138,7 +139,7 @@ pub use time;
 pub use freezegate_canon;
 /// Prints an error with its causes on one line (`a: b: c`), from `freezegate-canon`.
 pub use freezegate_canon::ErrorChain;
-pub use freezegate_canon::{Digest, FixtureId, PropertyId, Value};
+pub use freezegate_canon::{Canonicalization, Digest, FixtureId, PropertyId, Value};
 /// The replay crate whose [`Label`]s a row records, re-exported likewise.
 pub use freezegate_replay;
 pub use freezegate_replay::Label;

@@ -740,3 +740,32 @@ fn a_row_that_disagrees_with_its_fixtures_meta_file_breaks_the_meta_rule() {
         [(Rule::Meta, "origin_digest".to_owned())]
     );
 }
+
+/// A row is built, field by field, from this crate's own exports: a user needs no other
+/// dependency to name the type of any public field.
+#[test]
+fn every_row_field_type_is_exported_by_the_crate() {
+    use freezegate_ledger as l;
+    let digest = l::Digest::of(b"{}");
+    let row = l::Row {
+        property_id: "p".parse::<l::PropertyId>().unwrap(),
+        fixture_id: digest.fixture_id(),
+        fixture_digest: digest,
+        origin_digest: digest,
+        canonicalization: l::Canonicalization::V1Ordered,
+        seed: l::Seed::from(1_u64),
+        env_class: l::EnvClass::Remote,
+        runner_id: "r".to_owned(),
+        replays: vec![l::Label::AssertPass, l::Label::AssertFail],
+        patch_id: "p".to_owned(),
+        owner: "alice@example.com".to_owned(),
+        reason: "r".to_owned(),
+        created_at: ts("2026-09-15T09:30:00Z"),
+        expires_at: ts("2026-09-16T09:30:00Z"),
+    };
+    assert!(
+        l::Ledger::from_rows(vec![row])
+            .render()
+            .contains("\"canonicalization\": \"freezegate-canon-v1-ordered\"")
+    );
+}
