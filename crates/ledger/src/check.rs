@@ -115,7 +115,12 @@ pub struct Problem {
     pub severity: Severity,
     /// The rule broken.
     pub rule: Rule,
-    /// 0-based index of the row in the file; `None` for the envelope.
+    /// 0-based index of the row in what was checked; `None` for the envelope. For text
+    /// ([`crate::check`], [`crate::check_and_load`], the schema problems of
+    /// [`crate::Ledger::from_slice`]), the row's place in the file; for a [`crate::Ledger`]
+    /// ([`crate::Ledger::check`], [`crate::Ledger::broken_rules`]), its index in
+    /// [`crate::Ledger::rows`], which are sorted by key. The two agree on a rendered ledger,
+    /// whose rows are in that order.
     pub row: Option<usize>,
     /// The row's `fixture_id` as written, when it is a string.
     pub fixture_id: Option<String>,

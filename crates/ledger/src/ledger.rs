@@ -40,7 +40,8 @@ impl Diff {
 }
 
 /// Validates ledger text in both stages: a syntax error stops with its line and column
-/// (`Err`); otherwise every schema and rule problem of every row is in the report.
+/// (`Err`); otherwise every schema and rule problem of every row is in the report, each
+/// naming its row by its place in the file.
 pub fn check(text: &[u8], checks: &Checks<'_>) -> Result<Report, ParseError> {
     validate(text, checks).map(|(_, report)| report)
 }
@@ -121,7 +122,9 @@ impl Ledger {
         ))
     }
 
-    /// Checks every rule on every row (the schema holds by construction).
+    /// Checks every rule on every row (the schema holds by construction). A problem names
+    /// its row by its index in [`Ledger::rows`] (sorted by key, whatever the order of the
+    /// file the ledger was read from) and has no position in a text.
     pub fn check(&self, checks: &Checks<'_>) -> Report {
         let raws: Vec<RawRow> = self
             .rows

@@ -769,3 +769,51 @@ fn every_row_field_type_is_exported_by_the_crate() {
             .contains("\"canonicalization\": \"freezegate-canon-v1-ordered\"")
     );
 }
+
+/// `Problem::row` is the row's place in the file for a check of text, and its index in
+/// `Ledger::rows` (sorted by key) for a check of a `Ledger`: on a file whose rows are not in
+/// key order the two differ, and each points at the row with the problem.
+#[test]
+fn a_problems_row_is_its_place_in_what_was_checked() {
+    let p = "tax.cached_total_equals_fresh_sum";
+    let mut stranger = row(p, 0);
+    stranger.owner = "eve@example.com".to_owned();
+    // In the file, the rows in the reverse of key order.
+    let sorted = Ledger::from_rows(vec![row(p, 1), stranger.clone()]).into_rows();
+    let sorted_at = usize::from(sorted[1] == stranger);
+    let text = to_pretty_string(&envelope(vec![sorted[1].to_value(), sorted[0].to_value()]));
+    let fixtures = fixtures_upto(2);
+    let signers = signers();
+    let policy = Policy::default();
+    let checks = Checks {
+        policy: &policy,
+        now: now(),
+        signers: &signers,
+        fixtures: &fixtures,
+    };
+    let owner = |report: freezegate_ledger::Report| {
+        let problems: Vec<_> = report.problems.into_iter().collect();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(problems[0].rule, Rule::Owner);
+        problems[0].clone()
+    };
+    let in_text = owner(check(text.as_bytes(), &checks).unwrap());
+    assert_eq!(in_text.row, Some(1 - sorted_at));
+    assert!(in_text.at.is_some());
+    let ledger = Ledger::from_slice(text.as_bytes()).unwrap();
+    let in_ledger = owner(ledger.check(&checks));
+    assert_eq!(in_ledger.row, Some(sorted_at));
+    assert_eq!(in_ledger.at, None);
+    assert_eq!(ledger.rows()[sorted_at], stranger);
+    assert_eq!(in_ledger.fixture_id, Some(stranger.fixture_id.to_string()));
+    assert_eq!(in_text.fixture_id, in_ledger.fixture_id);
+    let mut broken = vec![vec![], vec![]];
+    broken[sorted_at] = vec![Rule::Owner];
+    assert_eq!(ledger.broken_rules(&checks), broken);
+    // On the rendered ledger, whose rows are in key order, the two agree.
+    let rendered = ledger.render();
+    assert_eq!(
+        owner(check(rendered.as_bytes(), &checks).unwrap()).row,
+        Some(sorted_at)
+    );
+}
