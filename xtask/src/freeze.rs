@@ -14,7 +14,7 @@ use freezegate_gate::run::ledger_policy;
 use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
     EnvClass, FreezeOutcome, FreezeRequest, LEDGER_PATH, Policy, Refusal, check_writable,
-    freeze_row, precheck, update, write_target,
+    freeze_row, precheck, renewable, update, write_target,
 };
 use freezegate_replay::{Label, ProcessOracle, ReplayOptions, ReplayPlan, replay};
 
@@ -191,7 +191,7 @@ pub fn run(args: Args) -> Outcome {
     let (canonical, _) = read_fixture(root, &property, fixture).map_err(Failure::usage)?;
     // The meta file must match its fixture, shrink path included (SPEC §3, §5).
     freezegate_gate::integrity::check_shrink_path(root, &meta).map_err(Failure::usage)?;
-    read_ledger()?;
+    let ledger = read_ledger()?;
     // A ledger that cannot be written is found now, not after the replays.
     check_writable(Path::new(LEDGER_PATH))
         .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
@@ -218,7 +218,9 @@ pub fn run(args: Args) -> Outcome {
         );
     };
     // Refuse what no replay can change before running the oracle.
-    if let Err(refusal) = precheck(&request, &settings.policy, &signers) {
+    if let Err(refusal) = precheck(&request, &settings.policy, &signers)
+        .and_then(|()| renewable(&ledger, &request.key()))
+    {
         return report(&args, &request, &[], FreezeOutcome::Refused(refusal));
     }
     let dir = std::env::current_dir()
@@ -243,8 +245,17 @@ pub fn run(args: Args) -> Outcome {
         }
     };
     let written = row.clone();
-    let renewed = update(Path::new(LEDGER_PATH), |ledger| ledger.upsert(row))
-        .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
+    // Asked again under the lock: another writer may have changed the ledger meanwhile.
+    let renewed = update(Path::new(LEDGER_PATH), |ledger| {
+        renewable(ledger, &row.key()).map(|()| ledger.upsert(row))
+    })
+    .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
+    let renewed = match renewed {
+        Ok(renewed) => renewed,
+        Err(refusal) => {
+            return report(&args, &request, &labels, FreezeOutcome::Refused(refusal));
+        }
+    };
     lock_file_note();
     let outcome = FreezeOutcome::Written {
         row: Box::new(written),

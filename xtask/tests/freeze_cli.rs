@@ -763,3 +763,50 @@ fn env_class_and_runner_id_flags_beat_the_environment() -> TestResult {
     assert_eq!(row.runner_id, "ci-flag-3");
     Ok(())
 }
+
+/// A ledger with two rows of the key a freeze would write freezes nothing for that key;
+/// renewing one of them would leave the other, so the freeze is refused before any replay.
+#[test]
+fn a_key_with_duplicate_rows_is_refused_and_the_ledger_left_alone() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let root = dir.path();
+    let out = freeze(root, fixture, FLICKER, &[])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let ledger_path = root.join("freeze/ledger.json");
+    let mut rows: Vec<_> = read(&ledger_path)?.rows().to_vec();
+    let mut twin = rows
+        .iter()
+        .find(|r| r.fixture_id == fixture)
+        .ok_or("no row")?
+        .clone();
+    twin.reason = "a second opinion".to_owned();
+    rows.push(twin);
+    let text = freezegate_canon::to_pretty_string(&freezegate_canon::Value::Object(vec![
+        (
+            "schema".to_owned(),
+            freezegate_canon::Value::String(freezegate_ledger::SCHEMA.to_owned()),
+        ),
+        (
+            "rows".to_owned(),
+            freezegate_canon::Value::Array(rows.iter().map(|r| r.to_value()).collect()),
+        ),
+    ]));
+    std::fs::write(&ledger_path, &text)?;
+    for format in ["text", "json"] {
+        let out = freeze(root, fixture, MARKING_FLICKER, &["--format", format])?;
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("freeze write refused: freeze/ledger.json has 2 rows with key ("),
+            "{}",
+            stderr(&out)
+        );
+        if format == "json" {
+            let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+            assert_eq!(doc["rule"], "duplicate");
+            assert_eq!(doc["result"], "refused");
+        }
+        assert_eq!(std::fs::read_to_string(&ledger_path)?, text);
+        assert!(!root.join("replayed").exists(), "no replay ran");
+    }
+    Ok(())
+}

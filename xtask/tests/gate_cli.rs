@@ -1786,6 +1786,47 @@ fn a_ledger_row_that_breaks_a_rule_freezes_nothing() {
     );
 }
 
+/// Two rows with one key (the `duplicate` rule) make neither trustworthy: the flicker is
+/// unfrozen whichever row comes first in the file, and each row is a finding.
+#[test]
+fn a_key_that_two_rows_share_freezes_nothing() {
+    let toml = config("[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\n");
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10}"#);
+    repo.write("p.py", FLICKER);
+    let one = ledger(&repo, &[("p", &id, "remote", "2026-12-10T00:00:00Z")]);
+    let row = one
+        .strip_prefix("{\"schema\":\"freezegate-ledger-v1\",\"rows\":[")
+        .and_then(|rest| rest.strip_suffix("]}\n"))
+        .expect("one row");
+    let twin = row.replace("thread scheduling", "a second opinion");
+    for (first, second) in [(row, twin.as_str()), (twin.as_str(), row)] {
+        repo.write(
+            "freeze/ledger.json",
+            &format!("{{\"schema\":\"freezegate-ledger-v1\",\"rows\":[{first},{second}]}}\n"),
+        );
+        let run = repo.gate(&["--format", "json"], &[]);
+        let report = json(&run);
+        assert_eq!(run.code, 1, "{}", run.stderr);
+        assert_eq!(status(&report, "p", &id), "flicker", "{}", run.stdout);
+        assert_eq!(report["summary"]["frozen"], 0);
+        assert_eq!(report["settings"]["ledger_active"], 0, "{}", run.stdout);
+        let duplicates = report["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["rule"] == "ledger.duplicate" && f["blocking"] == true)
+            .count();
+        assert_eq!(duplicates, 2, "{}", run.stdout);
+        let note = report["fixtures"][0]["note"].as_str().unwrap_or("");
+        assert!(note.contains("breaks a rule"), "{note}");
+    }
+}
+
 /// An expired row is one GitHub annotation (its finding, at its place), and a fixture's time
 /// is the wall time of its replays, never more than the run's, however many ran at once.
 #[test]

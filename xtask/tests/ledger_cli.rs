@@ -637,3 +637,114 @@ fn a_ledger_that_cannot_be_updated_exits_3_naming_it() -> TestResult {
     );
     Ok(())
 }
+
+/// The text of a ledger holding `rows` in this order, as a hand edit or a bad merge leaves it.
+fn ledger_text_in_order(rows: &[Row]) -> String {
+    let rows = rows.iter().map(Row::to_value).collect();
+    freezegate_canon::to_pretty_string(&Value::Object(vec![
+        (
+            "schema".to_owned(),
+            Value::String(freezegate_ledger::SCHEMA.to_owned()),
+        ),
+        ("rows".to_owned(), Value::Array(rows)),
+    ]))
+}
+
+/// Two rows with one key (the `duplicate` rule) that differ in their owner and reason, and an
+/// unrelated valid row, in a repository; the ledger holds the rows in the order `order`.
+fn duplicates(
+    order: [usize; 3],
+) -> Result<(tempfile::TempDir, [Row; 3]), Box<dyn std::error::Error>> {
+    let dir = repo(|_| Vec::new())?;
+    let first = pinned_row(dir.path(), 0)?;
+    let mut second = first.clone();
+    second.reason = "a second opinion".to_owned();
+    second.created_at = ts("2026-09-16T09:30:00Z");
+    let other = pinned_row(dir.path(), 1)?;
+    let rows = [first, second, other];
+    let ordered: Vec<Row> = order.iter().map(|&i| rows[i].clone()).collect();
+    std::fs::write(
+        dir.path().join("freeze/ledger.json"),
+        ledger_text_in_order(&ordered),
+    )?;
+    Ok((dir, rows))
+}
+
+/// A key that two rows share makes neither trustworthy: `ledger check` and `ledger list`
+/// blame both, wherever each is in the file.
+#[test]
+fn every_row_of_a_duplicated_key_is_broken() -> TestResult {
+    for order in [[0, 1, 2], [1, 0, 2], [2, 1, 0]] {
+        let (dir, rows) = duplicates(order)?;
+        let out = xtask(
+            dir.path(),
+            &["ledger", "check", "--format", "json", "--now", NOW],
+        )?;
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        let mut blamed: Vec<u64> = doc["problems"]
+            .as_array()
+            .ok_or("no problems")?
+            .iter()
+            .filter(|p| p["rule"] == "duplicate")
+            .filter_map(|p| p["row"].as_u64())
+            .collect();
+        blamed.sort_unstable();
+        // The file's places of rows 0 and 1.
+        let mut places: Vec<u64> = (0..3)
+            .filter(|&at| order[at] != 2)
+            .map(|at| at as u64)
+            .collect();
+        places.sort_unstable();
+        assert_eq!(blamed, places, "{order:?}: {doc}");
+
+        let out = xtask(
+            dir.path(),
+            &["ledger", "list", "--format", "json", "--now", NOW],
+        )?;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("2 of these rows break rules and freeze nothing"),
+            "{}",
+            stderr(&out)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+        let listed = doc["rows"].as_array().ok_or("no rows")?;
+        assert_eq!(listed.len(), 3);
+        for row in listed {
+            let duplicated = row["fixture_id"] == rows[0].fixture_id.to_string();
+            let broken: &[&str] = if duplicated { &["duplicate"] } else { &[] };
+            assert_eq!(row["broken"], serde_json::json!(broken), "{order:?}: {row}");
+            assert_eq!(row["active"], !duplicated, "{order:?}: {row}");
+        }
+    }
+    Ok(())
+}
+
+/// Rows with equal keys sort by their content, so a write leaves the same bytes whatever
+/// order they had in the file.
+#[test]
+fn lifting_another_row_writes_the_same_bytes_whatever_the_order_of_duplicates() -> TestResult {
+    let mut written = Vec::new();
+    for order in [[0, 1, 2], [1, 0, 2]] {
+        let (dir, rows) = duplicates(order)?;
+        let other = rows[2].fixture_id.to_string();
+        let out = xtask(
+            dir.path(),
+            &[
+                "ledger",
+                "lift",
+                "--property",
+                PROPERTY,
+                "--fixture",
+                &other,
+            ],
+        )?;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        written.push(std::fs::read_to_string(
+            dir.path().join("freeze/ledger.json"),
+        )?);
+    }
+    assert_eq!(written[0], written[1]);
+    Ok(())
+}

@@ -68,7 +68,7 @@ pub enum Rule {
     ExpiresAt,
     /// The row has expired (a warning; it excuses nothing).
     Expired,
-    /// Another row has the same key.
+    /// Another row has the same key (every row of that key breaks it).
     Duplicate,
     /// The fixture file is missing, unreadable or does not hash to the digest.
     Fixture,
@@ -715,24 +715,36 @@ fn map_field(raw: &mut RawRow, field: &'static str, v: Value, sink: &mut Sink<'_
 /// Stage two, part two: every rule on every row, given policy, `now`, signers and fixtures.
 pub(crate) fn check_rules(rows: &[RawRow], checks: &Checks<'_>, problems: &mut Vec<Problem>) {
     let mut sink = Sink { problems };
-    let mut first_of: HashMap<Key, usize> = HashMap::with_capacity(rows.len());
-    for raw in rows {
+    let keys: Vec<Option<Key>> = rows.iter().map(RawRow::key).collect();
+    let mut rows_of: HashMap<&Key, Vec<usize>> = HashMap::with_capacity(rows.len());
+    for (raw, key) in rows.iter().zip(&keys) {
         check_row(raw, checks, &mut sink);
-        if let Some(key) = raw.key() {
-            match first_of.get(&key) {
-                Some(first) => sink.error(
-                    Rule::Duplicate,
-                    raw,
-                    "",
-                    format!(
-                        "same (property_id, fixture_digest, seed, env_class) as row {first}: {key}"
-                    ),
-                ),
-                None => {
-                    first_of.insert(key, raw.index);
-                }
-            }
+        if let Some(key) = key {
+            rows_of.entry(key).or_default().push(raw.index);
         }
+    }
+    // Every row of a key that several rows share breaks the rule, the first as much as the
+    // others: which of them would be in force must not depend on where it is in the file.
+    for (raw, key) in rows.iter().zip(&keys) {
+        let Some(key) = key else { continue };
+        let Some(all) = rows_of.get(key).filter(|all| all.len() > 1) else {
+            continue;
+        };
+        let others: Vec<String> = all
+            .iter()
+            .filter(|&&i| i != raw.index)
+            .map(usize::to_string)
+            .collect();
+        let rows_word = if others.len() == 1 { "row" } else { "rows" };
+        sink.error(
+            Rule::Duplicate,
+            raw,
+            "",
+            format!(
+                "same (property_id, fixture_digest, seed, env_class) as {rows_word} {}: {key}; a key with several rows freezes nothing",
+                others.join(", ")
+            ),
+        );
     }
 }
 

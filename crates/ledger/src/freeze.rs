@@ -7,8 +7,9 @@ use freezegate_canon::Value;
 use freezegate_canon::fixture::Meta;
 use freezegate_replay::{Label, Verdict, verdict};
 
+use crate::ledger::Ledger;
 use crate::policy::Policy;
-use crate::row::{EnvClass, Row, Seed};
+use crate::row::{EnvClass, Key, Row, Seed};
 use crate::signers::AllowedSigners;
 use crate::stamp::Timestamp;
 
@@ -89,6 +90,14 @@ pub enum Refusal {
     },
     /// There is no `freeze/allowed_signers`, so no owner can be one of its principals.
     NoSigners,
+    /// The ledger already has several rows with the key of the row to write (it breaks the
+    /// `duplicate` rule): renewing one of them would leave the ledger as invalid as it is.
+    Duplicate {
+        /// The key.
+        key: Key,
+        /// How many rows have it.
+        rows: usize,
+    },
 }
 
 fn plural(n: usize, one: &str, many: &str) -> String {
@@ -154,6 +163,10 @@ impl fmt::Display for Refusal {
             Refusal::NoSigners => f.write_str(
                 "freeze/allowed_signers does not exist, so no owner can vouch for a row; add the owners' public keys to it in a signed commit",
             ),
+            Refusal::Duplicate { key, rows } => write!(
+                f,
+                "freeze/ledger.json has {rows} rows with key {key}, which freezes nothing; remove them with `ledger lift` and freeze again"
+            ),
         }
     }
 }
@@ -161,7 +174,7 @@ impl fmt::Display for Refusal {
 impl Refusal {
     /// The rule that refused, as a stable snake_case name for machine output: `regression`,
     /// `not_reproduced`, `infra`, `malformed`, `env_class`, `owner` (also for a missing
-    /// signers file), `expiry` or `empty`.
+    /// signers file), `expiry`, `empty` or `duplicate`.
     pub fn rule(&self) -> &'static str {
         match self {
             Refusal::Regression { .. } => "regression",
@@ -173,6 +186,7 @@ impl Refusal {
             Refusal::Expiry { .. } => "expiry",
             Refusal::Empty { .. } => "empty",
             Refusal::NoSigners => "owner",
+            Refusal::Duplicate { .. } => "duplicate",
         }
     }
 }
@@ -253,6 +267,31 @@ impl FreezeOutcome {
 }
 
 impl std::error::Error for Refusal {}
+
+impl FreezeRequest {
+    /// The key of the row this request writes.
+    pub fn key(&self) -> Key {
+        Key {
+            property_id: self.meta.property_id.clone(),
+            fixture_digest: self.meta.fixture_digest,
+            seed: Seed::from(self.seed),
+            env_class: self.env_class,
+        }
+    }
+}
+
+/// Whether `freeze` may write a row with `key` into `ledger`: refused when the ledger already
+/// has several rows with that key (the `duplicate` rule). `freeze` asks before its replays,
+/// and again under the writers' lock, before [`Ledger::upsert`].
+pub fn renewable(ledger: &Ledger, key: &Key) -> Result<(), Refusal> {
+    match ledger.rows_with_key(key).len() {
+        0 | 1 => Ok(()),
+        rows => Err(Refusal::Duplicate {
+            key: key.clone(),
+            rows,
+        }),
+    }
+}
 
 /// The checks that need no replay: env class, owner, expiry, non-empty fields. `freeze`
 /// runs them first so that a refused request costs no oracle runs.

@@ -71,9 +71,11 @@ impl Ledger {
         Ledger::default()
     }
 
-    /// A ledger of these rows, sorted by key (rows with equal keys keep their order).
+    /// A ledger of these rows, sorted by key. Rows with equal keys (which break the
+    /// `duplicate` rule) are sorted by their rendered text, so the order of `rows` never
+    /// changes the ledger: not its rendering, its equality or a diff.
     pub fn from_rows(mut rows: Vec<Row>) -> Ledger {
-        rows.sort_by(Row::cmp_key);
+        rows.sort_by(Row::cmp_rows);
         Ledger { rows }
     }
 
@@ -177,14 +179,39 @@ impl Ledger {
     }
 
     /// Adds `row`, or renews (replaces) the row with the same key; returns the replaced row.
+    ///
+    /// Where the ledger holds several rows with that key (it breaks the `duplicate` rule),
+    /// the first of them in rendering order is replaced and the others stay: `freeze` asks
+    /// [`crate::renewable`] first, which refuses such a key.
     pub fn upsert(&mut self, row: Row) -> Option<Row> {
-        match self.rows.binary_search_by(|r| r.cmp_key(&row)) {
-            Ok(i) => Some(std::mem::replace(&mut self.rows[i], row)),
-            Err(i) => {
-                self.rows.insert(i, row);
-                None
-            }
+        let start = self
+            .rows
+            .partition_point(|r| r.cmp_key(&row) == Ordering::Less);
+        let same = self.rows[start..]
+            .iter()
+            .take_while(|r| r.cmp_key(&row) == Ordering::Equal)
+            .count();
+        if same == 0 {
+            self.rows.insert(start, row);
+            return None;
         }
+        let replaced = std::mem::replace(&mut self.rows[start], row);
+        // Among other rows of its key, the new row may sort elsewhere.
+        self.rows[start..start + same].sort_by(Row::cmp_rows);
+        Some(replaced)
+    }
+
+    /// The rows with exactly this key: none or one in a valid ledger, more where the
+    /// ledger breaks the `duplicate` rule.
+    pub fn rows_with_key(&self, key: &Key) -> &[Row] {
+        let start = self
+            .rows
+            .partition_point(|r| r.key_cmp(key) == Ordering::Less);
+        let len = self.rows[start..]
+            .iter()
+            .take_while(|r| r.key_cmp(key) == Ordering::Equal)
+            .count();
+        &self.rows[start..start + len]
     }
 
     /// Removes every row of `property` for fixture `fixture`; returns them.
@@ -227,7 +254,8 @@ impl Ledger {
         best
     }
 
-    /// The row with exactly this key, if any (active or not).
+    /// The row with exactly this key, if any (active or not); where several rows have it
+    /// (the `duplicate` rule), one of them: [`Ledger::rows_with_key`] gives them all.
     pub fn get(&self, key: &Key) -> Option<&Row> {
         self.rows
             .binary_search_by(|r| r.key_cmp(key))

@@ -121,7 +121,7 @@ pub use check::{
     CHECK_SCHEMA, Checks, FixtureFile, FixtureLookup, Problem, Recorded, Report, Rule, Severity,
 };
 pub use error::Error;
-pub use freeze::{FreezeOutcome, FreezeRequest, Refusal, freeze_row, precheck};
+pub use freeze::{FreezeOutcome, FreezeRequest, Refusal, freeze_row, precheck, renewable};
 pub use ledger::{Diff, Ledger, check, check_and_load};
 pub use list::{LIST_SCHEMA, Listed, expiry_text, list_json, list_text};
 pub use policy::Policy;

@@ -4,7 +4,9 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use freezegate_canon::{Canonicalization, Digest, FixtureId, Int, PropertyId, Value};
+use freezegate_canon::{
+    Canonicalization, Digest, FixtureId, Int, PropertyId, Value, to_pretty_string,
+};
 use freezegate_replay::Label;
 
 use crate::error::Error;
@@ -225,6 +227,15 @@ impl Row {
             .then_with(|| self.fixture_digest.cmp(&other.fixture_digest))
             .then_with(|| self.seed.cmp(&other.seed))
             .then_with(|| self.env_class.cmp(&other.env_class))
+    }
+
+    /// The order rows render in: by key, and rows with equal keys (a `duplicate`, which
+    /// validation reports) by their rendered text, so that the order rows come in never shows
+    /// in a ledger built from them. `Equal` only for rows that render the same.
+    pub(crate) fn cmp_rows(&self, other: &Row) -> Ordering {
+        self.cmp_key(other).then_with(|| {
+            to_pretty_string(&self.to_value()).cmp(&to_pretty_string(&other.to_value()))
+        })
     }
 
     /// Whether the row excuses anything at `now`: written at or before `now` and not yet

@@ -7,7 +7,8 @@ use common::{NOW, signers, ts};
 use freezegate_canon::fixture::Meta;
 use freezegate_canon::{Canonicalization, Digest};
 use freezegate_ledger::{
-    EnvClass, FreezeOutcome, FreezeRequest, Policy, Refusal, freeze_row, precheck,
+    EnvClass, FreezeOutcome, FreezeRequest, Ledger, Policy, Refusal, freeze_row, precheck,
+    renewable,
 };
 use freezegate_replay::Label;
 
@@ -152,4 +153,36 @@ proptest::proptest! {
             proptest::prop_assert!(replay_rules.is_empty(), "{:?}", replay_rules);
         }
     }
+}
+
+/// A freeze renews the one row of its key, and refuses a key that several rows share: the
+/// other row would stay, and the ledger with it as invalid as before.
+#[test]
+fn a_key_that_several_rows_share_is_not_renewed() {
+    let req = request("alice@example.com", EnvClass::Remote);
+    let row = freeze_row(&req, &FLICKER, &Policy::default(), &signers()).unwrap();
+    assert_eq!(row.key(), req.key());
+    let mut ledger = Ledger::new();
+    assert_eq!(renewable(&ledger, &req.key()), Ok(()));
+    assert_eq!(ledger.upsert(row.clone()), None);
+    assert_eq!(renewable(&ledger, &req.key()), Ok(()));
+    let mut twin = row.clone();
+    twin.reason = "a second opinion".to_owned();
+    let ledger = Ledger::from_rows(vec![row, twin]);
+    assert_eq!(ledger.rows_with_key(&req.key()).len(), 2);
+    let refusal = renewable(&ledger, &req.key()).unwrap_err();
+    assert_eq!(refusal.rule(), "duplicate");
+    assert_eq!(
+        refusal,
+        Refusal::Duplicate {
+            key: req.key(),
+            rows: 2
+        }
+    );
+    assert!(
+        refusal
+            .to_string()
+            .starts_with("freeze write refused: freeze/ledger.json has 2 rows with key ("),
+        "{refusal}"
+    );
 }
