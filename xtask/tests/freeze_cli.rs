@@ -810,3 +810,56 @@ fn a_key_with_duplicate_rows_is_refused_and_the_ledger_left_alone() -> TestResul
     }
     Ok(())
 }
+
+/// A writability probe left by a process killed between creating and removing it, with the
+/// process id this freeze gets (ids repeat in containers): the freeze still runs, and its
+/// write sweeps the leftovers. `exec` keeps the shell's id for xtask.
+#[test]
+fn a_leftover_probe_with_this_process_id_does_not_stop_a_freeze() -> TestResult {
+    let (dir, fixture) = repo()?;
+    let root = dir.path();
+    write_config(root, Prop::oracle(FLICKER))?;
+    let fixture = fixture.to_string();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(
+            "touch freeze/.ledger.json-probe-$$ freeze/.ledger.json.probe-$$-0.tmp && \
+             ls -a freeze > leftovers && exec \"$@\"",
+        )
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "freeze",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            fixture.as_str(),
+            "--now",
+            NOW,
+            "--patch-id",
+            "0123456789abcdef0123456789abcdef01234567",
+            "--owner",
+            "alice@example.com",
+            "--reason",
+            "thread scheduling in the cache warm-up",
+            "--expires-in",
+            "7",
+        ])
+        .current_dir(root)
+        .env("ENV_CLASS", "remote")
+        .env("RUNNER_ID", "ci-runner-7")
+        .env_remove("PROP_SEED")
+        .env_remove("REPLAYS")
+        .output()?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let before = std::fs::read_to_string(root.join("leftovers"))?;
+    assert_eq!(before.matches("probe-").count(), 2, "{before}");
+    let after: Vec<String> = std::fs::read_dir(root.join("freeze"))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("probe"))
+        .collect();
+    assert!(after.is_empty(), "swept by the write: {after:?}");
+    assert_eq!(read(&root.join("freeze/ledger.json"))?.rows().len(), 2);
+    Ok(())
+}

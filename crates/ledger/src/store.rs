@@ -106,28 +106,47 @@ pub fn write_target(path: &Path) -> Result<PathBuf, Error> {
     })
 }
 
+/// How the names of `write_atomic`'s temporaries end (`.ledger.json.<pid>-<n>.tmp`).
+const TEMPORARY_SUFFIX: &str = ".tmp";
+
+/// How many names [`check_writable`] tries for its probe before it gives up on files that
+/// already have them.
+const PROBE_TRIES: u32 = 16;
+
 /// Checks, without changing the ledger, that [`update`] could write the ledger at `path`: the
 /// target's directory exists or can be made, the writers' lock can be opened, and a file can
 /// be created beside the target. A caller with costly work before its write (`freeze` replays
-/// the fixture) asks first. Errors name `path`, the ledger, not the files used to probe.
+/// the fixture) asks first. Errors name `path`, the ledger, and then the file that could not
+/// be opened or created: the lock, or the probe.
+///
+/// The probe is named like a writer's temporary (`.ledger.json.probe-<pid>-<n>.tmp`), so one
+/// left by a process killed between creating and removing it is swept by the next write, as
+/// a killed writer's temporaries are; a name already taken (a leftover of an earlier process
+/// with the same id) is skipped for the next one. A writer's sweep may remove a probe in use,
+/// which costs nothing: the probe was created, and that was the question.
 pub fn check_writable(path: &Path) -> Result<(), Error> {
     let target = write_target(path)?;
     let dir = parent_dir(&target);
     fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
     open_lock(path, &target)?;
-    // Not named like a writer's temporary: a writer holding the lock removes those.
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let probe = dir.join(format!(".{name}-probe-{}", std::process::id()));
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)
-        .map_err(|e| Error::io(path, e))?;
+    let prefix = temporary_prefix(&target);
+    let mut n = 0;
+    let probe = loop {
+        let probe = dir.join(format!(
+            "{prefix}probe-{}-{n}{TEMPORARY_SUFFIX}",
+            std::process::id()
+        ));
+        match OpenOptions::new().write(true).create_new(true).open(&probe) {
+            Ok(_) => break probe,
+            // Taken by a leftover, or by another thread of this process probing now.
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && n + 1 < PROBE_TRIES => n += 1,
+            Err(e) => return Err(Error::in_file(path, Error::io(&probe, e))),
+        }
+    };
     match fs::remove_file(&probe) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(Error::io(path, e)),
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(Error::in_file(path, Error::io(&probe, e)))
+        }
         _ => Ok(()),
     }
 }
@@ -229,17 +248,23 @@ fn temporary_prefix(path: &Path) -> String {
     format!(".{name}.")
 }
 
-/// Removes temporaries left by a writer that died mid-write. Only lock holders write
-/// temporaries, so under the lock every one of them is stale.
+/// Removes temporaries left by a writer that died mid-write, and probes of
+/// [`check_writable`] left by a process killed between creating and removing one (named
+/// `.ledger.json-probe-<pid>` before they were named like temporaries). Only lock holders
+/// write temporaries, so under the lock every one of them is stale; a probe in use may go
+/// too, which its prober does not mind.
 fn remove_stale_temporaries(path: &Path) {
     let prefix = temporary_prefix(path);
+    let old_probe = format!("{}-probe-", prefix.trim_end_matches('.'));
     let Ok(entries) = fs::read_dir(parent_dir(path)) else {
         return;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with(&prefix) && name.ends_with(".tmp") {
+        if (name.starts_with(&prefix) && name.ends_with(TEMPORARY_SUFFIX))
+            || name.starts_with(&old_probe)
+        {
             let _ = fs::remove_file(entry.path());
         }
     }

@@ -192,8 +192,8 @@ fn a_folder_link_to_nothing_and_a_chain_of_links_name_what_is_missing() {
     );
 }
 
-/// The writability probe is not named like a writer's temporary, which a writer holding the
-/// lock removes: probing while another process updates the ledger does not fail.
+/// The writability probe is named like a writer's temporary, which a writer holding the lock
+/// removes: probing while another process updates the ledger still does not fail.
 #[test]
 fn probing_while_a_writer_sweeps_its_temporaries_does_not_fail() {
     let dir = tempfile::tempdir().unwrap();
@@ -215,4 +215,60 @@ fn probing_while_a_writer_sweeps_its_temporaries_does_not_fail() {
         }
         writer.join().unwrap();
     });
+}
+
+/// A probe left by a process killed between creating and removing it, whose id this process
+/// now has, does not make the ledger look unwritable; the next write sweeps it, and the
+/// probes of the name used before as well.
+#[test]
+fn a_leftover_probe_with_this_process_id_is_skipped_and_swept() {
+    let dir = tempfile::tempdir().unwrap();
+    let freeze = dir.path().join("freeze");
+    std::fs::create_dir_all(&freeze).unwrap();
+    let ledger = freeze.join("ledger.json");
+    let pid = std::process::id();
+    let mut leftovers = vec![format!(".ledger.json-probe-{pid}")];
+    leftovers.extend((0..8).map(|n| format!(".ledger.json.probe-{pid}-{n}.tmp")));
+    for name in &leftovers {
+        std::fs::write(freeze.join(name), "").unwrap();
+    }
+    check_writable(&ledger).unwrap();
+    check_writable(&ledger).unwrap();
+    for name in &leftovers {
+        assert!(freeze.join(name).exists(), "{name}: only a writer sweeps");
+    }
+    update(&ledger, |ledger| ledger.upsert(row("p.q", 1))).unwrap();
+    let left: Vec<String> = std::fs::read_dir(&freeze)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "ledger.json" && n != LOCK_FILE_NAME)
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A probe that cannot be created is named, after the ledger: the error is about that file
+/// in the ledger's folder, not about the ledger existing.
+#[test]
+fn a_probe_that_cannot_be_created_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let freeze = dir.path().join("freeze");
+    std::fs::create_dir_all(&freeze).unwrap();
+    let ledger = freeze.join("ledger.json");
+    // Every name the probe may take is a directory: creating a file there fails every time.
+    let pid = std::process::id();
+    for n in 0..16 {
+        std::fs::create_dir(freeze.join(format!(".ledger.json.probe-{pid}-{n}.tmp"))).unwrap();
+    }
+    let error = check_writable(&ledger).unwrap_err();
+    let shown = freezegate_ledger::ErrorChain(&error).to_string();
+    assert!(
+        shown.starts_with(&format!(
+            "{}: {}/.ledger.json.probe-{pid}-",
+            ledger.display(),
+            freeze.display()
+        )),
+        "{shown}"
+    );
+    assert!(shown.ends_with("File exists (os error 17)"), "{shown}");
 }
