@@ -748,3 +748,41 @@ fn lifting_another_row_writes_the_same_bytes_whatever_the_order_of_duplicates() 
     assert_eq!(written[0], written[1]);
     Ok(())
 }
+
+/// `ledger lift` does not follow a symbolic link where the writers' lock belongs: it exits 3
+/// naming the link, creates nothing where it points and leaves the ledger as it was.
+#[test]
+fn a_lock_that_is_a_symbolic_link_stops_a_lift() -> TestResult {
+    let mut fixture = None;
+    let dir = repo(|root| {
+        let r = pinned_row(root, 0).unwrap();
+        fixture = Some(r.fixture_id.to_string());
+        vec![r]
+    })?;
+    let fixture = fixture.ok_or("no fixture")?;
+    let target = dir.path().join("created-by-the-lock");
+    std::os::unix::fs::symlink(&target, dir.path().join("freeze/.ledger.lock"))?;
+    let before = std::fs::read(dir.path().join("freeze/ledger.json"))?;
+    let out = xtask(
+        dir.path(),
+        &[
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &fixture,
+        ],
+    )?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "error: cannot update the ledger: freeze/ledger.json: freeze/.ledger.lock is a symbolic link; the writers' lock must be a plain file (remove the link)\n"
+    );
+    assert!(!target.exists());
+    assert_eq!(
+        std::fs::read(dir.path().join("freeze/ledger.json"))?,
+        before
+    );
+    Ok(())
+}

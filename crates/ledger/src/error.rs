@@ -62,6 +62,16 @@ pub enum Error {
         /// Where it points, as the link says.
         target: PathBuf,
     },
+    /// The writers' lock file (`freeze/.ledger.lock`) is a symbolic link, which a writer does
+    /// not follow.
+    #[error(
+        "{} is a symbolic link; the writers' lock must be a plain file (remove the link)",
+        path.display()
+    )]
+    LockLink {
+        /// The lock file.
+        path: PathBuf,
+    },
     /// Reading, writing, locking or renaming a file failed.
     #[error("{}", path.display())]
     Io {

@@ -152,14 +152,25 @@ pub fn check_writable(path: &Path) -> Result<(), Error> {
 }
 
 /// Opens (creating it) the writers' lock beside `target`, the file behind the ledger `path`.
+/// A symbolic link there is not followed (`O_NOFOLLOW`): opening it would create or lock
+/// whatever file it points to.
 fn open_lock(path: &Path, target: &Path) -> Result<(fs::File, PathBuf), Error> {
     let lock = lock_path(target);
-    let file = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock)
-        .map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
+    let mut options = OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // The flag's bits fit an i32 on every unix.
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    let file = options.open(&lock).map_err(|e| {
+        if is_symlink(&lock) {
+            Error::in_file(path, Error::LockLink { path: lock.clone() })
+        } else {
+            Error::in_file(path, Error::io(&lock, e))
+        }
+    })?;
     Ok((file, lock))
 }
 

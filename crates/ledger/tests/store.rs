@@ -272,3 +272,43 @@ fn a_probe_that_cannot_be_created_is_named() {
     );
     assert!(shown.ends_with("File exists (os error 17)"), "{shown}");
 }
+
+/// A symbolic link where the writers' lock belongs is not followed: neither a writer nor the
+/// writability check creates or locks the file it points to, and the error says what it is.
+#[test]
+fn a_lock_file_that_is_a_symbolic_link_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let freeze = dir.path().join("freeze");
+    std::fs::create_dir_all(&freeze).unwrap();
+    let ledger = freeze.join("ledger.json");
+    std::fs::write(&ledger, Ledger::from_rows(vec![row("p.q", 0)]).render()).unwrap();
+    let before = std::fs::read(&ledger).unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let lock = freeze.join(LOCK_FILE_NAME);
+    for points_at in [elsewhere.join("created"), elsewhere.join("existing")] {
+        if points_at.ends_with("existing") {
+            std::fs::write(&points_at, "").unwrap();
+        }
+        let _ = std::fs::remove_file(&lock);
+        symlink(&points_at, &lock).unwrap();
+        for error in [
+            check_writable(&ledger).unwrap_err(),
+            update(&ledger, |ledger| ledger.upsert(row("p.q", 1))).unwrap_err(),
+        ] {
+            assert_eq!(
+                freezegate_ledger::ErrorChain(&error).to_string(),
+                format!(
+                    "{}: {} is a symbolic link; the writers' lock must be a plain file (remove the link)",
+                    ledger.display(),
+                    lock.display()
+                )
+            );
+        }
+        assert_eq!(std::fs::read(&ledger).unwrap(), before);
+    }
+    assert!(
+        !elsewhere.join("created").exists(),
+        "a dangling link's target is not created"
+    );
+}
