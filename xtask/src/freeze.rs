@@ -235,6 +235,9 @@ pub fn run(args: Args) -> Outcome {
         ..ReplayOptions::default()
     };
     let replayed = replay(&oracle, canonical.bytes(), &plan, &options);
+    // Runs a stopping signal killed are harness errors here: print nothing made of them (no
+    // labels, no "infra queue" refusal); the signal's thread says why the command stopped.
+    freezegate_gate::process::park_if_stopping();
     let labels = replayed.labels();
     let names: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
     eprintln!("replays: {}", names.join(" "));

@@ -392,3 +392,100 @@ fn sigterm_during_the_demo_stops_its_steps_and_removes_its_repository() {
     assert!(left.is_empty(), "SIGTERM left running: {left:?}");
     assert!(!demo.exists(), "{} is left", demo.display());
 }
+
+/// A freeze stopped by a signal during its replays prints nothing made of the runs the
+/// signal killed (no labels, no "infra queue" refusal): only the stop line, with 128 + the
+/// signal, and the ledger stays as it was.
+#[test]
+fn a_signal_during_a_freezes_replays_reports_only_the_stop() {
+    use freezegate_canon::fixture::{Meta, pin};
+    use freezegate_canon::{Canonicalization, canonicalize};
+    for (signal, code) in [("TERM", 143), ("INT", 130), ("HUP", 129)] {
+        let scene = Scene::new();
+        let fixture = canonicalize(br#"{"n":1}"#, Canonicalization::V1).expect("fixture");
+        let meta = Meta {
+            property_id: "p".parse().expect("id"),
+            fixture_id: fixture.fixture_id(),
+            fixture_digest: fixture.digest(),
+            origin_id: fixture.fixture_id(),
+            origin_digest: fixture.digest(),
+            canonicalization: Canonicalization::V1,
+            seed: 20_260_917,
+            pinned_at: "2026-09-14T08:00:00Z".to_owned(),
+            patch_id: "feedface".to_owned(),
+            oracle_calls: 1,
+            shrink_path: Vec::new(),
+        };
+        pin(&scene.dir, &meta, &fixture, &fixture).expect("pin");
+        scene.write(
+            "freezegate.toml",
+            &format!(
+                "[policy]\nreplays = 3\ntimeout_ms = 60000\n\n[[property]]\nid = \"p\"\n\
+                 oracle = \"touch started.$FREEZEGATE_REPLAY; sleep {}\"\n",
+                scene.token
+            ),
+        );
+        std::fs::create_dir_all(scene.dir.join("freeze")).expect("mkdir");
+        scene.write(
+            "freeze/allowed_signers",
+            "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAlice\n",
+        );
+        let fixture_id = fixture.fixture_id().to_string();
+        let mut xtask = Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("-C")
+            .arg(&scene.dir)
+            .args(["freeze", "--property", "p", "--fixture", &fixture_id])
+            .args(["--owner", "alice@example.com", "--reason", "r"])
+            .args(["--expires-in", "7", "--patch-id", "test-patch"])
+            .args(["--format", "json"])
+            .env("ENV_CLASS", "remote")
+            .env("RUNNER_ID", "ci-1")
+            .env_remove("REPLAYS")
+            .env_remove("PROP_SEED")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("xtask starts");
+        // Until a replay has started (however long that takes), or xtask ended without one.
+        loop {
+            let started = std::fs::read_dir(&scene.dir)
+                .expect("dir")
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("started."));
+            if started {
+                break;
+            }
+            if let Some(status) = xtask.try_wait().expect("wait") {
+                let out = xtask.wait_with_output().expect("output");
+                panic!(
+                    "xtask ended before a replay started: {status}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let sent = Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(xtask.id().to_string())
+            .status()
+            .expect("kill runs")
+            .success();
+        assert!(sent, "kill -{signal}");
+        let out = xtask.wait_with_output().expect("output");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "SIG{signal}: {stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "SIG{signal}: stdout {:?}",
+            out.stdout
+        );
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert_eq!(lines.len(), 1, "SIG{signal}: only the stop line: {stderr}");
+        assert!(
+            lines[0].starts_with(&format!("error: stopped by SIG{signal}")),
+            "{stderr}"
+        );
+        assert!(!scene.dir.join("freeze/ledger.json").exists());
+    }
+}
