@@ -14,14 +14,14 @@ use freezegate_gate::run::ledger_policy;
 use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
     EnvClass, FreezeOutcome, FreezeRequest, LEDGER_PATH, Policy, Refusal, check_writable,
-    freeze_row, precheck, renewable, update, write_target,
+    freeze_row, precheck, renewable, write_target,
 };
 use freezegate_replay::{Label, ProcessOracle, ReplayOptions, ReplayPlan, replay};
 
 use crate::Format;
 use crate::exit::{BLOCKED, Failure, OK, Outcome, write_stdout};
 use crate::gate::now as now_or_clock;
-use crate::ledger::{file_settings, ledger_failure, read_ledger, signers_file};
+use crate::ledger::{file_settings, ledger_failure, read_ledger, signers_file, update_ledger};
 
 /// Arguments of `xtask freeze`.
 #[derive(Debug, clap::Args)]
@@ -249,10 +249,9 @@ pub fn run(args: Args) -> Outcome {
     };
     let written = row.clone();
     // Asked again under the lock: another writer may have changed the ledger meanwhile.
-    let renewed = update(Path::new(LEDGER_PATH), |ledger| {
-        renewable(ledger, &row.key()).map(|()| ledger.upsert(row))
-    })
-    .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
+    let renewed =
+        update_ledger(|ledger| renewable(ledger, &row.key()).map(|()| ledger.upsert(row)))
+            .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
     let renewed = match renewed {
         Ok(renewed) => renewed,
         Err(refusal) => {

@@ -2,6 +2,8 @@
 //! `xtask ledger lift --property ID --fixture ID`.
 
 use std::path::Path;
+use std::sync::mpsc;
+use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use freezegate_canon::{FixtureId, PropertyId, Value, to_pretty_string};
@@ -10,7 +12,7 @@ use freezegate_gate::integrity::DiskFixtures;
 use freezegate_gate::run::ledger_policy;
 use freezegate_ledger::{
     AllowedSigners, Checks, Error as LedgerError, LEDGER_PATH, Ledger, Listed, Policy, SCHEMA,
-    SIGNERS_PATH, Timestamp, check, list_json, list_text, read_bytes, update,
+    SIGNERS_PATH, Timestamp, check, list_json, list_text, read_bytes, update_waiting,
 };
 
 use crate::Format;
@@ -266,10 +268,8 @@ fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
         .parse()
         .with_context(|| format!("invalid --fixture {fixture:?}"))
         .map_err(Failure::usage)?;
-    let lifted = update(Path::new(LEDGER_PATH), |ledger| {
-        ledger.lift(&property, fixture)
-    })
-    .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
+    let lifted = update_ledger(|ledger| ledger.lift(&property, fixture))
+        .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
     if lifted.is_empty() {
         return Err(Failure::usage(anyhow!(
             "{LEDGER_PATH} has no row for fixture {fixture} of property {property}"
@@ -293,4 +293,45 @@ fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
         }
     }
     Ok(OK)
+}
+
+/// After how long a writer waiting for the lock says so.
+const WAIT_NOTE_AFTER: Duration = Duration::from_secs(1);
+
+/// Changes `freeze/ledger.json` under the writers' lock ([`update_waiting`]); when another
+/// writer has held the lock for about a second, says once on stderr what this one waits for.
+pub fn update_ledger<T>(change: impl FnOnce(&mut Ledger) -> T) -> Result<T, LedgerError> {
+    update_waiting(Path::new(LEDGER_PATH), WaitNote::start, change)
+}
+
+/// The timer behind the waiting line: a thread that prints it unless the lock is held first.
+struct WaitNote {
+    done: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl WaitNote {
+    fn start(lock: &Path) -> WaitNote {
+        let (done, wait) = mpsc::channel::<()>();
+        let lock = lock.display().to_string();
+        let thread = std::thread::spawn(move || {
+            if wait.recv_timeout(WAIT_NOTE_AFTER) == Err(mpsc::RecvTimeoutError::Timeout) {
+                eprintln!("waiting for {lock}, held by another writer");
+            }
+        });
+        WaitNote {
+            done: Some(done),
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for WaitNote {
+    fn drop(&mut self) {
+        // Dropping the sender wakes the timer; joining it keeps its line before what follows.
+        drop(self.done.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }

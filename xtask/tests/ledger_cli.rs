@@ -786,3 +786,71 @@ fn a_lock_that_is_a_symbolic_link_stops_a_lift() -> TestResult {
     );
     Ok(())
 }
+
+/// A writer that has to wait for the lock says so once on stderr, and goes on when the lock
+/// is free. The lock is held here, by this test process, for as long as it takes the line to
+/// appear.
+#[test]
+fn a_writer_waiting_for_the_lock_says_so() -> TestResult {
+    use std::io::{BufRead, BufReader};
+    let mut fixture = None;
+    let dir = repo(|root| {
+        let r = pinned_row(root, 0).unwrap();
+        fixture = Some(r.fixture_id.to_string());
+        vec![r, pinned_row(root, 1).unwrap()]
+    })?;
+    let fixture = fixture.ok_or("no fixture")?;
+    let lock = std::fs::File::create(dir.path().join("freeze/.ledger.lock"))?;
+    lock.lock()?;
+    let mut lift = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("-C")
+        .arg(dir.path())
+        .args([
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &fixture,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let mut stderr_lines = BufReader::new(lift.stderr.take().ok_or("no stderr")?).lines();
+    let first = stderr_lines.next().ok_or("stderr ended")??;
+    assert_eq!(
+        first,
+        "waiting for freeze/.ledger.lock, held by another writer"
+    );
+    assert!(lift.try_wait()?.is_none(), "the lift waits for the lock");
+    lock.unlock()?;
+    let rest: Vec<String> = stderr_lines.collect::<Result<_, _>>()?;
+    let status = lift.wait()?;
+    assert_eq!(status.code(), Some(0), "{rest:?}");
+    assert!(
+        !rest.iter().any(|l| l.starts_with("waiting for")),
+        "said once: {rest:?}"
+    );
+    assert_eq!(
+        read(&dir.path().join("freeze/ledger.json"))?.rows().len(),
+        1
+    );
+    // A writer that finds the lock free says nothing about it.
+    let other = read(&dir.path().join("freeze/ledger.json"))?.rows()[0]
+        .fixture_id
+        .to_string();
+    let out = xtask(
+        dir.path(),
+        &[
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &other,
+        ],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("waiting for"), "{}", stderr(&out));
+    Ok(())
+}

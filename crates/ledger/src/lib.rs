@@ -145,5 +145,5 @@ pub use freezegate_replay;
 pub use freezegate_replay::Label;
 pub use store::{
     LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, check_writable, lock_path, read, read_bytes, update,
-    write_target,
+    update_waiting, write_target,
 };

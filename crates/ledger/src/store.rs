@@ -6,7 +6,7 @@
 //! share one ledger through links lock each other. A link that points nowhere is an error,
 //! never an empty ledger.
 
-use std::fs::{self, OpenOptions};
+use std::fs::{self, OpenOptions, TryLockError};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -207,13 +207,32 @@ fn parent_dir(path: &Path) -> &Path {
 /// writers all land and a reader sees the old file or the new one, never a torn one. A ledger
 /// that does not parse is not overwritten. Errors name `path`, never a temporary file.
 pub fn update<T>(path: &Path, change: impl FnOnce(&mut Ledger) -> T) -> Result<T, Error> {
+    update_waiting(path, |_| (), change)
+}
+
+/// [`update`], telling the caller when it has to wait for the lock: when another writer
+/// holds it, `waiting` is called with the lock file's path before this blocks, and what it
+/// returns is dropped once the lock is held (or taking it failed). A command line can start
+/// a timer there and say, after a while, what it waits for; the crate itself prints nothing.
+pub fn update_waiting<T, W>(
+    path: &Path,
+    waiting: impl FnOnce(&Path) -> W,
+    change: impl FnOnce(&mut Ledger) -> T,
+) -> Result<T, Error> {
     let target = write_target(path)?;
     let dir = parent_dir(&target);
     fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
     let (lock_file, lock) = open_lock(path, &target)?;
-    lock_file
-        .lock()
-        .map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
+    match lock_file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            let wait = waiting(&lock);
+            let locked = lock_file.lock();
+            drop(wait);
+            locked.map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
+        }
+        Err(TryLockError::Error(e)) => return Err(Error::in_file(path, Error::io(&lock, e))),
+    }
     remove_stale_temporaries(&target);
     let before = read_bytes(&target).map_err(|e| named(path, e))?;
     let mut ledger = match &before {

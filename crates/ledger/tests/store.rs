@@ -312,3 +312,52 @@ fn a_lock_file_that_is_a_symbolic_link_is_refused() {
         "a dangling link's target is not created"
     );
 }
+
+/// `update_waiting` calls its `waiting` only when another writer holds the lock, with the
+/// lock's path, and drops what it returned once the lock is held, before the change runs.
+#[test]
+fn a_writer_is_told_when_it_has_to_wait_for_the_lock() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    struct Waited<'a>(&'a AtomicBool);
+    impl Drop for Waited<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("freeze/ledger.json");
+    // Free: `waiting` is not called.
+    freezegate_ledger::update_waiting(
+        &ledger,
+        |_| panic!("nobody holds the lock"),
+        |l| l.upsert(row("p.q", 0)),
+    )
+    .unwrap();
+    let lock_path = dir.path().join("freeze").join(LOCK_FILE_NAME);
+    let held = std::fs::File::options()
+        .write(true)
+        .open(&lock_path)
+        .unwrap();
+    held.lock().unwrap();
+    let waited = AtomicBool::new(false);
+    let (told, wait) = mpsc::channel();
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            freezegate_ledger::update_waiting(
+                &ledger,
+                |lock| {
+                    told.send(lock.to_owned()).unwrap();
+                    Waited(&waited)
+                },
+                |l| {
+                    assert!(waited.load(Ordering::SeqCst), "dropped before the change");
+                    l.upsert(row("p.q", 1))
+                },
+            )
+        });
+        assert_eq!(wait.recv().unwrap(), lock_path);
+        held.unlock().unwrap();
+        writer.join().unwrap().unwrap();
+    });
+    assert_eq!(read(&ledger).unwrap().rows().len(), 2);
+}
