@@ -286,23 +286,42 @@ fn report(
     Ok(if written { OK } else { BLOCKED })
 }
 
-/// The lock file beside the ledger must not be committed: say so when git does not ignore it.
+/// The lock file beside the ledger, and the temporaries a killed writer leaves there, must
+/// not be committed: say so for each that git does not ignore.
 fn lock_file_note() {
     let Ok(target) = write_target(Path::new(LEDGER_PATH)) else {
         return;
     };
     let lock = freezegate_ledger::lock_path(&target);
-    let ignored = std::process::Command::new("git")
-        .args(["check-ignore", "-q"])
-        .arg(&lock)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status();
-    // Exit 1 is git's "not ignored"; anything else (no git, not a repository) says nothing.
-    if matches!(ignored.map(|s| s.code()), Ok(Some(1))) {
+    if not_ignored(&lock) {
         eprintln!(
             "note: {} is the writers' lock, not part of the ledger: add it to .gitignore",
             lock.display()
         );
     }
+    // A name like the temporaries' (`.ledger.json.<pid>-<n>.tmp`); git matches it whether or
+    // not such a file exists.
+    let dir = lock.parent().unwrap_or(Path::new("."));
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if not_ignored(&dir.join(format!(".{name}.0-0.tmp"))) {
+        eprintln!(
+            "note: {}/.*.tmp are temporaries a killed writer leaves (the next write removes them), not part of the ledger: add the pattern to .gitignore",
+            dir.display()
+        );
+    }
+}
+
+/// Whether git says `path` is not ignored. Exit 1 is git's "not ignored"; anything else (no
+/// git, not a repository) is not an answer, and says nothing.
+fn not_ignored(path: &Path) -> bool {
+    let ignored = std::process::Command::new("git")
+        .args(["check-ignore", "-q"])
+        .arg(path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    matches!(ignored.map(|s| s.code()), Ok(Some(1)))
 }

@@ -12,7 +12,8 @@ use freezegate_gate::integrity::DiskFixtures;
 use freezegate_gate::run::ledger_policy;
 use freezegate_ledger::{
     AllowedSigners, Checks, Error as LedgerError, LEDGER_PATH, Ledger, Listed, Policy, SCHEMA,
-    SIGNERS_PATH, Timestamp, check, list_json, list_text, read_bytes, update_waiting,
+    SIGNERS_PATH, Timestamp, check, leftover_temporaries, list_json, list_text, read_bytes,
+    update_waiting,
 };
 
 use crate::Format;
@@ -132,6 +133,14 @@ fn rule_inputs() -> Result<(Policy, AllowedSigners), Failure> {
 }
 
 fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
+    // Not a problem of the ledger (readers ignore them), so not in the report: a warning that
+    // fails nothing, since `git add -A` would commit them.
+    for leftover in leftover_temporaries(Path::new(LEDGER_PATH)) {
+        eprintln!(
+            "warning: {} is a temporary file a killed writer left: the next write of the ledger removes it; do not commit it",
+            leftover.display()
+        );
+    }
     let (policy, signers) = rule_inputs()?;
     let bytes = ledger_bytes()?;
     let text = bytes

@@ -379,16 +379,30 @@ fn patch_id_defaults_to_head() -> TestResult {
         "{}",
         stderr(&out)
     );
+    // ... and the temporaries a killed writer leaves, until they are ignored too.
+    let freeze_again = || {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("-C")
+            .arg(dir.path())
+            .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
+            .args(["--owner", "alice@example.com", "--reason", "r"])
+            .args(["--expires-in", "7", "--now", NOW])
+            .env("ENV_CLASS", "remote")
+            .env("RUNNER_ID", "ci-runner-7")
+            .output()
+    };
+    let tmp_note = "note: freeze/.*.tmp are temporaries a killed writer leaves (the next write removes them), not part of the ledger: add the pattern to .gitignore";
+    assert!(stderr(&out).contains(tmp_note), "{}", stderr(&out));
     std::fs::write(dir.path().join(".gitignore"), "/freeze/.ledger.lock\n")?;
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .arg("-C")
-        .arg(dir.path())
-        .args(["freeze", "--property", PROPERTY, "--fixture", &fixture_text])
-        .args(["--owner", "alice@example.com", "--reason", "r"])
-        .args(["--expires-in", "7", "--now", NOW])
-        .env("ENV_CLASS", "remote")
-        .env("RUNNER_ID", "ci-runner-7")
-        .output()?;
+    let out = freeze_again()?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("writers' lock"), "{}", stderr(&out));
+    assert!(stderr(&out).contains(tmp_note), "{}", stderr(&out));
+    std::fs::write(
+        dir.path().join(".gitignore"),
+        "/freeze/.ledger.lock\n/freeze/.*.tmp\n",
+    )?;
+    let out = freeze_again()?;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(!stderr(&out).contains(".gitignore"), "{}", stderr(&out));
     Ok(())

@@ -854,3 +854,58 @@ fn a_writer_waiting_for_the_lock_says_so() -> TestResult {
     assert!(!stderr(&out).contains("waiting for"), "{}", stderr(&out));
     Ok(())
 }
+
+/// Temporaries that killed writers left in freeze/ are harmless but must not be committed:
+/// `ledger check` warns about each on stderr and still passes; the next write removes them.
+#[test]
+fn check_warns_about_leftover_temporaries_and_passes() -> TestResult {
+    let mut fixture = None;
+    let dir = repo(|root| {
+        let r = pinned_row(root, 0).unwrap();
+        fixture = Some(r.fixture_id.to_string());
+        vec![r, pinned_row(root, 1).unwrap()]
+    })?;
+    let fixture = fixture.ok_or("no fixture")?;
+    let leftovers = [".ledger.json.4242-0.tmp", ".ledger.json.probe-77-0.tmp"];
+    for name in leftovers {
+        std::fs::write(dir.path().join("freeze").join(name), "{\"schema\"")?;
+    }
+    for format in ["text", "json"] {
+        let out = xtask(
+            dir.path(),
+            &["ledger", "check", "--now", NOW, "--format", format],
+        )?;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let warnings: Vec<String> = stderr(&out)
+            .lines()
+            .filter(|l| l.starts_with("warning: freeze/.ledger.json."))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            warnings,
+            leftovers.map(|name| format!(
+                "warning: freeze/{name} is a temporary file a killed writer left: the next write of the ledger removes it; do not commit it"
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = xtask(
+        dir.path(),
+        &[
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            &fixture,
+        ],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert!(!stderr(&out).contains("temporary"), "{}", stderr(&out));
+    for name in leftovers {
+        assert!(!dir.path().join("freeze").join(name).exists(), "{name}");
+    }
+    Ok(())
+}

@@ -144,6 +144,6 @@ pub use freezegate_canon::{Canonicalization, Digest, FixtureId, PropertyId, Valu
 pub use freezegate_replay;
 pub use freezegate_replay::Label;
 pub use store::{
-    LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, check_writable, lock_path, read, read_bytes, update,
-    update_waiting, write_target,
+    LEDGER_PATH, LOCK_FILE_NAME, SIGNERS_PATH, check_writable, leftover_temporaries, lock_path,
+    read, read_bytes, update, update_waiting, write_target,
 };

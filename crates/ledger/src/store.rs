@@ -284,18 +284,40 @@ fn temporary_prefix(path: &Path) -> String {
 /// write temporaries, so under the lock every one of them is stale; a probe in use may go
 /// too, which its prober does not mind.
 fn remove_stale_temporaries(path: &Path) {
+    for leftover in temporaries_beside(path) {
+        let _ = fs::remove_file(leftover);
+    }
+}
+
+/// The writers' temporaries and probes beside the ledger file `path` (see
+/// [`remove_stale_temporaries`]), sorted by name.
+fn temporaries_beside(path: &Path) -> Vec<PathBuf> {
     let prefix = temporary_prefix(path);
     let old_probe = format!("{}-probe-", prefix.trim_end_matches('.'));
     let Ok(entries) = fs::read_dir(parent_dir(path)) else {
-        return;
+        return Vec::new();
     };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if (name.starts_with(&prefix) && name.ends_with(TEMPORARY_SUFFIX))
-            || name.starts_with(&old_probe)
-        {
-            let _ = fs::remove_file(entry.path());
-        }
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            (name.starts_with(&prefix) && name.ends_with(TEMPORARY_SUFFIX))
+                || name.starts_with(&old_probe)
+        })
+        .map(|entry| entry.path())
+        .collect();
+    found.sort();
+    found
+}
+
+/// Temporary files that writers killed mid-write left beside the ledger at `path` (for a
+/// symbolic link, beside its target), sorted: harmless, since readers ignore them and the
+/// next write removes them, but `git add -A` would commit them. Nothing when the folder
+/// cannot be read. `ledger check` warns about them.
+pub fn leftover_temporaries(path: &Path) -> Vec<PathBuf> {
+    match write_target(path) {
+        Ok(target) => temporaries_beside(&target),
+        Err(_) => Vec::new(),
     }
 }
