@@ -1138,14 +1138,58 @@ fn the_files_an_oracle_or_generator_command_names_need_a_signature() {
     );
     assert_eq!(report.violations[0].change, ChangeKind::Deleted);
 
-    // A helper the oracle imports is not named by the command: imports are not followed.
+    // A helper the oracle imports (`from oracle import serve`, found in the script's folder,
+    // Python's `sys.path[0]`) is property code too.
     repo.branch("helper", &base);
-    repo.commit_and_write(
+    let c = repo.commit_and_write(
         "tests/properties/oracle.py",
         "def serve(check):\n    return 1\n",
         None,
     );
-    assert!(violations(&repo.check(&base)).is_empty());
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(c, "tests/properties/oracle.py".to_string())]
+    );
+    assert_eq!(
+        report.violations[0].protected_by,
+        format!("{oracle_why} (imported by {oracle_file})")
+    );
+
+    // And so is what the helper imports in turn: a module of a package beside the script,
+    // reached through the package's `__init__.py` and a relative import.
+    repo.branch("helpers-base", &base);
+    repo.write(
+        "tests/properties/oracle.py",
+        "import sys\n\ntry:\n    from helpers import (\n        decode,\n    )\nexcept ImportError:  # import nothing\n    raise\n\ndef serve(check):\n    return 0 if check(decode(sys.stdin.read())) is None else 1\n",
+    );
+    repo.write(
+        "tests/properties/helpers/__init__.py",
+        "from .codec import decode\n",
+    );
+    repo.write(
+        "tests/properties/helpers/codec.py",
+        "import json\n\ndef decode(text):\n    return json.loads(text)\n",
+    );
+    repo.write("tests/properties/helpers/unused.py", "x = 1\n");
+    let signed_base = repo.commit_signed("helpers", &keys().alice);
+    let c1 = repo.commit_and_write(
+        "tests/properties/helpers/codec.py",
+        "def decode(text):\n    return {\"a\": 0, \"b\": 0}\n",
+        None,
+    );
+    repo.commit_and_write("tests/properties/helpers/unused.py", "x = 2\n", None);
+    let report = repo.check(&signed_base);
+    assert_eq!(
+        violations(&report),
+        vec![(c1, "tests/properties/helpers/codec.py".to_string())]
+    );
+    assert_eq!(
+        report.violations[0].protected_by,
+        format!(
+            "the oracle of property add at {signed_base} (imported by tests/properties/helpers/__init__.py)"
+        )
+    );
 
     // Signed by an allowed key, the same edit passes.
     repo.branch("signed", &base);
@@ -1208,8 +1252,8 @@ fn command_paths_resolve_from_the_project_folder_through_cd_modules_and_links() 
     let c1 = repo.commit_and_write("svc/checks/props/add.py", "print('fine')\n", None);
     let c2 = repo.commit_and_write("tools/gen.py", "print('[]')\n", None);
     let c3 = repo.commit_and_write("svc/real/run.sh", "exit 1\n", None);
-    // Not named: the package's `__init__.py` (imports are not followed).
-    repo.commit_and_write("svc/checks/props/__init__.py", "x = 1\n", None);
+    // Imported before the module runs: the package's `__init__.py`.
+    let c4 = repo.commit_and_write("svc/checks/props/__init__.py", "x = 1\n", None);
     let report =
         check_patch(&repo.path().join("svc"), &base, &Repo::options("HEAD")).expect("judged");
     assert_eq!(
@@ -1218,6 +1262,7 @@ fn command_paths_resolve_from_the_project_folder_through_cd_modules_and_links() 
             (c1, "checks/props/add.py".to_string()),
             (c2, "../tools/gen.py".to_string()),
             (c3, "real/run.sh".to_string()),
+            (c4, "checks/props/__init__.py".to_string()),
         ]
     );
     let why: Vec<&str> = report
@@ -1231,6 +1276,7 @@ fn command_paths_resolve_from_the_project_folder_through_cd_modules_and_links() 
             format!("the oracle of property mod at {base}"),
             format!("the generator of property mod at {base}"),
             format!("the oracle of property linked at {base}"),
+            format!("the oracle of property mod at {base} (imported by python -m props.add)"),
         ]
     );
 }

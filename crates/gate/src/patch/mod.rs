@@ -9,8 +9,9 @@
 //!   the files the `oracle` and `generate` commands of REV's properties name (the executable
 //!   form of a property: the command split as a shell splits it, following `cd`, `env`,
 //!   `VAR=value` prefixes and `python -m`, each word resolved from the project folder and kept
-//!   when REV's tree holds a file or a symbolic link there; imports are not followed) — needs a
-//!   good SSH signature by a key of REV's `freeze/allowed_signers`, checked by git itself;
+//!   when REV's tree holds a file or a symbolic link there), and the Python modules those
+//!   scripts import from their own folder, transitively — needs a good SSH signature by a key
+//!   of REV's `freeze/allowed_signers`, checked by git itself;
 //! - a commit's change to files matching `property_paths` is read for the gaming moves of the
 //!   [`RULES`] table; a finding blocks unless the commit carries such a signature;
 //! - a commit that stops compiling a Rust file under `property_paths` it leaves unchanged (it
@@ -51,6 +52,7 @@
 mod diff;
 mod error;
 mod git;
+mod imports;
 mod modules;
 mod policy;
 mod props;

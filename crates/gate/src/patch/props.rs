@@ -2096,7 +2096,7 @@ fn wraps(value: &str, name: &str) -> bool {
 /// literals are one (`"test_" "x"`); a byte string is none. The value is `None` when it cannot
 /// be read here — an f-string with a replacement field, a `\N{…}` escape, a template string, a
 /// backslash before a line break — and must then count as any name.
-fn literal_at(bare: &str, code: &str, from: usize) -> Option<(Option<String>, usize)> {
+pub(crate) fn literal_at(bare: &str, code: &str, from: usize) -> Option<(Option<String>, usize)> {
     let (mut value, mut end) = one_literal(bare, code, from)?;
     while let Some((next, after)) = one_literal(bare, code, end) {
         value = value.zip(next).map(|(a, b)| a + &b);

@@ -8,15 +8,25 @@
 //! `pkg/mod/__init__.py` and `pkg/mod/__main__.py`, and every other word (or the value of an
 //! `--option=value`) is a candidate path. The candidates that name a regular file or a
 //! symbolic link in the base revision's tree, resolved from the project folder where oracles
-//! run (SPEC §4), are protected; a link's target is followed within the tree. Nothing else is
-//! followed: not imports, not variables, not globs, not folders on the way that are links.
+//! run (SPEC §4), are protected; a link's target is followed within the tree.
+//!
+//! A protected Python script (a name ending in `.py`, or a first line `#!…python…`) runs the
+//! modules it imports: those the tree holds are protected too, transitively
+//! ([`follow_imports`], reading each file's imports with [`super::imports`]). They are looked
+//! for where Python looks first, in `sys.path[0]`: the script's folder (its real folder, for
+//! a link), or for `python -m pkg.mod` the folder the command runs in, where the packages
+//! above the module (`pkg/__init__.py`) are imported too. Nothing else is followed: not
+//! variables, not globs, not folders on the way that are links, not `PYTHONPATH` or other
+//! folders of `sys.path`, not what a shell script the command names runs.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::PatchError;
 use super::diff::project_path;
 use super::git::Git;
+use super::imports::{Import, has_python_shebang, imports};
 use super::policy::BaseProperty;
+use super::props;
 
 /// The most links followed one after another from a named file.
 const MAX_LINK_HOPS: usize = 8;
@@ -237,11 +247,29 @@ fn module_files(module: &str) -> Vec<String> {
     ]
 }
 
-/// The paths a shell command may run or read, relative to the folder it starts in, each as its
-/// components (a path above that folder starts with `..`): see the module docs. Words whose
-/// folder cannot be told (after a `cd` to an absolute path, `cd -`, a bare `cd`) give none.
+/// What a shell command names: the paths it may run or read, and the modules `python -m`
+/// runs.
+#[derive(Debug, Default)]
+pub(crate) struct Targets {
+    /// Each path relative to the folder the command starts in, as its components (a path
+    /// above that folder starts with `..`).
+    pub paths: Vec<Vec<String>>,
+    /// Each module of a `python -m`: the folder it runs in (as `paths` are given; Python's
+    /// `sys.path[0]`) and its dotted name by part.
+    pub modules: Vec<(Vec<String>, Vec<String>)>,
+}
+
+/// The paths a shell command may run or read: [`Targets::paths`] of [`command_targets`].
+#[cfg(test)]
 pub(crate) fn command_paths(command: &str) -> Vec<Vec<String>> {
-    let mut found = Vec::new();
+    command_targets(command).paths
+}
+
+/// The paths a shell command may run or read and the modules it runs with `python -m`: see
+/// the module docs. Words whose folder cannot be told (after a `cd` to an absolute path,
+/// `cd -`, a bare `cd`) give none.
+pub(crate) fn command_targets(command: &str) -> Targets {
+    let mut found = Targets::default();
     // The folder the next command starts in (`None`: unknown), and those saved by `(`.
     let mut cwd: Option<Vec<String>> = Some(Vec::new());
     let mut saved: Vec<Option<Vec<String>>> = Vec::new();
@@ -274,8 +302,8 @@ pub(crate) fn command_paths(command: &str) -> Vec<Vec<String>> {
 }
 
 /// Reads one simple command's words: a `cd` moves `cwd`; any other command adds its candidate
-/// paths to `found`.
-fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut Vec<Vec<String>>) {
+/// paths and `-m` modules to `found`.
+fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut Targets) {
     let mut here = cwd.clone();
     let mut candidates: Vec<&str> = Vec::new();
     let mut rest = words.iter().map(String::as_str).peekable();
@@ -326,16 +354,25 @@ fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut V
     }
     let mut python = false;
     let mut modules = Vec::new();
+    let mut module_names = Vec::new();
     while let Some(word) = rest.next() {
         python |= is_python(word);
-        if python && word == "-m" {
-            if let Some(module) = rest.next() {
-                modules.extend(module_files(module));
+        let module = if python && word == "-m" {
+            rest.next()
+        } else if python {
+            word.strip_prefix("-m").filter(|m| !m.is_empty())
+        } else {
+            None
+        };
+        if let Some(module) = module {
+            let files = module_files(module);
+            if !files.is_empty() {
+                module_names.push(module.split('.').map(str::to_string).collect());
             }
+            modules.extend(files);
             continue;
         }
-        if python && let Some(module) = word.strip_prefix("-m").filter(|m| !m.is_empty()) {
-            modules.extend(module_files(module));
+        if python && word == "-m" {
             continue;
         }
         candidates.push(word);
@@ -348,20 +385,25 @@ fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut V
     let Some(here) = here else {
         return;
     };
-    found.extend(
+    found.paths.extend(
         candidates
             .into_iter()
             .chain(modules.iter().map(String::as_str))
             .filter_map(|word| resolve(&here, word)),
     );
+    found
+        .modules
+        .extend(module_names.into_iter().map(|m| (here.clone(), m)));
 }
 
-/// The files the commands of `properties` name in the tree of `commit`, by their paths
-/// relative to the project folder `prefix` of the work tree (as the patch checks name
-/// paths), each with why it is protected: "the oracle of property `ID` at REV" (`rev` is the
-/// base revision as the caller named it). A symbolic link is protected and so is the file it
-/// points to, within the tree. One `git ls-tree` asks for every candidate at once (one more
-/// per round of links followed).
+/// The files the commands of `properties` name in the tree of `commit`, and the Python modules
+/// they import, by their paths relative to the project folder `prefix` of the work tree (as
+/// the patch checks name paths), each with why it is protected: "the oracle of property `ID`
+/// at REV" (`rev` is the base revision as the caller named it), for a module "… (imported by
+/// FILE)". A symbolic link is protected and so is the file it points to, within the tree. One
+/// `git ls-tree` asks for every candidate at once (one more per round of links followed, and
+/// per round of imports: [`follow_imports`]); blobs are read through the one `cat-file
+/// --batch` of [`Git::blob`].
 pub(crate) fn protected_scripts(
     git: &Git,
     commit: &str,
@@ -376,53 +418,90 @@ pub(crate) fn protected_scripts(
         .collect();
     // Each candidate path from the top of the work tree, with the first reason found for it.
     let mut wanted: BTreeMap<String, String> = BTreeMap::new();
+    // The files a `python -m` runs (from the top), with the folder it runs in.
+    let mut module_roots: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    // What `python -m a.b` imports before it runs `a/b.py`: the packages above it.
+    let mut module_imports: Vec<Candidate> = Vec::new();
     for property in properties {
         for (role, command) in [
             ("oracle", &property.oracle),
             ("generator", &property.generate),
         ] {
             let Some(command) = command else { continue };
-            for path in command_paths(command) {
+            let why = format!("the {role} of property {} at {rev}", property.id);
+            let targets = command_targets(command);
+            for path in targets.paths {
                 let Some(full) = from_top(&top, &path) else {
                     continue;
                 };
-                wanted
-                    .entry(full)
-                    .or_insert_with(|| format!("the {role} of property {} at {rev}", property.id));
+                wanted.entry(full).or_insert_with(|| why.clone());
+            }
+            for (folder, module) in targets.modules {
+                let Some(root) = parts_from_top(&top, &folder) else {
+                    continue;
+                };
+                let import = Import {
+                    level: 0,
+                    module: module.clone(),
+                    names: Vec::new(),
+                };
+                for path in import.candidates(&root, &root) {
+                    module_imports.push(Candidate {
+                        path: path.join("/"),
+                        root: root.clone(),
+                        why: why.clone(),
+                        importer: Some(format!("python -m {}", module.join("."))),
+                    });
+                }
+                let mut file = root.clone();
+                file.extend(module.iter().cloned());
+                let file = file.join("/");
+                for name in [
+                    format!("{file}.py"),
+                    format!("{file}/__init__.py"),
+                    format!("{file}/__main__.py"),
+                ] {
+                    module_roots.entry(name).or_insert_with(|| root.clone());
+                }
             }
         }
     }
     let mut protected = BTreeMap::new();
-    let mut asked: BTreeSet<String> = BTreeSet::new();
+    // What the tree holds at each path asked about (`None`: nothing, a folder or a submodule).
+    let mut known: BTreeMap<String, Option<(String, String)>> = BTreeMap::new();
+    // The regular files named, each a Python script to read if it is one.
+    let mut scripts: Vec<Candidate> = Vec::new();
     for _ in 0..=MAX_LINK_HOPS {
         let round: Vec<String> = wanted
             .keys()
-            .filter(|p| !asked.contains(*p))
+            .filter(|p| !known.contains_key(*p))
             .cloned()
             .collect();
         if round.is_empty() {
             break;
         }
-        asked.extend(round.iter().cloned());
         let entries = git.entries(commit, &round)?;
+        for path in &round {
+            known.insert(path.clone(), entries.get(path).cloned());
+        }
         let mut next = BTreeMap::new();
         for (path, (mode, oid)) in entries {
             let Some(why) = wanted.get(&path).cloned() else {
                 continue;
             };
             match mode.as_str() {
-                "100644" | "100755" => {}
+                "100644" | "100755" => scripts.push(Candidate {
+                    root: module_roots
+                        .get(&path)
+                        .cloned()
+                        .unwrap_or_else(|| folder_of(&path)),
+                    path: path.clone(),
+                    why: why.clone(),
+                    importer: None,
+                }),
                 "120000" => {
-                    let target = String::from_utf8_lossy(&git.blob(&oid)?).into_owned();
-                    let folder: Vec<String> = path
-                        .rsplit_once('/')
-                        .map(|(dir, _)| dir.split('/').map(str::to_string).collect())
-                        .unwrap_or_default();
-                    if let Some(resolved) = resolve(&folder, &target)
-                        && resolved.first().is_none_or(|c| c != "..")
-                    {
-                        next.entry(resolved.join("/"))
-                            .or_insert_with(|| why.clone());
+                    if let Some(target) = link_target(&path, &git.blob(&oid)?) {
+                        next.entry(target).or_insert_with(|| why.clone());
                     }
                 }
                 _ => continue,
@@ -433,13 +512,174 @@ pub(crate) fn protected_scripts(
             wanted.entry(path).or_insert(why);
         }
     }
+    scripts.extend(module_imports);
+    let imported = follow_imports(
+        scripts,
+        prefix,
+        known,
+        &mut |paths| git.entries(commit, paths),
+        &mut |oid| git.blob(oid),
+    )?;
+    for (path, why) in imported {
+        protected.entry(project_path(prefix, &path)).or_insert(why);
+    }
     Ok(protected)
+}
+
+/// The most Python files (each with the `sys.path[0]` it is read for) whose imports are
+/// followed: a bound on the work, however many modules the tree holds.
+const MAX_MODULES: usize = 1000;
+
+/// The most paths one `git ls-tree` is asked about (the command line stays short).
+const MAX_PATHS_PER_LOOKUP: usize = 1000;
+
+/// The blob entries of a tree at some paths: by path, the mode and blob id.
+type Entries = BTreeMap<String, (String, String)>;
+
+/// A file that may be a Python module some protected script runs.
+#[derive(Debug, Clone)]
+struct Candidate {
+    /// From the top of the work tree.
+    path: String,
+    /// The `sys.path[0]` it is read for, from the top.
+    root: Vec<String>,
+    /// Why the script that leads to it is protected.
+    why: String,
+    /// What imports it, as shown (`None` for a script a command names).
+    importer: Option<String>,
+}
+
+/// The Python modules the scripts `seeds` import, transitively ([`super::imports`]), that the
+/// tree holds, each (by its path from the top) with why it is protected: "WHY (imported by
+/// FILE)". A seed is read when its name ends in `.py` or its first line is a `#!` that runs
+/// Python; every module found is read in turn, each file once for each `sys.path[0]` it is
+/// reached with, at most [`MAX_MODULES`] in all. `known` holds what the tree holds at the paths
+/// already asked about; `lookup` asks about more (one round of imports at a time: one call per
+/// [`MAX_PATHS_PER_LOOKUP`] paths), `read` reads a blob. A module that is a symbolic link is
+/// protected with its target.
+fn follow_imports(
+    seeds: Vec<Candidate>,
+    prefix: &str,
+    mut known: BTreeMap<String, Option<(String, String)>>,
+    lookup: &mut dyn FnMut(&[String]) -> Result<Entries, PatchError>,
+    read: &mut dyn FnMut(&str) -> Result<Vec<u8>, PatchError>,
+) -> Result<BTreeMap<String, String>, PatchError> {
+    let mut protected: BTreeMap<String, String> = BTreeMap::new();
+    // The files read, by path and root; the imports of each path, read once.
+    let mut done: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
+    let mut parsed: BTreeMap<String, Vec<Import>> = BTreeMap::new();
+    let mut links: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
+    let mut round = seeds;
+    while !round.is_empty() {
+        let unknown: BTreeSet<String> = round
+            .iter()
+            .filter(|c| !known.contains_key(&c.path))
+            .map(|c| c.path.clone())
+            .collect();
+        let unknown: Vec<String> = unknown.into_iter().collect();
+        for chunk in unknown.chunks(MAX_PATHS_PER_LOOKUP) {
+            let entries = lookup(chunk)?;
+            for path in chunk {
+                known.insert(path.clone(), entries.get(path).cloned());
+            }
+        }
+        let mut next = Vec::new();
+        for candidate in round {
+            let Some(Some((mode, oid))) = known.get(&candidate.path) else {
+                continue;
+            };
+            let (mode, oid) = (mode.clone(), oid.clone());
+            match mode.as_str() {
+                "100644" | "100755" | "120000" => {}
+                _ => continue,
+            }
+            if let Some(importer) = &candidate.importer {
+                protected
+                    .entry(candidate.path.clone())
+                    .or_insert_with(|| format!("{} (imported by {importer})", candidate.why));
+            }
+            if mode == "120000" {
+                if links.insert((candidate.path.clone(), candidate.root.clone()))
+                    && let Some(target) = link_target(&candidate.path, &read(&oid)?)
+                {
+                    next.push(Candidate {
+                        path: target,
+                        importer: candidate
+                            .importer
+                            .clone()
+                            .or_else(|| Some(project_path(prefix, &candidate.path))),
+                        ..candidate
+                    });
+                }
+                continue;
+            }
+            if done.len() >= MAX_MODULES
+                || !done.insert((candidate.path.clone(), candidate.root.clone()))
+            {
+                continue;
+            }
+            if !parsed.contains_key(&candidate.path) {
+                let bytes = read(&oid)?;
+                let python = candidate.path.ends_with(".py") || has_python_shebang(&bytes);
+                let found = if python {
+                    imports(&props::source_text(&candidate.path, &bytes))
+                } else {
+                    Vec::new()
+                };
+                parsed.insert(candidate.path.clone(), found);
+            }
+            let Some(found) = parsed.get(&candidate.path) else {
+                continue;
+            };
+            let folder = folder_of(&candidate.path);
+            let shown = project_path(prefix, &candidate.path);
+            for import in found {
+                for path in import.candidates(&folder, &candidate.root) {
+                    next.push(Candidate {
+                        path: path.join("/"),
+                        root: candidate.root.clone(),
+                        why: candidate.why.clone(),
+                        importer: Some(shown.clone()),
+                    });
+                }
+            }
+        }
+        // Each path once per root, the first reason kept.
+        let mut seen = BTreeSet::new();
+        next.retain(|c| seen.insert((c.path.clone(), c.root.clone())));
+        next.retain(|c| !done.contains(&(c.path.clone(), c.root.clone())));
+        round = next;
+    }
+    Ok(protected)
+}
+
+/// The folder of a path from the top, as components.
+fn folder_of(path: &str) -> Vec<String> {
+    path.rsplit_once('/')
+        .map(|(dir, _)| dir.split('/').map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Where the symbolic link at `path` (from the top) whose target is `target` leads, within the
+/// tree.
+fn link_target(path: &str, target: &[u8]) -> Option<String> {
+    let target = String::from_utf8_lossy(target);
+    resolve(&folder_of(path), &target)
+        .filter(|resolved| resolved.first().is_none_or(|c| c != ".."))
+        .map(|resolved| resolved.join("/"))
 }
 
 /// A path relative to the project folder (components, maybe starting with `..`) as a path from
 /// the top of the work tree, whose folders from the top to the project are `top`; `None` for
 /// one that climbs above the top or is the top itself.
 fn from_top(top: &[String], path: &[String]) -> Option<String> {
+    parts_from_top(top, path)
+        .filter(|full| !full.is_empty())
+        .map(|full| full.join("/"))
+}
+
+/// [`from_top`] as components, the top itself being none.
+fn parts_from_top(top: &[String], path: &[String]) -> Option<Vec<String>> {
     let mut full = top.to_vec();
     for part in path {
         if part == ".." {
@@ -448,7 +688,7 @@ fn from_top(top: &[String], path: &[String]) -> Option<String> {
             full.push(part.clone());
         }
     }
-    (!full.is_empty()).then(|| full.join("/"))
+    Some(full)
 }
 
 #[cfg(test)]
@@ -470,6 +710,196 @@ mod tests {
             .into_iter()
             .map(|p| p.join("/"))
             .collect()
+    }
+
+    /// [`follow_imports`] over an in-memory tree of `(path, text)` (a text `-> T` is a
+    /// symbolic link to `T`), from the scripts `seeds` (each read with its folder as root, or
+    /// `(path, root)`); the modules it protects with why, and how many lookups it made.
+    fn follow(
+        files: &[(&str, &str)],
+        seeds: &[(&str, Option<&str>)],
+    ) -> (Vec<(String, String)>, usize, usize) {
+        let tree: BTreeMap<String, (String, String)> = files
+            .iter()
+            .map(|(path, text)| {
+                let mode = if text.starts_with("-> ") {
+                    "120000"
+                } else {
+                    "100644"
+                };
+                (path.to_string(), (mode.to_string(), path.to_string()))
+            })
+            .collect();
+        let texts: BTreeMap<String, String> = files
+            .iter()
+            .map(|(path, text)| {
+                let text = text.strip_prefix("-> ").unwrap_or(text);
+                (path.to_string(), text.to_string())
+            })
+            .collect();
+        let parts = |s: &str| -> Vec<String> {
+            s.split('/')
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect()
+        };
+        let seeds = seeds
+            .iter()
+            .map(|(path, root)| Candidate {
+                path: path.to_string(),
+                root: root.map_or_else(|| folder_of(path), parts),
+                why: "the oracle of property p at main".to_string(),
+                importer: None,
+            })
+            .collect();
+        let mut lookups = 0;
+        let mut reads: BTreeMap<String, usize> = BTreeMap::new();
+        let found = follow_imports(
+            seeds,
+            "",
+            BTreeMap::new(),
+            &mut |paths| {
+                lookups += 1;
+                Ok(paths
+                    .iter()
+                    .filter_map(|p| tree.get(p).map(|e| (p.clone(), e.clone())))
+                    .collect())
+            },
+            &mut |oid| {
+                *reads.entry(oid.to_string()).or_default() += 1;
+                Ok(texts.get(oid).cloned().unwrap_or_default().into_bytes())
+            },
+        )
+        .expect("followed");
+        let most_reads = reads.values().copied().max().unwrap_or(0);
+        (found.into_iter().collect(), lookups, most_reads)
+    }
+
+    fn why(importer: &str) -> String {
+        format!("the oracle of property p at main (imported by {importer})")
+    }
+
+    #[test]
+    fn imports_are_followed_transitively_from_the_script_folder() {
+        let (found, lookups, _) = follow(
+            &[
+                (
+                    "t/prop_add.py",
+                    "import sys\nfrom oracle import serve\nimport helpers.num as n\n",
+                ),
+                ("t/oracle.py", "import json\n"),
+                (
+                    "t/helpers/__init__.py",
+                    "from .num import add\nfrom . import fmt\n",
+                ),
+                ("t/helpers/num.py", "from ..oracle import x\n"),
+                ("t/helpers/fmt.py", "def f(): pass\n"),
+                ("t/helpers/unused.py", ""),
+                ("oracle.py", "# at the root, not on sys.path\n"),
+                ("t/json/x.py", ""),
+            ],
+            &[("t/prop_add.py", None)],
+        );
+        assert_eq!(
+            found,
+            [
+                ("t/helpers/__init__.py".to_string(), why("t/prop_add.py")),
+                ("t/helpers/fmt.py".to_string(), why("t/helpers/__init__.py")),
+                ("t/helpers/num.py".to_string(), why("t/prop_add.py")),
+                ("t/oracle.py".to_string(), why("t/prop_add.py")),
+            ]
+        );
+        // One lookup per round of imports.
+        assert_eq!(lookups, 3);
+    }
+
+    #[test]
+    fn a_cycle_of_imports_ends_and_each_file_is_read_once() {
+        let (found, _, reads) = follow(
+            &[
+                ("p.py", "import a\n"),
+                ("a.py", "import b\n"),
+                ("b.py", "import a\nfrom p import q\n"),
+            ],
+            &[("p.py", None)],
+        );
+        assert_eq!(
+            found,
+            [
+                ("a.py".to_string(), why("p.py")),
+                ("b.py".to_string(), why("a.py")),
+            ]
+        );
+        assert_eq!(reads, 1);
+    }
+
+    #[test]
+    fn a_module_run_with_dash_m_imports_from_the_folder_it_runs_in() {
+        // `cd svc && python3 -m props.add`: `props/add.py` is read with `svc` as its root.
+        let (found, _, _) = follow(
+            &[
+                (
+                    "svc/props/add.py",
+                    "from props import shared\nimport util\n",
+                ),
+                ("svc/props/shared.py", ""),
+                ("svc/util.py", ""),
+                ("svc/props/util.py", "# not on sys.path\n"),
+            ],
+            &[("svc/props/add.py", Some("svc"))],
+        );
+        let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["svc/props/shared.py", "svc/util.py"]);
+    }
+
+    #[test]
+    fn shebang_scripts_are_read_and_other_files_are_not() {
+        let (found, _, _) = follow(
+            &[
+                ("bin/check", "#!/usr/bin/env python3\nimport helper\n"),
+                ("bin/helper.py", ""),
+                ("bin/run.sh", "#!/bin/sh\nimport other\n"),
+                ("bin/other.py", ""),
+                ("bin/data.json", "import other\n"),
+            ],
+            &[
+                ("bin/check", None),
+                ("bin/run.sh", None),
+                ("bin/data.json", None),
+            ],
+        );
+        let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["bin/helper.py"]);
+    }
+
+    #[test]
+    fn a_module_that_is_a_link_protects_its_target() {
+        let (found, _, _) = follow(
+            &[
+                ("t/p.py", "import shared\n"),
+                ("t/shared.py", "-> ../lib/shared.py"),
+                ("lib/shared.py", "import deep\n"),
+                ("t/deep.py", ""),
+                ("t/loop.py", "-> loop.py"),
+            ],
+            &[("t/p.py", None)],
+        );
+        let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(names, ["lib/shared.py", "t/deep.py", "t/shared.py"]);
+    }
+
+    #[test]
+    fn the_work_is_bounded() {
+        // A chain of modules longer than the bound: the first MAX_MODULES files are read.
+        let texts: Vec<(String, String)> = (0..MAX_MODULES + 10)
+            .map(|i| (format!("m{i}.py"), format!("import m{}\n", i + 1)))
+            .collect();
+        let files: Vec<(&str, &str)> = texts
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let (found, _, _) = follow(&files, &[("m0.py", None)]);
+        assert_eq!(found.len(), MAX_MODULES);
     }
 
     #[test]
