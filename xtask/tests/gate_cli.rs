@@ -2114,6 +2114,102 @@ fn base_blocks_unsigned_edits_of_an_oracle_script_and_of_gitattributes() {
     );
 }
 
+/// The audit's hole: the oracle script is unchanged, but the helper it imports (`from oracle
+/// import serve`, in the script's folder) is edited so that every input passes. With `--base`
+/// the helper is protected as the script is: unsigned, the edit blocks, naming the helper and
+/// the script that imports it; signed by an allowed signer, it passes.
+#[test]
+fn base_blocks_unsigned_edits_of_a_helper_the_oracle_imports() {
+    let helper = "import json, sys\n\ndef serve(check):\n    message = check(json.load(sys.stdin))\n    if message is None:\n        return 0\n    print('failure: ' + message)\n    return 1\n";
+    let prop = "import sys\nfrom oracle import serve\nfrom calc import add\n\ndef check(doc):\n    a, b = doc['n'], 1\n    if add(a, b) != a + b:\n        return 'add'\n    return None\n\nsys.exit(serve(check))\n";
+    // The code under test is wrong for every n above 5: the property fails.
+    let calc = "def add(a, b):\n    return a + b if a <= 5 else a\n";
+    let keys = tempfile::tempdir().expect("temp dir");
+    let key = keys.path().join("alice");
+    let made = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f"])
+        .arg(&key)
+        .status()
+        .expect("ssh-keygen runs");
+    assert!(made.success());
+    let public = std::fs::read_to_string(keys.path().join("alice.pub")).expect("public key");
+    let signers = format!("alice@example.com namespaces=\"git\" {}\n", public.trim());
+    let repo = Repo::new(&[
+        (
+            "freezegate.toml",
+            &config(
+                "[[property]]\nid = \"add\"\noracle = \"python3 tests/properties/prop_add.py\"\ngenerate = \"python3 gen.py\"\ncases = 10\n",
+            )
+            .replace(
+                "min_cases = 10\n",
+                "min_cases = 10\nproperty_paths = [\"tests/properties/**\"]\n",
+            ),
+        ),
+        ("freeze/allowed_signers", &signers),
+        (
+            "gen.py",
+            "import json, os\nfor i in range(int(os.environ['PROP_CASES'])):\n    print(json.dumps({'n': i}))\n",
+        ),
+        ("tests/properties/prop_add.py", prop),
+        ("tests/properties/oracle.py", helper),
+        ("tests/properties/calc.py", calc),
+    ]);
+    repo.git(&["tag", "base"]);
+    repo.write(
+        "tests/properties/oracle.py",
+        &helper.replace("if message is None:", "if message is None or message:"),
+    );
+    repo.commit("simplify the oracle helper");
+
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let report = json(&run);
+    let blocking: Vec<(String, String)> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["blocking"] == true)
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_owned(),
+                f["file"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        blocking,
+        [(
+            "patch.unsigned_protected_change".to_owned(),
+            "tests/properties/oracle.py".to_owned()
+        )]
+    );
+    let text = repo.gate(&["--base", "base"], &[]);
+    assert_eq!(text.code, 1, "{}\n{}", text.stdout, text.stderr);
+    assert!(
+        text.stdout.contains(
+            "tests/properties/oracle.py (modified, protected by the oracle of property add at base (imported by tests/properties/prop_add.py))"
+        ),
+        "{}",
+        text.stdout
+    );
+
+    // The same commit signed by an allowed signer passes (the helper now passes every input).
+    let signing = format!("user.signingkey={}", key.display());
+    repo.git(&[
+        "-c",
+        "gpg.format=ssh",
+        "-c",
+        &signing,
+        "commit",
+        "-q",
+        "--amend",
+        "--no-edit",
+        "-S",
+    ]);
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+}
+
 /// A generator that leaves a background process holding its stdout (a server it started,
 /// a stray `&`) neither holds the gate until that process ends nor outlives the gate: the
 /// gate reads the generator's output when it exits and kills what it left.
