@@ -552,8 +552,9 @@ struct Candidate {
 /// The Python modules the scripts `seeds` import, transitively ([`super::imports`]), that the
 /// tree holds, each (by its path from the top) with why it is protected: "WHY (imported by
 /// FILE)". A seed is read when its name ends in `.py` or its first line is a `#!` that runs
-/// Python; every module found is read in turn, each file once for each `sys.path[0]` it is
-/// reached with, at most [`MAX_MODULES`] in all. `known` holds what the tree holds at the paths
+/// Python; every module found is read in turn: each file is read once, and its imports are
+/// resolved for each `sys.path[0]` it is reached with, at most [`MAX_MODULES`] times in all
+/// (beyond that, imports are no longer followed). `known` holds what the tree holds at the paths
 /// already asked about; `lookup` asks about more (one round of imports at a time: one call per
 /// [`MAX_PATHS_PER_LOOKUP`] paths), `read` reads a blob. A module that is a symbolic link is
 /// protected with its target.
