@@ -1232,6 +1232,76 @@ fn the_commands_are_read_at_the_base_revision() {
     assert_eq!(report.violations[0].path, "tests/properties/prop_add.py");
 }
 
+/// Oracle commands spelled as a red-team audit spelled them, which `sh` runs and the first
+/// reading of commands did not resolve: Python's options run together (`-Bm`), a shell's `-c`
+/// command line, `python -m` under `PYTHONPATH`. Each protects the oracle file. A command that
+/// names no file at all (`python3 -c "…"`) protects nothing, and the report says so.
+#[test]
+fn commands_in_other_spellings_protect_their_files_or_are_reported() {
+    let oracle_file = "tests/properties/prop_add.py";
+    for (name, oracle) in [
+        ("cluster", "cd tests/properties && python3 -Bm prop_add"),
+        (
+            "shell",
+            "sh -c 'cd tests/properties && exec python3 prop_add.py'",
+        ),
+        (
+            "pythonpath",
+            "PYTHONPATH=tests/properties python3 -m prop_add",
+        ),
+    ] {
+        let (repo, _) = oracle_repo();
+        let toml = repo.git(&["show", "HEAD:freezegate.toml"]);
+        repo.write(
+            "freezegate.toml",
+            &toml.replace("python3 tests/properties/prop_add.py", oracle),
+        );
+        let base = repo.commit("another spelling");
+        let c = repo.commit_and_write(oracle_file, &PROP_ADD.replace("!= a + b", "< a + b"), None);
+        let report = repo.check(&base);
+        assert_eq!(
+            violations(&report),
+            vec![(c, oracle_file.to_string())],
+            "{name}: {oracle}"
+        );
+        assert!(
+            !report
+                .warnings
+                .iter()
+                .any(|w| w.kind == WarningKind::UnprotectedCommand),
+            "{name}: {:#?}",
+            report.warnings
+        );
+    }
+    let (repo, _) = oracle_repo();
+    let toml = repo.git(&["show", "HEAD:freezegate.toml"]);
+    repo.write(
+        "freezegate.toml",
+        &toml.replace(
+            "python3 tests/properties/prop_add.py",
+            "cd tests/properties && python3 -c \\\"import runpy; runpy.run_path('prop_add.py')\\\"",
+        ),
+    );
+    let base = repo.commit("a command that names no file");
+    repo.commit_and_write(oracle_file, &PROP_ADD.replace("!= a + b", "< a + b"), None);
+    let report = repo.check(&base);
+    assert!(violations(&report).is_empty(), "{:#?}", report.violations);
+    let unprotected: Vec<&str> = report
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::UnprotectedCommand)
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(unprotected.len(), 1, "{:#?}", report.warnings);
+    assert!(
+        unprotected[0].starts_with(&format!(
+            "the oracle of property add at {base} names no file of the tree"
+        )),
+        "{}",
+        unprotected[0]
+    );
+}
+
 /// For a project in a folder, commands run in that folder: a `cd` moves where the words are
 /// resolved, `python3 -m pkg.mod` names `pkg/mod.py`, a path may climb above the project
 /// folder within the work tree, and a symbolic link the command names protects its target too.

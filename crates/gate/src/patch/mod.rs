@@ -126,8 +126,8 @@ pub fn check_patch(
         None => BasePolicy::at(&git, &base, base_rev)?,
     };
     let prefix = git.prefix()?.to_string();
-    let commands = scripts::protected_scripts(&git, &base, base_rev, &prefix, &policy.properties)?;
-    let paths = PathRules::in_folder(&policy, base_rev, &prefix)?.with_commands(commands);
+    let scripts = scripts::protected_scripts(&git, &base, base_rev, &prefix, &policy.properties)?;
+    let paths = PathRules::in_folder(&policy, base_rev, &prefix)?.with_commands(scripts.protected);
     let rules = RuleSet::shared()?;
 
     let allowed = read_at(&git, &base, ALLOWED_SIGNERS)?;
@@ -171,6 +171,15 @@ pub fn check_patch(
             commit: None,
             kind: WarningKind::NoPropertyPaths,
             message: format!("no policy.property_paths in {CONFIG_FILE} at {base_rev}: gaming moves are not looked for"),
+        });
+    }
+    for what in &scripts.unresolved {
+        report.warnings.push(Warning {
+            commit: None,
+            kind: WarningKind::UnprotectedCommand,
+            message: format!(
+                "{what} at {base_rev} names no file of the tree that the gate can find (a command inside a variable, `python -c`, an absolute path, …): edits of what it runs are not protected; list those files under policy.protected"
+            ),
         });
     }
 

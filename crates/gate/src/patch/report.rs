@@ -139,6 +139,9 @@ pub enum WarningKind {
     NoAllowedSigners,
     /// No `property_paths` at REV: gaming moves are not looked for.
     NoPropertyPaths,
+    /// An `oracle` or `generate` command at REV names no file of REV's tree: what it runs is
+    /// not protected by being named.
+    UnprotectedCommand,
 }
 
 /// A non-blocking note.

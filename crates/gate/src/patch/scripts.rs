@@ -270,8 +270,27 @@ pub(crate) fn command_paths(command: &str) -> Vec<Vec<String>> {
 /// `cd -`, a bare `cd`) give none.
 pub(crate) fn command_targets(command: &str) -> Targets {
     let mut found = Targets::default();
+    targets_in(command, Vec::new(), 0, &mut found);
+    found
+}
+
+/// The most shells inside shells (`sh -c 'bash -c "…"'`) whose command strings are read.
+const MAX_SHELL_DEPTH: usize = 4;
+
+/// The shells whose `-c` argument is a command line of its own.
+fn is_shell(word: &str) -> bool {
+    let name = word.rsplit('/').next().unwrap_or(word);
+    matches!(
+        name,
+        "sh" | "bash" | "dash" | "zsh" | "ksh" | "mksh" | "ash" | "busybox"
+    )
+}
+
+/// [`command_targets`] of `command` run in the folder `start`, adding to `found`; `depth`
+/// counts the shells around it.
+fn targets_in(command: &str, start: Vec<String>, depth: usize, found: &mut Targets) {
     // The folder the next command starts in (`None`: unknown), and those saved by `(`.
-    let mut cwd: Option<Vec<String>> = Some(Vec::new());
+    let mut cwd: Option<Vec<String>> = Some(start);
     let mut saved: Vec<Option<Vec<String>>> = Vec::new();
     let mut words: Vec<String> = Vec::new();
     let mut tokens = split(command).into_iter().peekable();
@@ -285,7 +304,7 @@ pub(crate) fn command_targets(command: &str) -> Targets {
             Some(Token::Op(op)) if !ends_command(op) => continue,
             _ => {}
         }
-        simple_command(&words, &mut cwd, &mut found);
+        simple_command(&words, &mut cwd, depth, found);
         words.clear();
         match token {
             None => break,
@@ -298,18 +317,28 @@ pub(crate) fn command_targets(command: &str) -> Targets {
             Some(_) => {}
         }
     }
-    found
 }
 
 /// Reads one simple command's words: a `cd` moves `cwd`; any other command adds its candidate
 /// paths and `-m` modules to `found`.
-fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut Targets) {
+fn simple_command(
+    words: &[String],
+    cwd: &mut Option<Vec<String>>,
+    depth: usize,
+    found: &mut Targets,
+) {
     let mut here = cwd.clone();
     let mut candidates: Vec<&str> = Vec::new();
+    // The folders of `PYTHONPATH=…` assignments: where `python -m` also looks.
+    let mut python_path: Vec<&str> = Vec::new();
     let mut rest = words.iter().map(String::as_str).peekable();
     // `VAR=value` prefixes.
-    while let Some(value) = rest.peek().and_then(|w| assignment(w)) {
+    while let Some(word) = rest.peek().copied() {
+        let Some(value) = assignment(word) else { break };
         candidates.push(value);
+        if word.starts_with("PYTHONPATH=") {
+            python_path.extend(value.split(':').filter(|d| !d.is_empty()));
+        }
         rest.next();
     }
     match rest.peek().copied() {
@@ -329,6 +358,9 @@ fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut T
             while let Some(word) = rest.peek().copied() {
                 if let Some(value) = assignment(word) {
                     candidates.push(value);
+                    if word.starts_with("PYTHONPATH=") {
+                        python_path.extend(value.split(':').filter(|d| !d.is_empty()));
+                    }
                 } else if matches!(word, "-u" | "--unset" | "-C" | "--chdir") {
                     rest.next();
                     if let Some(arg) = rest.peek()
@@ -352,15 +384,44 @@ fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut T
         }
         _ => {}
     }
+    // `sh -c 'COMMAND'` (also `bash -ec '…'`): the command line is read in its own right,
+    // from the folder the shell starts in.
+    if let Some(shell) = rest.peek().copied()
+        && is_shell(shell)
+    {
+        let args: Vec<&str> = rest.clone().skip(1).collect();
+        if let Some(at) = args.iter().position(|a| {
+            a.starts_with('-')
+                && !a.starts_with("--")
+                && a[1..].chars().all(|c| c.is_ascii_alphabetic())
+                && a.contains('c')
+        }) && let (Some(line), Some(start)) = (args.get(at + 1), here.clone())
+            && depth < MAX_SHELL_DEPTH
+        {
+            targets_in(line, start, depth + 1, found);
+        }
+    }
     let mut python = false;
     let mut modules = Vec::new();
     let mut module_names = Vec::new();
     while let Some(word) = rest.next() {
         python |= is_python(word);
-        let module = if python && word == "-m" {
-            rest.next()
-        } else if python {
-            word.strip_prefix("-m").filter(|m| !m.is_empty())
+        // Python's short options may be run together (`-Bm pkg.mod`, `-um mod`, `-Im mod`):
+        // an `m` among them takes the rest of the word, else the next word, as the module;
+        // `c`, `W` and `X` take an argument of their own, so what follows is not a flag.
+        let module = if python && word.starts_with('-') && !word.starts_with("--") {
+            let flags = &word[1..];
+            match flags.find(['m', 'c', 'W', 'X']) {
+                Some(i) if flags[i..].starts_with('m') => {
+                    let attached = &flags[i + 1..];
+                    if attached.is_empty() {
+                        rest.next()
+                    } else {
+                        Some(attached)
+                    }
+                }
+                _ => None,
+            }
         } else {
             None
         };
@@ -370,9 +431,6 @@ fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut T
                 module_names.push(module.split('.').map(str::to_string).collect());
             }
             modules.extend(files);
-            continue;
-        }
-        if python && word == "-m" {
             continue;
         }
         candidates.push(word);
@@ -385,15 +443,25 @@ fn simple_command(words: &[String], cwd: &mut Option<Vec<String>>, found: &mut T
     let Some(here) = here else {
         return;
     };
+    // `python -m` looks in the folder it runs in, then in each `PYTHONPATH` folder.
+    let roots: Vec<Vec<String>> = std::iter::once(here.clone())
+        .chain(python_path.iter().filter_map(|dir| resolve(&here, dir)))
+        .collect();
     found.paths.extend(
         candidates
             .into_iter()
-            .chain(modules.iter().map(String::as_str))
             .filter_map(|word| resolve(&here, word)),
     );
-    found
-        .modules
-        .extend(module_names.into_iter().map(|m| (here.clone(), m)));
+    for root in &roots {
+        found
+            .paths
+            .extend(modules.iter().filter_map(|file| resolve(root, file)));
+        found.modules.extend(
+            module_names
+                .iter()
+                .map(|m: &Vec<String>| (root.clone(), m.clone())),
+        );
+    }
 }
 
 /// The files the commands of `properties` name in the tree of `commit`, and the Python modules
@@ -410,7 +478,7 @@ pub(crate) fn protected_scripts(
     rev: &str,
     prefix: &str,
     properties: &[BaseProperty],
-) -> Result<BTreeMap<String, String>, PatchError> {
+) -> Result<Scripts, PatchError> {
     let top: Vec<String> = prefix
         .split('/')
         .filter(|c| !c.is_empty())
@@ -422,6 +490,9 @@ pub(crate) fn protected_scripts(
     let mut module_roots: BTreeMap<String, Vec<String>> = BTreeMap::new();
     // What `python -m a.b` imports before it runs `a/b.py`: the packages above it.
     let mut module_imports: Vec<Candidate> = Vec::new();
+    // Each command with the paths (from the top) it may name: one that names no file of the
+    // tree protects nothing, which the caller reports.
+    let mut named: Vec<(String, Vec<String>)> = Vec::new();
     for property in properties {
         for (role, command) in [
             ("oracle", &property.oracle),
@@ -430,12 +501,15 @@ pub(crate) fn protected_scripts(
             let Some(command) = command else { continue };
             let why = format!("the {role} of property {} at {rev}", property.id);
             let targets = command_targets(command);
+            let mut paths = Vec::new();
             for path in targets.paths {
                 let Some(full) = from_top(&top, &path) else {
                     continue;
                 };
+                paths.push(full.clone());
                 wanted.entry(full).or_insert_with(|| why.clone());
             }
+            named.push((format!("the {role} of property {}", property.id), paths));
             for (folder, module) in targets.modules {
                 let Some(root) = parts_from_top(&top, &folder) else {
                     continue;
@@ -513,6 +587,12 @@ pub(crate) fn protected_scripts(
         }
     }
     scripts.extend(module_imports);
+    let resolves = |path: &String| matches!(known.get(path), Some(Some(_)));
+    let unresolved = named
+        .into_iter()
+        .filter(|(_, paths)| !paths.iter().any(resolves))
+        .map(|(what, _)| what)
+        .collect();
     let imported = follow_imports(
         scripts,
         prefix,
@@ -523,7 +603,20 @@ pub(crate) fn protected_scripts(
     for (path, why) in imported {
         protected.entry(project_path(prefix, &path)).or_insert(why);
     }
-    Ok(protected)
+    Ok(Scripts {
+        protected,
+        unresolved,
+    })
+}
+
+/// What [`protected_scripts`] found.
+#[derive(Debug, Default)]
+pub(crate) struct Scripts {
+    /// Each protected path (relative to the project folder) with why it is protected.
+    pub protected: BTreeMap<String, String>,
+    /// The commands, as "the oracle of property ID", that name no file of the tree: their
+    /// edits cannot be protected this way.
+    pub unresolved: Vec<String>,
 }
 
 /// The most Python files (each with the `sys.path[0]` it is read for) whose imports are
@@ -995,6 +1088,55 @@ mod tests {
             ["cat", "in.json", "python3", "o.py"]
         );
         assert_eq!(paths("/usr/bin/python3 ~/o.py ./a/./b.py"), ["a/b.py"]);
+    }
+
+    /// The spellings a red-team audit found unread: Python's short options run together, a
+    /// shell's `-c` command line, and `python -m` under `PYTHONPATH`.
+    #[test]
+    fn paths_follow_option_clusters_shell_command_lines_and_pythonpath() {
+        let module = |folder: &str, name: &str| {
+            [".py", "/__init__.py", "/__main__.py"].map(|end| format!("{folder}{name}{end}"))
+        };
+        let has_all =
+            |found: &[String], wanted: &[String]| wanted.iter().all(|w| found.contains(w));
+        let found = paths("cd tests/properties && python3 -Bm prop_add");
+        assert!(
+            has_all(&found, &module("tests/properties/", "prop_add")),
+            "{found:?}"
+        );
+        let found = paths("python3 -Bmprop_add");
+        assert!(has_all(&found, &module("", "prop_add")), "{found:?}");
+        // `-c` and `-X` take an argument: an `m` after them is not the module option.
+        assert!(!paths("python3 -Xmx").iter().any(|p| p.starts_with("x.py")));
+        let found = paths("sh -c 'cd tests/properties && exec python3 prop_add.py'");
+        assert!(
+            found.contains(&"tests/properties/prop_add.py".to_string()),
+            "{found:?}"
+        );
+        let found = paths("cd t && bash -ec \"python3 o.py\"");
+        assert!(found.contains(&"t/o.py".to_string()), "{found:?}");
+        let found = paths("PYTHONPATH=tests/properties python3 -m prop_add");
+        assert!(
+            has_all(&found, &module("tests/properties/", "prop_add")),
+            "{found:?}"
+        );
+        assert!(has_all(&found, &module("", "prop_add")), "{found:?}");
+        let found = paths("env PYTHONPATH=a:b python3 -m m");
+        assert!(has_all(&found, &module("a/", "m")) && has_all(&found, &module("b/", "m")));
+        // Shells inside shells are read to a bound.
+        let nested = (0..10).fold("python3 deep.py".to_string(), |line, _| {
+            format!("sh -c {}", quote(&line))
+        });
+        assert!(!paths(&nested).contains(&"deep.py".to_string()));
+        let shallow = (0..3).fold("python3 deep.py".to_string(), |line, _| {
+            format!("sh -c {}", quote(&line))
+        });
+        assert!(paths(&shallow).contains(&"deep.py".to_string()));
+    }
+
+    /// `s` as one word for `sh`, in single quotes.
+    fn quote(s: &str) -> String {
+        format!("'{}'", s.replace('\'', "'\\''"))
     }
 }
 
