@@ -1155,6 +1155,23 @@ fn the_files_an_oracle_or_generator_command_names_need_a_signature() {
         report.violations[0].protected_by,
         format!("{oracle_why} (imported by {oracle_file})")
     );
+    // `from calc import add` finds `calc` nowhere in the tree (the code under test, put on
+    // `sys.path` at run time): a `calc.py` added beside the script would be imported instead.
+    repo.branch("shadow", &base);
+    let c = repo.commit_and_write(
+        "tests/properties/calc.py",
+        "def add(a, b):\n    return a + b\n",
+        None,
+    );
+    let report = repo.check(&base);
+    assert_eq!(
+        violations(&report),
+        vec![(c, "tests/properties/calc.py".to_string())]
+    );
+    assert_eq!(
+        report.violations[0].protected_by,
+        format!("{oracle_why} (imported by {oracle_file})")
+    );
 
     // And so is what the helper imports in turn: a module of a package beside the script,
     // reached through the package's `__init__.py` and a relative import.

@@ -525,6 +525,7 @@ pub(crate) fn protected_scripts(
                         root: root.clone(),
                         why: why.clone(),
                         importer: Some(format!("python -m {}", module.join("."))),
+                        import: None,
                     });
                 }
                 let mut file = root.clone();
@@ -572,6 +573,7 @@ pub(crate) fn protected_scripts(
                     path: path.clone(),
                     why: why.clone(),
                     importer: None,
+                    import: None,
                 }),
                 "120000" => {
                     if let Some(target) = link_target(&path, &git.blob(&oid)?) {
@@ -640,6 +642,11 @@ struct Candidate {
     why: String,
     /// What imports it, as shown (`None` for a script a command names).
     importer: Option<String>,
+    /// The import statement it is a candidate of (a number unique within one
+    /// [`follow_imports`]), when it is one: when none of an import's candidates is in the
+    /// tree, the module comes from elsewhere, and a file added at one of them would take its
+    /// place.
+    import: Option<usize>,
 }
 
 /// The Python modules the scripts `seeds` import, transitively ([`super::imports`]), that the
@@ -663,6 +670,8 @@ fn follow_imports(
     let mut done: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
     let mut parsed: BTreeMap<String, Vec<Import>> = BTreeMap::new();
     let mut links: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
+    // Numbers the import statements read, for [`Candidate::import`].
+    let mut imports_seen = 0usize;
     let mut round = seeds;
     while !round.is_empty() {
         let unknown: BTreeSet<String> = round
@@ -677,9 +686,26 @@ fn follow_imports(
                 known.insert(path.clone(), entries.get(path).cloned());
             }
         }
+        // The imports with a place the tree holds.
+        let resolved: BTreeSet<usize> = round
+            .iter()
+            .filter(|c| matches!(known.get(&c.path), Some(Some(_))))
+            .filter_map(|c| c.import)
+            .collect();
         let mut next = Vec::new();
         for candidate in round {
             let Some(Some((mode, oid))) = known.get(&candidate.path) else {
+                // An import none of whose places the tree holds finds its module elsewhere
+                // (the standard library, site-packages, another folder of `sys.path`): a file
+                // the patch adds at one of them is what the import then loads, so adding it
+                // changes the property's code too.
+                if let (Some(importer), Some(import)) = (&candidate.importer, candidate.import)
+                    && !resolved.contains(&import)
+                {
+                    protected
+                        .entry(candidate.path.clone())
+                        .or_insert_with(|| format!("{} (imported by {importer})", candidate.why));
+                }
                 continue;
             };
             let (mode, oid) = (mode.clone(), oid.clone());
@@ -728,20 +754,23 @@ fn follow_imports(
             let folder = folder_of(&candidate.path);
             let shown = project_path(prefix, &candidate.path);
             for import in found {
+                imports_seen += 1;
                 for path in import.candidates(&folder, &candidate.root) {
                     next.push(Candidate {
                         path: path.join("/"),
                         root: candidate.root.clone(),
                         why: candidate.why.clone(),
                         importer: Some(shown.clone()),
+                        import: Some(imports_seen),
                     });
                 }
             }
         }
         // Each path once per root, the first reason kept.
+        // (Each import keeps all its places, read or not, so that it is known whether the
+        // tree holds one; a file is read once whatever leads to it, by `done`.)
         let mut seen = BTreeSet::new();
-        next.retain(|c| seen.insert((c.path.clone(), c.root.clone())));
-        next.retain(|c| !done.contains(&(c.path.clone(), c.root.clone())));
+        next.retain(|c| seen.insert((c.path.clone(), c.root.clone(), c.import)));
         round = next;
     }
     Ok(protected)
@@ -844,6 +873,7 @@ mod tests {
                 root: root.map_or_else(|| folder_of(path), parts),
                 why: "the oracle of property p at main".to_string(),
                 importer: None,
+                import: None,
             })
             .collect();
         let mut lookups = 0;
@@ -866,7 +896,76 @@ mod tests {
         )
         .expect("followed");
         let most_reads = reads.values().copied().max().unwrap_or(0);
-        (found.into_iter().collect(), lookups, most_reads)
+        // The modules the tree holds; where an import found none, see `absent`.
+        let present = found
+            .into_iter()
+            .filter(|(path, _)| tree.contains_key(path))
+            .collect();
+        (present, lookups, most_reads)
+    }
+
+    /// The places [`follow_imports`] protects where the tree holds nothing.
+    fn absent(files: &[(&str, &str)], seeds: &[(&str, Option<&str>)]) -> Vec<String> {
+        let texts: BTreeMap<String, String> = files
+            .iter()
+            .map(|(p, t)| (p.to_string(), t.to_string()))
+            .collect();
+        let seeds = seeds
+            .iter()
+            .map(|(path, _)| Candidate {
+                path: path.to_string(),
+                root: folder_of(path),
+                why: "w".to_string(),
+                importer: None,
+                import: None,
+            })
+            .collect();
+        follow_imports(
+            seeds,
+            "",
+            BTreeMap::new(),
+            &mut |paths| {
+                Ok(paths
+                    .iter()
+                    .filter(|p| texts.contains_key(*p))
+                    .map(|p| (p.clone(), ("100644".to_string(), p.clone())))
+                    .collect())
+            },
+            &mut |oid| Ok(texts.get(oid).cloned().unwrap_or_default().into_bytes()),
+        )
+        .expect("followed")
+        .into_keys()
+        .filter(|p| !texts.contains_key(p))
+        .collect()
+    }
+
+    /// An import that finds its module nowhere in the tree (the standard library, or a
+    /// folder put on `sys.path` at run time) protects the places in the script's folder
+    /// where a new file would take its place; an import the tree answers protects no other
+    /// place.
+    #[test]
+    fn a_module_the_tree_does_not_hold_protects_the_places_that_would_shadow_it() {
+        let found = absent(
+            &[
+                (
+                    "t/prop_add.py",
+                    "import sys\nsys.path.insert(0, 'src')\nfrom calc import add\nfrom oracle import serve\n",
+                ),
+                ("t/oracle.py", "def serve(check):\n    return 0\n"),
+            ],
+            &[("t/prop_add.py", None)],
+        );
+        assert_eq!(
+            found,
+            [
+                "t/calc.py",
+                "t/calc/__init__.py",
+                "t/calc/add.py",
+                "t/calc/add/__init__.py",
+                "t/sys.py",
+                "t/sys/__init__.py"
+            ]
+        );
     }
 
     fn why(importer: &str) -> String {
@@ -917,11 +1016,14 @@ mod tests {
             ],
             &[("p.py", None)],
         );
+        // The script itself is imported back by b.py (a command names it, which protects
+        // it under its own reason first in `protected_scripts`).
         assert_eq!(
             found,
             [
                 ("a.py".to_string(), why("p.py")),
                 ("b.py".to_string(), why("a.py")),
+                ("p.py".to_string(), why("b.py")),
             ]
         );
         assert_eq!(reads, 1);
