@@ -245,6 +245,12 @@ fn an_escapee_with_nothing_of_its_run_does_not_outlive_the_command() {
             .filter(|(_, cmdline)| cmdline.starts_with("sleep "))
             .count()
     };
+    // `started.1` is touched just before the run's own sleep starts: wait for that sleep (as
+    // `wait_for_files` waits, so that a broken run fails instead of hanging).
+    let limit = Instant::now() + Duration::from_secs(60);
+    while sleeps(scene.survivors()) < 2 && Instant::now() < limit {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert_eq!(sleeps(scene.survivors()), 2, "{:?}", scene.survivors());
     interrupt(&scene, xtask, "TERM", 143);
 }
