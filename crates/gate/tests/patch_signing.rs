@@ -1249,6 +1249,56 @@ fn the_commands_are_read_at_the_base_revision() {
     assert_eq!(report.violations[0].path, "tests/properties/prop_add.py");
 }
 
+/// The code under test runs in the oracle's process when the oracle imports it, so it can
+/// answer the protocol itself (`pass` per line, then `os._exit(0)`). It has no reason to read
+/// the protocol's variables: a commit that makes code outside `property_paths` name one is a
+/// `harness-aware` finding, blocking unless signed; a line that already named one before is
+/// not new, and an ordinary edit finds nothing.
+#[test]
+fn code_under_test_that_starts_reading_the_oracle_protocol_is_a_finding() {
+    let (repo, _) = oracle_repo();
+    repo.write("src/calc.py", "def add(a, b):\n    return a + b\n");
+    repo.write(
+        "src/env.py",
+        "import os\nSEED = os.environ.get('PROP_SEED')\n",
+    );
+    let base2 = repo.commit_signed("the code under test", &keys().alice);
+    let hijack = "def add(a, b):\n    return a + b\n\nimport os as _os, sys as _sys\nif _os.environ.get(\"FREEZEGATE_WORKER\") == \"1\":\n    for _line in _sys.stdin:\n        print(\"pass\", flush=True)\n    _os._exit(0)\n";
+    let findings = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, u32, bool)> {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "harness-aware")
+            .map(|f| (f.file.clone(), f.line, f.blocking))
+            .collect()
+    };
+    repo.branch("hijack", &base2);
+    repo.commit_and_write("src/calc.py", hijack, None);
+    let report = repo.check(&base2);
+    assert_eq!(findings(&report), [("src/calc.py".to_string(), 5, true)]);
+    assert!(
+        report.findings[0]
+            .explanation
+            .contains("starts reading `FREEZEGATE_WORKER`"),
+        "{:#?}",
+        report.findings
+    );
+    repo.branch("signed", &base2);
+    repo.commit_and_write("src/calc.py", hijack, Some(&keys().alice));
+    assert_eq!(
+        findings(&repo.check(&base2)),
+        [("src/calc.py".to_string(), 5, false)]
+    );
+    // An old line that already named a variable, moved about, and an ordinary edit.
+    repo.branch("ordinary", &base2);
+    repo.write(
+        "src/env.py",
+        "import os\n\nSEED = os.environ.get('PROP_SEED')\nX = 1\n",
+    );
+    repo.commit_and_write("src/calc.py", "def add(a, b):\n    return b + a\n", None);
+    assert_eq!(findings(&repo.check(&base2)), []);
+}
+
 /// Oracle commands spelled as a red-team audit spelled them, which `sh` runs and the first
 /// reading of commands did not resolve: Python's options run together (`-Bm`), a shell's `-c`
 /// command line, `python -m` under `PYTHONPATH`. Each protects the oracle file. A command that

@@ -229,6 +229,8 @@ pub fn check_patch(
         let mut property_names = BTreeSet::new();
         let mut property_files = Vec::new();
         let mut touches_other_code = false;
+        // Code outside property_paths that starts naming the oracle protocol's variables.
+        let mut harness: Vec<(String, u32, &'static str)> = Vec::new();
         for change in &own {
             for (path, protection) in protections(&paths, change) {
                 protected_paths.insert(path.clone());
@@ -253,7 +255,11 @@ pub fn check_patch(
                     property_files.push(file);
                 }
                 None => {
-                    touches_other_code |= change.paths().iter().any(|p| is_checked_code(p));
+                    let checked = change.paths().iter().any(|p| is_checked_code(p));
+                    touches_other_code |= checked;
+                    if checked && let Some((file, line, word)) = harness_aware(&git, change)? {
+                        harness.push((file, line, word));
+                    }
                 }
             }
         }
@@ -275,6 +281,14 @@ pub fn check_patch(
                 rules::PROPERTY_REMOVED.description,
                 u.property.name,
                 u.why
+            ),
+        }));
+        found.extend(harness.into_iter().map(|(file, line, word)| rules::RawFinding {
+            file,
+            line,
+            rule: HARNESS_AWARE,
+            explanation: format!(
+                "code outside property_paths starts reading `{word}`, a variable of the oracle protocol: the code under test has no reason to know it runs under an oracle, and code in the oracle's process can answer for it"
             ),
         }));
         found.sort();
@@ -399,6 +413,70 @@ fn protections(paths: &PathRules, change: &FileChange) -> Vec<(String, Protectio
 }
 
 /// Code the properties may check: anything but fixtures, the freeze folder and prose.
+/// The rule id of a commit that makes code outside `property_paths` name a variable of the
+/// oracle protocol ([`HARNESS_WORDS`]).
+pub const HARNESS_AWARE: &str = "harness-aware";
+
+/// The environment variables freezegate gives oracles and generators (SPEC §4) and the
+/// hidden subcommand's generation switch: code under test that reads them can tell it runs
+/// under an oracle.
+pub const HARNESS_WORDS: &[&str] = &[
+    "FREEZEGATE_WORKER",
+    "FREEZEGATE_REPLAY",
+    "FREEZEGATE_GENERATE",
+    "PROPERTY_ID",
+    "PROP_SEED",
+    "PROP_CASES",
+];
+
+/// The largest file [`harness_aware`] reads.
+const HARNESS_READ_LIMIT: usize = 1 << 20;
+
+/// Whether a change outside `property_paths` makes a text file name a word of
+/// [`HARNESS_WORDS`] on a line none of its old sides had: the file, the first such line (from
+/// 1) and the word. Files over 1 MiB and binary files are not read.
+fn harness_aware(
+    git: &Git,
+    change: &FileChange,
+) -> Result<Option<(String, u32, &'static str)>, PatchError> {
+    let Some(new) = change.new.as_ref().filter(|n| n.is_text_file()) else {
+        return Ok(None);
+    };
+    let text_of = |bytes: &[u8]| -> Option<String> {
+        (bytes.len() <= HARNESS_READ_LIMIT && !bytes.contains(&0))
+            .then(|| String::from_utf8_lossy(bytes).into_owned())
+    };
+    let Some(text) = text_of(&git.blob(&new.oid)?) else {
+        return Ok(None);
+    };
+    let named = |line: &str| HARNESS_WORDS.iter().copied().find(|w| line.contains(w));
+    if !text.lines().any(|l| named(l).is_some()) {
+        return Ok(None);
+    }
+    let mut before: BTreeSet<String> = BTreeSet::new();
+    for old in change.old.iter().filter(|o| o.is_text_file()) {
+        if let Some(old_text) = text_of(&git.blob(&old.oid)?) {
+            before.extend(
+                old_text
+                    .lines()
+                    .filter(|l| named(l).is_some())
+                    .map(|l| l.split_whitespace().collect::<String>()),
+            );
+        }
+    }
+    Ok(text.lines().enumerate().find_map(|(i, line)| {
+        let word = named(line)?;
+        let key: String = line.split_whitespace().collect();
+        (!before.contains(&key)).then(|| {
+            (
+                new.path.clone(),
+                u32::try_from(i + 1).unwrap_or(u32::MAX),
+                word,
+            )
+        })
+    }))
+}
+
 fn is_checked_code(path: &str) -> bool {
     !(path.starts_with("fixtures/")
         || path.starts_with("freeze/")
