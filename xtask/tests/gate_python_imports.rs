@@ -2,7 +2,9 @@
 //! of text the gate reads: a bytecode file in `__pycache__` that Python loads instead of the
 //! untouched `oracle.py` (made with `invalidation_mode=UNCHECKED_HASH`, so never compared with
 //! the source), and a `json.py` beside the oracle that `import json` loads instead of the
-//! standard library's. Both block, and a signature by an allowed signer clears them.
+//! standard library's. Both block, and a signature by an allowed signer clears them. The same
+//! two moves made with symbolic links only (a link `json` to a package folder outside
+//! `property_paths`, a link `__pycache__` to a folder of bytecode outside them) block too.
 
 mod support;
 
@@ -187,4 +189,127 @@ fn bytecode_and_a_standard_library_shadow_under_property_paths_block_until_signe
     let found: Vec<_> = found.iter().map(unblocked).collect();
     assert!(found.contains(&opaque), "{found:?}");
     assert!(found.contains(&shadow), "{found:?}");
+}
+
+/// A property that fails from `n = 3` on: at the base, the campaign finds it.
+const BUGGY_CHECK: &str = "import sys\nfrom oracle import serve\n\ndef check(doc):\n    return 'n is 3 or more' if doc['n'] >= 3 else None\n\nsys.exit(serve(check))\n";
+
+/// The package the link `json` stands for: every document it reads is `{"n": 0}`.
+const FAST_JSON: &str = "MARK = 'fast'\n\ndef loads(s, **kw):\n    return {'n': 0}\n\ndef load(f, **kw):\n    f.read()\n    return {'n': 0}\n\ndef dumps(o, **kw):\n    return '{}'\n";
+
+#[test]
+fn symbolic_links_to_a_package_and_to_a_bytecode_folder_block_until_signed() {
+    let keys = tempfile::tempdir().expect("temp dir");
+    let key = keys.path().join("alice");
+    let made = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f"])
+        .arg(&key)
+        .status()
+        .expect("ssh-keygen runs");
+    assert!(made.success());
+    let public = std::fs::read_to_string(keys.path().join("alice.pub")).expect("public key");
+    let signers = format!("alice@example.com namespaces=\"git\" {}", public.trim());
+
+    let repo = Repo::new(&[
+        ("freezegate.toml", CONFIG),
+        ("freeze/allowed_signers", &format!("{signers}\n")),
+        ("gen.py", GENERATOR),
+        ("tests/properties/oracle.py", ORACLE),
+        ("tests/properties/check.py", BUGGY_CHECK),
+    ]);
+    repo.git(&["tag", "base"]);
+
+    // Outside property_paths, where no rule looks: a package, and bytecode of other source
+    // for the untouched oracle.py, named as Python's cache names it.
+    repo.write("src/fastjson/__init__.py", FAST_JSON);
+    let evil = keys.path().join("evil.py");
+    std::fs::write(&evil, EVIL).expect("write");
+    let cache = python(
+        &repo.dir,
+        &[
+            "-B",
+            "-c",
+            "import importlib.util; print(importlib.util.cache_from_source('tests/properties/oracle.py'))",
+        ],
+    );
+    let name = cache.rsplit('/').next().expect("a file name");
+    let pyc = format!("build/pyc/{name}");
+    std::fs::create_dir_all(repo.dir.join("build/pyc")).expect("mkdir");
+    let evil_path = evil.to_string_lossy().into_owned();
+    python(
+        &repo.dir,
+        &[
+            "-B",
+            "-c",
+            "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile='oracle.py', doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+            &evil_path,
+            &pyc,
+        ],
+    );
+    repo.git(&["add", "-f", "src/fastjson/__init__.py", &pyc]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "calc: a small json codec and a build cache",
+    ]);
+
+    // Under property_paths: two links, and not one line of text.
+    let json = "tests/properties/json";
+    let pycache = "tests/properties/__pycache__";
+    std::os::unix::fs::symlink("../../src/fastjson", repo.dir.join(json)).expect("symlink");
+    std::os::unix::fs::symlink("../../build/pyc", repo.dir.join(pycache)).expect("symlink");
+    repo.git(&["add", "-f", json, pycache]);
+    repo.git(&[
+        "commit",
+        "-q",
+        "-m",
+        "tests: share the codec and the bytecode cache",
+    ]);
+    // Python follows both: `import json` beside the oracle is the package, and `import
+    // oracle` runs the bytecode instead of the source.
+    let imported = python(
+        &repo.dir,
+        &[
+            "-B",
+            "-c",
+            "import sys; sys.path.insert(0, 'tests/properties'); import json, oracle; print(json.MARK, oracle.MARK)",
+        ],
+    );
+    assert_eq!(imported, "fast evil");
+
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("report");
+    let found = gaming(&report);
+    let opaque = |file: &str| {
+        (
+            "gaming.opaque-code".to_string(),
+            file.to_string(),
+            serde_json::Value::Null,
+            true,
+        )
+    };
+    assert_eq!(found, vec![opaque(pycache), opaque(json)], "{found:?}");
+
+    // Signed by an allowed signer: reported, not blocking, and the buggy property passes,
+    // which is what the links were for.
+    let signing = format!("user.signingkey={}", key.display());
+    repo.git(&[
+        "-c",
+        "gpg.format=ssh",
+        "-c",
+        &signing,
+        "commit",
+        "-q",
+        "--amend",
+        "--no-edit",
+        "-S",
+    ]);
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("report");
+    let found = gaming(&report);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found.iter().all(|f| !f.3), "{found:?}");
 }

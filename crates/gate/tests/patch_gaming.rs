@@ -1187,6 +1187,73 @@ fn a_gaming_move_hidden_in_a_merge_commit_is_found() {
     assert_eq!(found, vec![(merge.as_str(), "assume-added", 6)]);
 }
 
+/// A symbolic link under `property_paths` is `opaque-code` wherever it points, whether a
+/// commit adds it, retargets it or turns a file into it: a link `json` to a package folder
+/// outside `property_paths` (which `import json` beside the oracle loads) and a link
+/// `__pycache__` to a folder of bytecode (which Python runs instead of the untouched source)
+/// read as nothing to the line rules. Deleting one, and a link outside `property_paths`, are
+/// not findings.
+#[test]
+fn a_symbolic_link_under_property_paths_is_opaque_code() {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/properties/**\"]\nmin_cases = 50\n",
+    );
+    repo.write("tests/properties/oracle.py", "import json\n");
+    repo.write("tests/properties/notes.py", "NOTE = 1\n");
+    repo.write("src/fastjson/__init__.py", "def loads(s):\n    return {}\n");
+    repo.write("build/pyc/oracle.cpython-311.pyc", "bytecode\n");
+    let base = repo.commit("base");
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(target, repo.path().join(at)).expect("symlink");
+    };
+    let json = "tests/properties/json";
+    let pycache = "tests/properties/__pycache__";
+    link("../../src/fastjson", json);
+    let package = repo.commit("tests: share the codec with the properties");
+    link("../../build/pyc", pycache);
+    let cache = repo.commit("tests: share the bytecode cache");
+    repo.remove(json);
+    link("../../src", json);
+    let retargeted = repo.commit("tests: the whole source folder");
+    repo.remove("tests/properties/notes.py");
+    link("oracle.py", "tests/properties/notes.py");
+    let type_changed = repo.commit("tests: one helper");
+    repo.remove(json);
+    repo.commit("tests: no codec");
+    link("src", "docs");
+    repo.commit("docs: the source");
+
+    let report = repo.check(&base);
+    let found: Vec<(&str, &str, &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.commit.as_str(), f.rule.as_str(), f.file.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        vec![
+            (package.as_str(), "opaque-code", json),
+            (cache.as_str(), "opaque-code", pycache),
+            (retargeted.as_str(), "opaque-code", json),
+            (
+                type_changed.as_str(),
+                "opaque-code",
+                "tests/properties/notes.py"
+            ),
+        ],
+        "{:#?}",
+        report.findings
+    );
+    assert!(report.findings.iter().all(|f| {
+        f.blocking
+            && f.explanation
+                .contains("is a symbolic link: the gate does not read what it stands for")
+    }));
+    assert!(report.blocking());
+}
+
 #[test]
 fn without_property_paths_a_warning_says_nothing_was_looked_for() {
     let repo = Repo::new();

@@ -41,6 +41,28 @@ impl Side {
     pub(crate) fn is_link_or_submodule(&self) -> bool {
         self.mode == "120000" || self.mode == "160000"
     }
+
+    /// What kind of entry this side is, by its mode.
+    pub(crate) fn entry(&self) -> Entry {
+        match self.mode.as_str() {
+            "100644" | "100755" => Entry::File,
+            "120000" => Entry::Link,
+            // A gitlink (`160000`), or a mode git does not write: nothing the gate reads.
+            _ => Entry::Submodule,
+        }
+    }
+}
+
+/// What a path of a tree holds, as its git mode says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// A regular file (`100644`, `100755`), whose bytes the tree holds.
+    #[default]
+    File,
+    /// A symbolic link (`120000`): the tree holds only the path it points at.
+    Link,
+    /// A submodule (a gitlink, `160000`): the tree holds only a commit of another repository.
+    Submodule,
 }
 
 /// One path change of a commit's own change.

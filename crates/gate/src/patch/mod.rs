@@ -551,6 +551,7 @@ fn property_file(
         removed,
         new_binary,
         new_is_added,
+        new_entry: new_side.map(diff::Side::entry).unwrap_or_default(),
     }))
 }
 

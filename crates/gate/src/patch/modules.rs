@@ -28,9 +28,16 @@ pub(crate) fn is_binary(bytes: &[u8]) -> bool {
 /// by its path alone; `None` for a path that says nothing (its bytes may still be binary).
 pub(crate) fn opaque_by_name(path: &str) -> Option<&'static str> {
     let (folders, name) = path.rsplit_once('/').unwrap_or(("", path));
-    if folders.split('/').any(|f| f == "__pycache__") {
+    // Any case: a file system that ignores it (macOS, Windows) finds `__PyCache__` too.
+    let pycache = |component: &str| component.eq_ignore_ascii_case("__pycache__");
+    if folders.split('/').any(pycache) {
         return Some(
             "a file of a `__pycache__` folder (compiled bytecode Python runs instead of the source)",
+        );
+    }
+    if pycache(name) {
+        return Some(
+            "an entry named `__pycache__` (where Python looks for compiled bytecode to run instead of the source)",
         );
     }
     let lower = name.to_ascii_lowercase();
@@ -352,6 +359,10 @@ mod tests {
             "tests/libfast.dylib",
             "tests/fast.dll",
             "tests/hook.pth",
+            // The name itself, whatever the entry (a symbolic link to a folder of bytecode).
+            "tests/properties/__pycache__",
+            "__pycache__",
+            "tests/properties/__PyCache__/oracle.py",
         ] {
             assert!(opaque_by_name(path).is_some(), "{path}");
         }
@@ -362,6 +373,8 @@ mod tests {
             "tests/libz.so.x",
             "tests/pycache/x.txt",
             "tests/conftest.py",
+            "tests/__pycache__.py",
+            "tests/my__pycache__",
         ] {
             assert_eq!(opaque_by_name(path), None, "{path}");
         }

@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::PatchError;
-use super::diff::{Line, squash};
+use super::diff::{Entry, Line, squash};
 use super::props::{
     Lines, PropertyDef, Span, Views, is_pytest_file, logical_starts, properties, property_spans,
     shadowed_properties, views,
@@ -284,8 +284,10 @@ pub enum Matcher {
     /// A file the commit adds or changes that Python or a native loader would run but the gate
     /// cannot read: anything under a `__pycache__/` folder, bytecode (`.pyc`, `.pyo`), a native
     /// library (`.so`, `.so.N`, `.pyd`, `.dylib`, `.dll`), a site path hook (`.pth`), and any
-    /// other file git's diff treats as binary (a NUL byte in its first 8000 bytes). A deletion
-    /// is not one. The finding has no line (`0`).
+    /// other file git's diff treats as binary (a NUL byte in its first 8000 bytes); and any
+    /// symbolic link or submodule the commit adds, retargets or turns a file into, wherever it
+    /// points (a link `json` to a package folder elsewhere, a link `__pycache__` to a folder of
+    /// bytecode). A deletion is not one. The finding has no line (`0`).
     OpaqueCode,
     /// A Python module file the commit adds whose import name is a standard-library module's
     /// (or `hypothesis`, `pytest`), or that another module of its folder in the commit's tree
@@ -457,7 +459,7 @@ pub const RULES: &[Rule] = &[
     },
     Rule {
         id: "opaque-code",
-        description: "a file the gate cannot read (bytecode, a native library, a path hook or another binary file) was added or changed",
+        description: "a file the gate cannot read (bytecode, a native library, a path hook, another binary file, a symbolic link or a submodule) was added or changed",
         kinds: ALL,
         strings: Strings::Blanked,
         matcher: Matcher::OpaqueCode,
@@ -786,6 +788,9 @@ pub(crate) struct PropertyFile {
     /// Whether the commit adds `new_path`: it was not there before (an addition, a copy, the
     /// new side of a rename).
     pub new_is_added: bool,
+    /// What `new_path` is after the commit: a regular file, or a symbolic link or submodule,
+    /// whose text (`new_text`) the gate does not have.
+    pub new_entry: Entry,
 }
 
 /// What the rules may ask about the commit's tree.
@@ -2036,26 +2041,44 @@ fn is_read_encoding(name: &str) -> bool {
 }
 
 /// A finding for each file the commit adds or changes (its new side under `property_paths`)
-/// that Python or a native loader would run but the gate cannot read ([`Matcher::OpaqueCode`]).
+/// that Python or a native loader would run but the gate cannot read ([`Matcher::OpaqueCode`]),
+/// and for each symbolic link or submodule it adds, retargets or turns a file into there.
+///
+/// A link is a finding wherever it points, even at a regular file under `property_paths`:
+/// what it stands for is another path of the tree (or of the machine), a folder Python takes
+/// for a package or a `__pycache__`, which the rules would have to resolve as the file system
+/// does; a link in property code is rare enough that a signature is the cheaper answer.
 fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
     for f in files {
         let Some(path) = &f.new_path else {
             continue;
         };
-        let why = super::modules::opaque_by_name(path).or(f.new_binary.then_some(
+        let entry = match f.new_entry {
+            Entry::Link => Some("a symbolic link"),
+            Entry::Submodule => Some("a submodule (a gitlink)"),
+            Entry::File => None,
+        };
+        let explanation = if let Some(entry) = entry {
+            format!(
+                "{}: `{path}` is {entry}: the gate does not read what it stands for (a module, a package or a `__pycache__` folder Python would follow it to), so have a human sign the commit",
+                rule.description
+            )
+        } else if let Some(why) = super::modules::opaque_by_name(path).or(f.new_binary.then_some(
             "a binary file (a NUL byte in its first 8000 bytes, as git's diff tells one)",
-        ));
-        if let Some(why) = why {
-            findings.push(RawFinding {
-                file: path.clone(),
-                line: 0,
-                rule: rule.id,
-                explanation: format!(
-                    "{}: `{path}` is {why}; nothing in it is read, so have a human sign the commit",
-                    rule.description
-                ),
-            });
-        }
+        )) {
+            format!(
+                "{}: `{path}` is {why}; nothing in it is read, so have a human sign the commit",
+                rule.description
+            )
+        } else {
+            continue;
+        };
+        findings.push(RawFinding {
+            file: path.clone(),
+            line: 0,
+            rule: rule.id,
+            explanation,
+        });
     }
 }
 
@@ -2772,6 +2795,64 @@ class TestCls:
             ..PropertyFile::default()
         };
         assert_eq!(module_findings(&[deleted], &tree), vec![]);
+    }
+
+    #[test]
+    fn a_symbolic_link_or_submodule_is_opaque_code_wherever_it_points() {
+        let tree = Folders::of(&[]);
+        for (path, entry, what) in [
+            // A link to a package folder elsewhere, named like the standard library's.
+            ("tests/properties/json", Entry::Link, "a symbolic link"),
+            // A link to a folder of bytecode.
+            (
+                "tests/properties/__pycache__",
+                Entry::Link,
+                "a symbolic link",
+            ),
+            // Even a link to a regular file under `property_paths`.
+            ("tests/properties/helper.py", Entry::Link, "a symbolic link"),
+            ("tests/properties/vendor", Entry::Submodule, "a submodule"),
+        ] {
+            let added = PropertyFile {
+                new_path: Some(path.to_string()),
+                new_is_added: true,
+                new_entry: entry,
+                ..PropertyFile::default()
+            };
+            let found = RULE_SET.apply(std::slice::from_ref(&added), 50, &tree);
+            assert_eq!(found.len(), 1, "{path}: {found:?}");
+            assert_eq!((found[0].rule, found[0].line), ("opaque-code", 0));
+            assert!(
+                found[0]
+                    .explanation
+                    .contains(&format!("`{path}` is {what}"))
+                    && found[0]
+                        .explanation
+                        .contains(": the gate does not read what it stands for"),
+                "{}",
+                found[0].explanation
+            );
+            // Retargeted, or a file turned into one: the same.
+            let changed = PropertyFile {
+                old_path: Some(path.to_string()),
+                old_text: Some("x = 1\n".to_string()),
+                new_is_added: false,
+                ..added
+            };
+            assert_eq!(
+                module_findings(&[changed], &tree),
+                vec![("opaque-code", path.to_string())]
+            );
+            // Deleted: nothing.
+            let deleted = PropertyFile {
+                old_path: Some(path.to_string()),
+                ..PropertyFile::default()
+            };
+            assert_eq!(module_findings(&[deleted], &tree), vec![]);
+        }
+        // A link turned back into a readable file is judged as a file.
+        let file = added_file("tests/properties/helper.py", "x = 1\n");
+        assert_eq!(module_findings(&[file], &tree), vec![]);
     }
 
     #[test]
