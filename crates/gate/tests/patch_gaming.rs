@@ -221,6 +221,14 @@ def test_total_is_sum(x, y):
             harmless: &*Box::leak(format!("# -*- coding: utf-8 -*-\n{PY_PROPERTY}").into_boxed_str()),
         },
         Case {
+            // A commit that only deletes a code line 1 makes the declaration under it count.
+            rule: "source-encoding",
+            path: "py/test_coding_deleted.py",
+            before: &*Box::leak(format!("from __future__ import annotations\n# -*- coding: utf-7 -*-\n{PY_PROPERTY}").into_boxed_str()),
+            gaming: &*Box::leak(format!("# -*- coding: utf-7 -*-\n{PY_PROPERTY}").into_boxed_str()),
+            harmless: &*Box::leak(format!("from __future__ import annotations\n{PY_PROPERTY}").into_boxed_str()),
+        },
+        Case {
             rule: "skip-added",
             path: "py/test_unittest.py",
             before: "import unittest\n\nclass Tax(unittest.TestCase):\n    def test_total(self):\n        self.assertEqual(1 + 1, 2)\n",

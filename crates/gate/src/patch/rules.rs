@@ -277,8 +277,10 @@ pub enum Matcher {
     /// with itself (`assert x == x`, `assert_eq!(a, a)`), or it asserts a non-empty tuple
     /// (`assert (x == y, "message")`).
     Tautology(&'static [&'static str]),
-    /// A Python file the commit adds lines to declares a source encoding (PEP 263, on its first
-    /// two lines) other than UTF-8, ASCII or Latin-1: in such an encoding bytes the gate reads
+    /// A Python file the commit changes has an effective source encoding (a PEP 263
+    /// declaration Python honours: line 1, or line 2 under a blank or comment line 1) other
+    /// than UTF-8, ASCII or Latin-1, and the commit adds lines to it or makes the declaration
+    /// take effect (deleting a code line 1 above it): in such an encoding bytes the gate reads
     /// as a comment can decode to a newline and code (`# coding: utf-7`, `+AAo-`).
     SourceEncoding,
     /// A file the commit adds or changes that Python or a native loader would run but the gate
@@ -957,9 +959,11 @@ impl RuleSet {
             )?,
             rust_assert: compile_one("assertion", r"\b(?:prop_|debug_)?assert\s*!\s*[\(\[\{]")?,
             python_assert: compile_one("assertion", r"^\s*assert\b")?,
+            // PEP 263's, as `tokenize.cookie_re` writes it (`re.ASCII`: `\w` is ASCII, as
+            // the tokenizer's `Py_ISALNUM`).
             coding: compile_one(
                 "coding declaration",
-                r"^[ \t\x0c]*#.*?coding[:=][ \t]*([-\w.]+)",
+                r"^[ \t\x0c]*#.*?coding[:=][ \t]*([-A-Za-z0-9_.]+)",
             )?,
         };
         Ok(RuleSet { rules, helpers })
@@ -1237,42 +1241,76 @@ impl RuleSet {
                 .is_some_and(|p| !bare[p.clone()].trim().is_empty())
     }
 
-    /// A finding for each Python file the commit adds lines to whose coding declaration names
-    /// an encoding other than UTF-8, ASCII or Latin-1: the gate reads the bytes as UTF-8, and in
-    /// another encoding a comment can hold a newline and code.
+    /// A finding for each Python file the commit changes whose effective source encoding
+    /// ([`RuleSet::effective_encoding`]) is one the gate does not read (not UTF-8, ASCII or
+    /// Latin-1), when the commit adds lines to the file or makes that encoding take effect: a
+    /// commit that only deletes a code line 1 above a `# coding: utf-7` on line 2 turns it on.
+    /// The gate reads the bytes as UTF-8, and in another encoding a comment can hold a newline
+    /// and code (`+AAo-` in UTF-7). A file that already had the encoding before is not the
+    /// commit's move unless the commit adds lines to it.
     fn source_encoding(&self, rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFinding>) {
         for f in files {
             let (Some(path), Some(text)) = (&f.new_path, &f.new_text) else {
                 continue;
             };
-            if FileKind::of(path) != FileKind::Python || f.added.is_empty() {
+            if FileKind::of(path) != FileKind::Python {
                 continue;
             }
-            // PEP 263: line 1, or line 2 after a comment or blank line 1.
-            for (line, number) in text.split('\n').take(2).zip(1u32..) {
-                if let Some(c) = self.helpers.coding.captures(line)
-                    && let Some(name) = c.get(1)
-                {
-                    if !is_read_encoding(name.as_str()) {
-                        findings.push(RawFinding {
-                            file: path.clone(),
-                            line: number,
-                            rule: rule.id,
-                            explanation: format!(
-                                "{}: `{}` (read only as UTF-8, ASCII or Latin-1)",
-                                rule.description,
-                                name.as_str()
-                            ),
-                        });
-                    }
-                    break;
-                }
-                let t = line.trim_start();
-                if !(t.is_empty() || t.starts_with('#')) {
-                    break;
-                }
+            let after = self.effective_encoding(text);
+            let SourceEncoding::Declared { line, name } = &after else {
+                continue;
+            };
+            if is_read_encoding(name) {
+                continue;
+            }
+            // No text before (a new file, a link turned into one): every line is added.
+            let turned_on = f
+                .old_text
+                .as_deref()
+                .is_none_or(|old| self.effective_encoding(old).normalized() != after.normalized());
+            if f.added.is_empty() && !turned_on {
+                continue;
+            }
+            let how = if f.added.is_empty() {
+                "; the commit adds no line, but makes Python honour the declaration"
+            } else {
+                ""
+            };
+            findings.push(RawFinding {
+                file: path.clone(),
+                line: *line,
+                rule: rule.id,
+                explanation: format!(
+                    "{}: `{name}` (read only as UTF-8, ASCII or Latin-1){how}",
+                    rule.description
+                ),
+            });
+        }
+    }
+
+    /// CPython's effective source encoding of a Python file, from its text as
+    /// [`super::props::source_text`] gives it (lossy UTF-8, line ends made `\n`, as CPython's
+    /// tokenizer reads them): a UTF-8 byte order mark first; else a PEP 263 declaration
+    /// (`^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)`, `\w` ASCII) on line 1, or on line 2 only when
+    /// line 1 is blank or only a comment (nothing but spaces, tabs and form feeds before a `#`
+    /// or the line's end: the tokenizer's `check_coding_spec`); else UTF-8.
+    pub(crate) fn effective_encoding(&self, text: &str) -> SourceEncoding {
+        if text.starts_with('\u{feff}') {
+            return SourceEncoding::Bom;
+        }
+        for (line, number) in text.split('\n').take(2).zip(1u32..) {
+            if let Some(name) = self.helpers.coding.captures(line).and_then(|c| c.get(1)) {
+                return SourceEncoding::Declared {
+                    line: number,
+                    name: name.as_str().to_string(),
+                };
+            }
+            let rest = line.trim_start_matches([' ', '\t', '\x0c']);
+            if !(rest.is_empty() || rest.starts_with('#')) {
+                break;
             }
         }
+        SourceEncoding::Default
     }
 
     /// Whether the line is an assertion whose two sides are the same expression
@@ -2020,6 +2058,35 @@ fn collects(kind: FileKind, path: &str) -> bool {
     kind != FileKind::Python || is_pytest_file(path)
 }
 
+/// A Python file's source encoding as CPython decides it ([`RuleSet::effective_encoding`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum SourceEncoding {
+    /// No byte order mark and no declaration Python honours: UTF-8.
+    Default,
+    /// A UTF-8 byte order mark: UTF-8 (with a declaration of another encoding, Python refuses
+    /// the file).
+    Bom,
+    /// The declaration Python honours: its 1-based line and the encoding it names.
+    Declared {
+        /// The line, 1 or 2.
+        line: u32,
+        /// The name as written.
+        name: String,
+    },
+}
+
+impl SourceEncoding {
+    /// The encoding's name, lowercase with `-` for `_` (`utf-8` for the default and a byte
+    /// order mark), to tell whether two files are decoded alike: two spellings of one codec
+    /// (`utf7`, `utf-7`) count as two.
+    fn normalized(&self) -> String {
+        match self {
+            SourceEncoding::Default | SourceEncoding::Bom => "utf-8".to_string(),
+            SourceEncoding::Declared { name, .. } => name.to_ascii_lowercase().replace('_', "-"),
+        }
+    }
+}
+
 /// Whether an encoding named in a coding declaration is one the gate reads the bytes of
 /// correctly: the UTF-8 and Latin-1 names Python itself normalises, and ASCII.
 fn is_read_encoding(name: &str) -> bool {
@@ -2470,6 +2537,112 @@ mod tests {
             .into_iter()
             .map(|f| (f.rule, f.line))
             .collect()
+    }
+
+    #[test]
+    fn the_effective_source_encoding_follows_cpythons_tokenizer() {
+        let declared = |line: u32, name: &str| SourceEncoding::Declared {
+            line,
+            name: name.to_string(),
+        };
+        for (text, expect) in [
+            ("x = 1\n", SourceEncoding::Default),
+            ("", SourceEncoding::Default),
+            // A byte order mark wins (another declaration is a syntax error for Python).
+            ("\u{feff}# coding: utf-7\nx = 1\n", SourceEncoding::Bom),
+            ("\u{feff}x = 1\n", SourceEncoding::Bom),
+            // Line 1.
+            ("# coding: utf-7\nx = 1\n", declared(1, "utf-7")),
+            ("# -*- coding: utf-7 -*-\n", declared(1, "utf-7")),
+            ("  \t\x0c#coding=utf_7", declared(1, "utf_7")),
+            (
+                "# vim: set fileencoding=latin-1 :\n",
+                declared(1, "latin-1"),
+            ),
+            // The first `coding[:=]` followed by a name, as the tokenizer searches.
+            ("# coding: , coding=utf-7\n", declared(1, "utf-7")),
+            // The name's characters are ASCII (`Py_ISALNUM`, `re.ASCII`).
+            ("# coding: utf-7\u{e9}x\n", declared(1, "utf-7")),
+            // Line 2 after a comment line 1, a shebang, a blank one or one of spaces.
+            (
+                "#!/usr/bin/env python3\n# coding: utf-7\n",
+                declared(2, "utf-7"),
+            ),
+            (
+                "# notes\n# -*- coding: utf-7 -*-\nx = 1\n",
+                declared(2, "utf-7"),
+            ),
+            ("\n# coding: utf-7\n", declared(2, "utf-7")),
+            (" \t\x0c\n# coding: utf-7\n", declared(2, "utf-7")),
+            // Not after a code line 1, not even a comment after code.
+            ("import os\n# coding: utf-7\n", SourceEncoding::Default),
+            ("x = 1  # coding: utf-7\n", SourceEncoding::Default),
+            // A vertical tab is not one of the tokenizer's blanks.
+            ("\x0b\n# coding: utf-7\n", SourceEncoding::Default),
+            // Line 3 never counts, nor a declaration outside a comment.
+            ("#\n#\n# coding: utf-7\n", SourceEncoding::Default),
+            ("coding = 'utf-7'\n", SourceEncoding::Default),
+            ("s = '# coding: utf-7'\n", SourceEncoding::Default),
+            // Line 1's declaration stands, whatever line 2 says.
+            ("# coding: utf-8\n# coding: utf-7\n", declared(1, "utf-8")),
+        ] {
+            assert_eq!(RULE_SET.effective_encoding(text), expect, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn source_encoding_fires_when_a_commit_makes_an_unread_encoding_take_effect() {
+        let path = "tests/properties/test_calc.py";
+        let body = "def test_p():\n    # sum +AAo-    return\n    assert 1 + 1 == 2\n";
+        let inert = format!("from __future__ import annotations\n# -*- coding: utf-7 -*-\n{body}");
+        let honoured = format!("# -*- coding: utf-7 -*-\n{body}");
+        // Adding the declaration under a code line: Python ignores it, nothing to say.
+        assert_eq!(judge(path, body, &inert), vec![]);
+        // Deleting line 1 only turns it on.
+        assert_eq!(judge(path, &inert, &honoured), vec![("source-encoding", 1)]);
+        // So does deleting a code line 1 above a comment line and the declaration.
+        let under_shebang = format!("#!/usr/bin/env python3\nimport os\n# coding: utf-7\n{body}");
+        let shebang = format!("#!/usr/bin/env python3\n# coding: utf-7\n{body}");
+        assert_eq!(
+            judge(path, &under_shebang, &shebang),
+            vec![("source-encoding", 2)]
+        );
+        // A file that already had it: a deletion is not the commit's move ...
+        let longer = format!("{honoured}\nLIMIT = 10\n");
+        assert_eq!(judge(path, &longer, &honoured), vec![]);
+        // ... nor a rename with no change ...
+        let renamed = PropertyFile {
+            old_path: Some(path.to_string()),
+            new_path: Some("tests/properties/test_sum.py".to_string()),
+            old_text: Some(honoured.clone()),
+            new_text: Some(honoured.clone()),
+            ..PropertyFile::default()
+        };
+        assert!(
+            RULE_SET
+                .apply(std::slice::from_ref(&renamed), 50, &|_: &str| true)
+                .is_empty()
+        );
+        // ... but it enters property_paths with every line added.
+        let entered = PropertyFile {
+            old_path: None,
+            old_text: None,
+            added: all_lines(&honoured),
+            ..renamed
+        };
+        let found = RULE_SET.apply(&[entered], 50, &|_: &str| true);
+        assert_eq!(found.len(), 1, "{found:?}");
+        // And adding lines to it still is, as before.
+        assert_eq!(
+            judge(path, &honoured, &longer),
+            vec![("source-encoding", 1)]
+        );
+        // Encodings the gate reads, turned on or not, are nothing.
+        let latin = format!("import os\n# coding: latin-1\n{body}");
+        assert_eq!(
+            judge(path, &latin, &latin.replacen("import os\n", "", 1)),
+            vec![]
+        );
     }
 
     #[test]
