@@ -279,7 +279,9 @@ pub(crate) fn is_stdlib(name: &str) -> bool {
 /// done | sort -u | fmt -w 92
 /// ```
 ///
-/// (the list is the same on every platform: it names Windows-only and optional modules too).
+/// (the list is the same on every platform: it names Windows-only and optional modules too),
+/// and CPython 3.14's new top-level modules, added by hand from its "What's New":
+/// `annotationlib`, and `compression` with its Zstandard extension module `_zstd` (PEP 784).
 pub(crate) const STDLIB_MODULES: &str = "
 __future__ _abc _aix_support _android_support _ast _asyncio _bisect _blake2 _bootsubprocess
 _bz2 _codecs _codecs_cn _codecs_hk _codecs_iso2022 _codecs_jp _codecs_kr _codecs_tw
@@ -292,10 +294,12 @@ _overlapped _pickle _posixshmem _posixsubprocess _py_abc _pydatetime _pydecimal 
 _pylong _pyrepl _queue _random _scproxy _sha1 _sha2 _sha256 _sha3 _sha512 _signal
 _sitebuiltins _socket _sqlite3 _sre _ssl _stat _statistics _string _strptime _struct
 _suggestions _symtable _sysconfig _thread _threading_local _tkinter _tokenize _tracemalloc
-_typing _uuid _warnings _weakref _weakrefset _winapi _wmi _zoneinfo abc aifc antigravity
+_typing _uuid _warnings _weakref _weakrefset _winapi _wmi _zoneinfo _zstd
+abc aifc annotationlib antigravity
 argparse array ast asynchat asyncio asyncore atexit audioop base64 bdb binascii bisect
 builtins bz2 cProfile calendar cgi cgitb chunk cmath cmd code codecs codeop collections
-colorsys compileall concurrent configparser contextlib contextvars copy copyreg crypt csv
+colorsys compileall compression concurrent configparser contextlib contextvars copy copyreg
+crypt csv
 ctypes curses dataclasses datetime dbm decimal difflib dis distutils doctest email encodings
 ensurepip enum errno faulthandler fcntl filecmp fileinput fnmatch fractions ftplib functools
 gc genericpath getopt getpass gettext glob graphlib grp gzip hashlib heapq hmac html http
@@ -502,6 +506,10 @@ mod tests {
             "distutils",
             "tomllib",
             "_pyrepl",
+            // CPython 3.14's.
+            "annotationlib",
+            "compression",
+            "_zstd",
         ] {
             assert!(is_stdlib(name), "{name}");
         }
