@@ -2073,18 +2073,7 @@ fn base_blocks_unsigned_edits_of_an_oracle_script_and_of_gitattributes() {
     let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let report = json(&run);
-    let mut blocking: Vec<(String, String)> = report["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter(|f| f["blocking"] == true)
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap_or("").to_owned(),
-                f["file"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect();
+    let mut blocking = support::blocking_findings(&report);
     blocking.sort();
     assert_eq!(
         blocking,
@@ -2124,16 +2113,7 @@ fn base_blocks_unsigned_edits_of_a_helper_the_oracle_imports() {
     let prop = "import sys\nfrom oracle import serve\nfrom calc import add\n\ndef check(doc):\n    a, b = doc['n'], 1\n    if add(a, b) != a + b:\n        return 'add'\n    return None\n\nsys.exit(serve(check))\n";
     // The code under test is wrong for every n above 5: the property fails.
     let calc = "def add(a, b):\n    return a + b if a <= 5 else a\n";
-    let keys = tempfile::tempdir().expect("temp dir");
-    let key = keys.path().join("alice");
-    let made = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f"])
-        .arg(&key)
-        .status()
-        .expect("ssh-keygen runs");
-    assert!(made.success());
-    let public = std::fs::read_to_string(keys.path().join("alice.pub")).expect("public key");
-    let signers = format!("alice@example.com namespaces=\"git\" {}\n", public.trim());
+    let (_keys, key, signers) = support::signing_key();
     let repo = Repo::new(&[
         (
             "freezegate.toml",
@@ -2164,18 +2144,7 @@ fn base_blocks_unsigned_edits_of_a_helper_the_oracle_imports() {
     let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     let report = json(&run);
-    let blocking: Vec<(String, String)> = report["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter(|f| f["blocking"] == true)
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap_or("").to_owned(),
-                f["file"].as_str().unwrap_or("").to_owned(),
-            )
-        })
-        .collect();
+    let blocking = support::blocking_findings(&report);
     assert_eq!(
         blocking,
         [(
@@ -2194,18 +2163,7 @@ fn base_blocks_unsigned_edits_of_a_helper_the_oracle_imports() {
     );
 
     // The same commit signed by an allowed signer passes (the helper now passes every input).
-    let signing = format!("user.signingkey={}", key.display());
-    repo.git(&[
-        "-c",
-        "gpg.format=ssh",
-        "-c",
-        &signing,
-        "commit",
-        "-q",
-        "--amend",
-        "--no-edit",
-        "-S",
-    ]);
+    repo.amend_signed(&key);
     let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
 }

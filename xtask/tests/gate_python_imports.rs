@@ -68,20 +68,11 @@ fn gaming(report: &serde_json::Value) -> Vec<(String, String, serde_json::Value,
 #[test]
 fn bytecode_and_a_standard_library_shadow_under_property_paths_block_until_signed() {
     // A signing key of the base's allowed signers.
-    let keys = tempfile::tempdir().expect("temp dir");
-    let key = keys.path().join("alice");
-    let made = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f"])
-        .arg(&key)
-        .status()
-        .expect("ssh-keygen runs");
-    assert!(made.success());
-    let public = std::fs::read_to_string(keys.path().join("alice.pub")).expect("public key");
-    let signers = format!("alice@example.com namespaces=\"git\" {}", public.trim());
+    let (keys, key, signers) = support::signing_key();
 
     let repo = Repo::new(&[
         ("freezegate.toml", CONFIG),
-        ("freeze/allowed_signers", &format!("{signers}\n")),
+        ("freeze/allowed_signers", &signers),
         ("gen.py", GENERATOR),
         ("tests/properties/oracle.py", ORACLE),
         ("tests/properties/check.py", CHECK),
@@ -166,18 +157,7 @@ fn bytecode_and_a_standard_library_shadow_under_property_paths_block_until_signe
     );
 
     // The same commit signed by an allowed signer: reported, not blocking.
-    let signing = format!("user.signingkey={}", key.display());
-    repo.git(&[
-        "-c",
-        "gpg.format=ssh",
-        "-c",
-        &signing,
-        "commit",
-        "-q",
-        "--amend",
-        "--no-edit",
-        "-S",
-    ]);
+    repo.amend_signed(&key);
     let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("report");
@@ -199,20 +179,11 @@ const FAST_JSON: &str = "MARK = 'fast'\n\ndef loads(s, **kw):\n    return {'n': 
 
 #[test]
 fn symbolic_links_to_a_package_and_to_a_bytecode_folder_block_until_signed() {
-    let keys = tempfile::tempdir().expect("temp dir");
-    let key = keys.path().join("alice");
-    let made = Command::new("ssh-keygen")
-        .args(["-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f"])
-        .arg(&key)
-        .status()
-        .expect("ssh-keygen runs");
-    assert!(made.success());
-    let public = std::fs::read_to_string(keys.path().join("alice.pub")).expect("public key");
-    let signers = format!("alice@example.com namespaces=\"git\" {}", public.trim());
+    let (keys, key, signers) = support::signing_key();
 
     let repo = Repo::new(&[
         ("freezegate.toml", CONFIG),
-        ("freeze/allowed_signers", &format!("{signers}\n")),
+        ("freeze/allowed_signers", &signers),
         ("gen.py", GENERATOR),
         ("tests/properties/oracle.py", ORACLE),
         ("tests/properties/check.py", BUGGY_CHECK),
@@ -294,18 +265,7 @@ fn symbolic_links_to_a_package_and_to_a_bytecode_folder_block_until_signed() {
 
     // Signed by an allowed signer: reported, not blocking, and the buggy property passes,
     // which is what the links were for.
-    let signing = format!("user.signingkey={}", key.display());
-    repo.git(&[
-        "-c",
-        "gpg.format=ssh",
-        "-c",
-        &signing,
-        "commit",
-        "-q",
-        "--amend",
-        "--no-edit",
-        "-S",
-    ]);
+    repo.amend_signed(&key);
     let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("report");

@@ -169,6 +169,57 @@ impl Repo {
     }
 }
 
+/// A fresh ed25519 signing key: the folder that holds it (removed when dropped), the private
+/// key's path, and its `freeze/allowed_signers` line for `alice@example.com` (with its
+/// newline).
+pub fn signing_key() -> (tempfile::TempDir, PathBuf, String) {
+    let keys = tempfile::tempdir().expect("temp dir");
+    let key = keys.path().join("alice");
+    let made = Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "alice", "-f"])
+        .arg(&key)
+        .status()
+        .expect("ssh-keygen runs");
+    assert!(made.success());
+    let public = std::fs::read_to_string(keys.path().join("alice.pub")).expect("public key");
+    let signers = format!("alice@example.com namespaces=\"git\" {}\n", public.trim());
+    (keys, key, signers)
+}
+
+impl Repo {
+    /// Amends the last commit, unchanged, with an SSH signature by the private `key`.
+    pub fn amend_signed(&self, key: &Path) {
+        let signing = format!("user.signingkey={}", key.display());
+        self.git(&[
+            "-c",
+            "gpg.format=ssh",
+            "-c",
+            &signing,
+            "commit",
+            "-q",
+            "--amend",
+            "--no-edit",
+            "-S",
+        ]);
+    }
+}
+
+/// `(rule, file)` of each blocking finding of a gate's JSON report, in report order.
+pub fn blocking_findings(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["blocking"] == true)
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap_or("").to_owned(),
+                f["file"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
 /// xtask with `-C dir` and `args`, without the variables of [`CLEARED`], with the real
 /// Python first on the `PATH` (see [`python_path`]).
 pub fn xtask_in(dir: &Path, args: &[&str]) -> Command {
