@@ -272,3 +272,25 @@ fn the_hidden_subcommand_generates_campaign_inputs() {
         missing.stderr
     );
 }
+
+/// `FREEZEGATE_GENERATE` in the environment xtask was started with never reaches an oracle
+/// run: with it, a Rust property's runner would print inputs instead of judging one (and with
+/// `PROP_CASES` too, exit 0: a pass).
+#[test]
+fn the_generation_switch_of_the_callers_environment_never_reaches_a_run() {
+    let repo = Repo::new(&[("f.json", "{}\n")]);
+    let run = repo.xtask(
+        &[
+            "replay",
+            "--oracle",
+            "test -z \"${FREEZEGATE_GENERATE+set}\"",
+            "--fixture",
+            "f.json",
+            "--replays",
+            "3",
+        ],
+        &[("FREEZEGATE_GENERATE", "1"), ("PROP_CASES", "1")],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("not_reproduced"), "{}", run.stdout);
+}

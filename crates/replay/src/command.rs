@@ -153,6 +153,7 @@ impl ShellCommand {
         let mut cmd = shell(&self.command, &self.dir);
         cmd.env_remove("FREEZEGATE_REPLAY")
             .env_remove("FREEZEGATE_WORKER")
+            .env_remove("FREEZEGATE_GENERATE")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
             .env(MARK_VAR, mark.env_value());
         let mut child = match spawn_run(&mut cmd, &mark) {

@@ -171,7 +171,9 @@ impl Oracle for ProcessOracle {
             .env("PROPERTY_ID", &ctx.property_id)
             .env("FREEZEGATE_REPLAY", ctx.replay.to_string())
             .env(MARK_VAR, mark.env_value())
-            .env_remove("FREEZEGATE_WORKER");
+            .env_remove("FREEZEGATE_WORKER")
+            // A run is a run: never the generation mode of a Rust property's runner.
+            .env_remove("FREEZEGATE_GENERATE");
         let mut child = match spawn_run(&mut cmd, &mark) {
             Ok(child) => child,
             Err(e) => {

@@ -136,6 +136,7 @@ impl WorkerOracle {
             .env("PROP_SEED", ctx.seed.to_string())
             .env("PROPERTY_ID", &ctx.property_id)
             .env_remove("FREEZEGATE_REPLAY")
+            .env_remove("FREEZEGATE_GENERATE")
             .env(MARK_VAR, mark.env_value());
         let mut child = spawn_run(&mut cmd, &mark)?;
         let (stdin, stdout, stderr) =
