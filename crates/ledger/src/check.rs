@@ -712,6 +712,9 @@ fn map_field(raw: &mut RawRow, field: &'static str, v: Value, sink: &mut Sink<'_
     }
 }
 
+/// How many other rows of a duplicated key a `duplicate` problem names by number.
+const DUPLICATES_NAMED: usize = 3;
+
 /// Stage two, part two: every rule on every row, given policy, `now`, signers and fixtures.
 pub(crate) fn check_rules(rows: &[RawRow], checks: &Checks<'_>, problems: &mut Vec<Problem>) {
     let mut sink = Sink { problems };
@@ -730,19 +733,25 @@ pub(crate) fn check_rules(rows: &[RawRow], checks: &Checks<'_>, problems: &mut V
         let Some(all) = rows_of.get(key).filter(|all| all.len() > 1) else {
             continue;
         };
-        let others: Vec<String> = all
+        // At most a few others by number, so that a ledger of thousands of copies of one
+        // row is reported in a size that grows with the rows, not with their square.
+        let others: Vec<usize> = all.iter().copied().filter(|&i| i != raw.index).collect();
+        let rows_word = if others.len() == 1 { "row" } else { "rows" };
+        let mut named: Vec<String> = others
             .iter()
-            .filter(|&&i| i != raw.index)
+            .take(DUPLICATES_NAMED)
             .map(usize::to_string)
             .collect();
-        let rows_word = if others.len() == 1 { "row" } else { "rows" };
+        if others.len() > DUPLICATES_NAMED {
+            named.push(format!("and {} more", others.len() - DUPLICATES_NAMED));
+        }
         sink.error(
             Rule::Duplicate,
             raw,
             "",
             format!(
                 "same (property_id, fixture_digest, seed, env_class) as {rows_word} {}: {key}; a key with several rows freezes nothing",
-                others.join(", ")
+                named.join(", ")
             ),
         );
     }

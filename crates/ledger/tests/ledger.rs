@@ -825,3 +825,34 @@ fn a_problems_row_is_its_place_in_what_was_checked() {
         Some(sorted_at)
     );
 }
+
+/// A key that hundreds of rows share: every row breaks `duplicate`, and each message names a
+/// few of the others and counts the rest, so the report grows with the rows, not with their
+/// square.
+#[test]
+fn a_key_shared_by_many_rows_is_reported_in_linear_size() {
+    let (signers, lookup) = (signers(), fixtures_upto(3));
+    let checks = Checks {
+        policy: &Policy::default(),
+        now: now(),
+        signers: &signers,
+        fixtures: &lookup,
+    };
+    let one = representative().rows()[0].clone();
+    let ledger = Ledger::from_rows(vec![one; 500]);
+    let report = ledger.check(&checks);
+    let duplicates: Vec<&str> = report
+        .problems
+        .iter()
+        .filter(|p| p.rule == Rule::Duplicate)
+        .map(|p| p.message.as_str())
+        .collect();
+    assert_eq!(duplicates.len(), 500);
+    assert!(
+        duplicates
+            .iter()
+            .all(|m| m.contains(", and 496 more: ") && m.len() < 400),
+        "{}",
+        duplicates[0]
+    );
+}
