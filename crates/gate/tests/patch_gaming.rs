@@ -340,7 +340,7 @@ def test_total_is_sum(x, y):
             path: "py/test_conditional_assert.py",
             before: PY_PROPERTY,
             gaming: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert total == y + x if x else True").into_boxed_str()),
-            harmless: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert total == (y + x if x else x + y)").into_boxed_str()),
+            harmless: &*Box::leak(PY_PROPERTY.replace("assert total == y + x", "assert total == y + x\n    assert validate(total, strict=False if x else True)\n    assert total == x * (y if y else True)").into_boxed_str()),
         },
         Case {
             rule: "tolerance-widened",

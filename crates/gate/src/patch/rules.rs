@@ -530,8 +530,11 @@ pub const RULES: &[Rule] = &[
             r"^\s*assert\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*(?:,|$)",
             r"^\s*assert\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*or\b",
             r"^\s*assert\b.*\bor\s+(?:True|1|not\s+False)\b",
-            // `assert P if c else True`: the assertion holds whenever `c` does not.
-            r"^\s*assert\b.*\belse\s*\(?\s*(?:True|1|not\s+(?:False|None|0))\s*\)?\s*(?:,|$)",
+            // `assert P if c else True`: the assertion holds whenever `c` does not. The
+            // conditional must be the whole assertion: outside any bracket (one level of
+            // brackets allowed inside `P` and `c`), so `x == (a if c else True)` or a
+            // call's keyword `f(strict=False if c else True)` are not it.
+            r"^\s*assert\s+(?:[^()\[\]{}]|\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\})*\belse\s+(?:True|not\s+(?:False|None|0))\s*(?:,|$)",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*true\s*[,)]",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(.*\|\|\s*true\b",
             r"\b(?:prop_|debug_)?assert\s*!\s*\(\s*(?:true|!\s*false)\s*\|\|",
