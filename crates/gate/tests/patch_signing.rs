@@ -1369,6 +1369,61 @@ fn commands_in_other_spellings_protect_their_files_or_are_reported() {
     );
 }
 
+/// What a protected script imports is protected where it is property code (under
+/// `property_paths`), every place the import may load from, the tree holding a file there or
+/// not; the code under test it imports is not, so that a fix can change it. Shown on a flat
+/// layout run with `python -m`, where the code under test sits in the folder the module runs
+/// from.
+#[test]
+fn imports_are_protected_under_property_paths_and_the_code_under_test_is_not() {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\n",
+    );
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n");
+    repo.write("tests/__init__.py", "");
+    repo.write(
+        "tests/prop_add.py",
+        "import sys\nfrom calc import add\nfrom tests.helper import serve\nsys.exit(serve(add))\n",
+    );
+    repo.write(
+        "tests/helper.py",
+        "def serve(add):\n    return 0 if add(1, 2) == 3 else 1\n",
+    );
+    let base = repo.commit("base");
+    // The fix of the code under test needs no signature.
+    repo.branch("fix", &base);
+    repo.commit_and_write("calc.py", "def add(a, b):\n    return a + b\n", None);
+    assert_eq!(violations(&repo.check(&base)), vec![]);
+    // The helper it imports, under property_paths, does.
+    repo.branch("helper", &base);
+    let c = repo.commit_and_write("tests/helper.py", "def serve(add):\n    return 0\n", None);
+    assert_eq!(
+        violations(&repo.check(&base)),
+        vec![(c, "tests/helper.py".to_string())]
+    );
+    // A package added beside the module `-m` runs, or beside the helper, takes its place.
+    repo.branch("package", &base);
+    repo.write("tests/prop_add/__init__.py", "");
+    let c1 = repo.commit_and_write("tests/prop_add/__main__.py", "raise SystemExit(0)\n", None);
+    let c2 = repo.commit_and_write(
+        "tests/helper/__init__.py",
+        "def serve(add):\n    return 0\n",
+        None,
+    );
+    let mut found = violations(&repo.check(&base));
+    found.sort();
+    let mut want = vec![
+        (c1.clone(), "tests/prop_add/__init__.py".to_string()),
+        (c1, "tests/prop_add/__main__.py".to_string()),
+        (c2, "tests/helper/__init__.py".to_string()),
+    ];
+    want.sort();
+    assert_eq!(found, want);
+}
+
 /// For a project in a folder, commands run in that folder: a `cd` moves where the words are
 /// resolved, `python3 -m pkg.mod` names `pkg/mod.py`, a path may climb above the project
 /// folder within the work tree, and a symbolic link the command names protects its target too.
@@ -1377,7 +1432,7 @@ fn command_paths_resolve_from_the_project_folder_through_cd_modules_and_links() 
     let repo = Repo::new();
     repo.write(
         "svc/freezegate.toml",
-        "[policy]\n\n[[property]]\nid = \"mod\"\noracle = \"cd checks && PYTHONHASHSEED=0 python3 -m props.add\"\ngenerate = \"python3 ../tools/gen.py\"\n\n[[property]]\nid = \"linked\"\noracle = \"env -i sh ./run.sh\"\n",
+        "[policy]\nproperty_paths = [\"checks/**\"]\n\n[[property]]\nid = \"mod\"\noracle = \"cd checks && PYTHONHASHSEED=0 python3 -m props.add\"\ngenerate = \"python3 ../tools/gen.py\"\n\n[[property]]\nid = \"linked\"\noracle = \"env -i sh ./run.sh\"\n",
     );
     repo.write("svc/freeze/allowed_signers", &keys().alice.allowed_line());
     repo.write("svc/checks/props/add.py", "print('pass')\n");

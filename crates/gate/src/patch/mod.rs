@@ -127,7 +127,16 @@ pub fn check_patch(
     };
     let prefix = git.prefix()?.to_string();
     let scripts = scripts::protected_scripts(&git, &base, base_rev, &prefix, &policy.properties)?;
-    let paths = PathRules::in_folder(&policy, base_rev, &prefix)?.with_commands(scripts.protected);
+    let paths = PathRules::in_folder(&policy, base_rev, &prefix)?;
+    // What the named scripts import is protected where it is property code: the code under
+    // test, which a fix must be able to change, is imported too.
+    let mut commands = scripts.protected;
+    for (path, why) in scripts.imported {
+        if paths.is_property_path(&path) {
+            commands.entry(path).or_insert(why);
+        }
+    }
+    let paths = paths.with_commands(commands);
     let rules = RuleSet::shared()?;
 
     let allowed = read_at(&git, &base, ALLOWED_SIGNERS)?;

@@ -536,7 +536,18 @@ pub(crate) fn protected_scripts(
                     format!("{file}/__init__.py"),
                     format!("{file}/__main__.py"),
                 ] {
-                    module_roots.entry(name).or_insert_with(|| root.clone());
+                    module_roots
+                        .entry(name.clone())
+                        .or_insert_with(|| root.clone());
+                    // Also where the tree holds nothing: a package added beside `file.py`
+                    // is what `-m` runs.
+                    module_imports.push(Candidate {
+                        path: name,
+                        root: root.clone(),
+                        why: why.clone(),
+                        importer: Some(format!("python -m {}", module.join("."))),
+                        import: None,
+                    });
                 }
             }
         }
@@ -602,11 +613,14 @@ pub(crate) fn protected_scripts(
         &mut |paths| git.entries(commit, paths),
         &mut |oid| git.blob(oid),
     )?;
-    for (path, why) in imported {
-        protected.entry(project_path(prefix, &path)).or_insert(why);
-    }
+    let imported = imported
+        .into_iter()
+        .map(|(path, why)| (project_path(prefix, &path), why))
+        .filter(|(path, _)| !protected.contains_key(path))
+        .collect();
     Ok(Scripts {
         protected,
+        imported,
         unresolved,
     })
 }
@@ -614,8 +628,12 @@ pub(crate) fn protected_scripts(
 /// What [`protected_scripts`] found.
 #[derive(Debug, Default)]
 pub(crate) struct Scripts {
-    /// Each protected path (relative to the project folder) with why it is protected.
+    /// Each file a command names (relative to the project folder) with why it is protected.
     pub protected: BTreeMap<String, String>,
+    /// Each place (relative to the project folder) the imports of those scripts may load a
+    /// module from, whether the tree holds a file there or not, with why: protected where
+    /// it is property code (under `property_paths`), never the code under test elsewhere.
+    pub imported: BTreeMap<String, String>,
     /// The commands, as "the oracle of property ID", that name no file of the tree: their
     /// edits cannot be protected this way.
     pub unresolved: Vec<String>,
@@ -686,22 +704,15 @@ fn follow_imports(
                 known.insert(path.clone(), entries.get(path).cloned());
             }
         }
-        // The imports with a place the tree holds.
-        let resolved: BTreeSet<usize> = round
-            .iter()
-            .filter(|c| matches!(known.get(&c.path), Some(Some(_))))
-            .filter_map(|c| c.import)
-            .collect();
         let mut next = Vec::new();
         for candidate in round {
             let Some(Some((mode, oid))) = known.get(&candidate.path) else {
-                // An import none of whose places the tree holds finds its module elsewhere
-                // (the standard library, site-packages, another folder of `sys.path`): a file
-                // the patch adds at one of them is what the import then loads, so adding it
-                // changes the property's code too.
-                if let (Some(importer), Some(import)) = (&candidate.importer, candidate.import)
-                    && !resolved.contains(&import)
-                {
+                // A place the tree holds nothing at: a file the patch adds there is what the
+                // import then loads — in place of a module found elsewhere (the standard
+                // library, the code under test put on `sys.path`), or of one of lower rank
+                // (a package `X/__init__.py` beside `X.py`) — so adding it changes the
+                // property's code too.
+                if let Some(importer) = &candidate.importer {
                     protected
                         .entry(candidate.path.clone())
                         .or_insert_with(|| format!("{} (imported by {importer})", candidate.why));
@@ -939,10 +950,11 @@ mod tests {
         .collect()
     }
 
-    /// An import that finds its module nowhere in the tree (the standard library, or a
-    /// folder put on `sys.path` at run time) protects the places in the script's folder
-    /// where a new file would take its place; an import the tree answers protects no other
-    /// place.
+    /// Every place an import may load its module from is protected, the tree holding a file
+    /// there or not: where it finds its module nowhere in the tree (the standard library, a
+    /// folder put on `sys.path` at run time), a new file would take its place, and beside a
+    /// module the tree holds, a package of its name would (`t/oracle/__init__.py` beside
+    /// `t/oracle.py`).
     #[test]
     fn a_module_the_tree_does_not_hold_protects_the_places_that_would_shadow_it() {
         let found = absent(
@@ -962,6 +974,9 @@ mod tests {
                 "t/calc/__init__.py",
                 "t/calc/add.py",
                 "t/calc/add/__init__.py",
+                "t/oracle/__init__.py",
+                "t/oracle/serve.py",
+                "t/oracle/serve/__init__.py",
                 "t/sys.py",
                 "t/sys/__init__.py"
             ]
