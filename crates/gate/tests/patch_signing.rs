@@ -1289,6 +1289,15 @@ fn code_under_test_that_starts_reading_the_oracle_protocol_is_a_finding() {
         findings(&repo.check(&base2)),
         [("src/calc.py".to_string(), 5, false)]
     );
+    // Not the whole word, a comment, a file of another language: nothing.
+    repo.branch("other-words", &base2);
+    repo.write(
+        "src/listing.py",
+        "LISTING_PROPERTY_ID_COLUMN = 'pid'\n# PROP_SEED is the gate's, not ours\n",
+    );
+    repo.write("scripts/ci.sh", "PROP_SEED=1 make test\n");
+    repo.commit("listing");
+    assert_eq!(findings(&repo.check(&base2)), []);
     // An old line that already named a variable, moved about, and an ordinary edit.
     repo.branch("ordinary", &base2);
     repo.write(

@@ -421,7 +421,6 @@ fn protections(paths: &PathRules, change: &FileChange) -> Vec<(String, Protectio
     found
 }
 
-/// Code the properties may check: anything but fixtures, the freeze folder and prose.
 /// The rule id of a commit that makes code outside `property_paths` name a variable of the
 /// oracle protocol ([`HARNESS_WORDS`]).
 pub const HARNESS_AWARE: &str = "harness-aware";
@@ -441,14 +440,27 @@ pub const HARNESS_WORDS: &[&str] = &[
 /// The largest file [`harness_aware`] reads.
 const HARNESS_READ_LIMIT: usize = 1 << 20;
 
-/// Whether a change outside `property_paths` makes a text file name a word of
-/// [`HARNESS_WORDS`] on a line none of its old sides had: the file, the first such line (from
+/// The languages whose code runs inside an oracle's process (a Python oracle imports the
+/// code under test, a Rust runner links it), by file suffix, with the start of their line
+/// comments.
+const IN_PROCESS_CODE: &[(&str, &str)] = &[(".py", "#"), (".pyi", "#"), (".rs", "//")];
+
+/// Whether a change outside `property_paths` makes a Python or Rust file
+/// ([`IN_PROCESS_CODE`]) name a word of [`HARNESS_WORDS`] — as a whole word, on a line that is
+/// not a comment — on a line none of its old sides had: the file, the first such line (from
 /// 1) and the word. Files over 1 MiB and binary files are not read.
 fn harness_aware(
     git: &Git,
     change: &FileChange,
 ) -> Result<Option<(String, u32, &'static str)>, PatchError> {
     let Some(new) = change.new.as_ref().filter(|n| n.is_text_file()) else {
+        return Ok(None);
+    };
+    let Some(comment) = IN_PROCESS_CODE
+        .iter()
+        .find(|(suffix, _)| new.path.ends_with(suffix))
+        .map(|(_, comment)| *comment)
+    else {
         return Ok(None);
     };
     let text_of = |bytes: &[u8]| -> Option<String> {
@@ -458,7 +470,15 @@ fn harness_aware(
     let Some(text) = text_of(&git.blob(&new.oid)?) else {
         return Ok(None);
     };
-    let named = |line: &str| HARNESS_WORDS.iter().copied().find(|w| line.contains(w));
+    let named = |line: &str| {
+        if line.trim_start().starts_with(comment) {
+            return None;
+        }
+        HARNESS_WORDS
+            .iter()
+            .copied()
+            .find(|w| contains_word(line, w))
+    };
     if !text.lines().any(|l| named(l).is_some()) {
         return Ok(None);
     }
@@ -486,6 +506,15 @@ fn harness_aware(
     }))
 }
 
+/// Whether `word` stands in `line` as a whole identifier (no letter, digit or `_` next to it).
+fn contains_word(line: &str, word: &str) -> bool {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    line.match_indices(word).any(|(at, _)| {
+        !ident(line[..at].chars().next_back()) && !ident(line[at + word.len()..].chars().next())
+    })
+}
+
+/// Code the properties may check: anything but fixtures, the freeze folder and prose.
 fn is_checked_code(path: &str) -> bool {
     !(path.starts_with("fixtures/")
         || path.starts_with("freeze/")
