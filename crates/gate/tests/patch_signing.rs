@@ -1433,6 +1433,32 @@ fn imports_are_protected_under_property_paths_and_the_code_under_test_is_not() {
     assert_eq!(found, want);
 }
 
+/// `PYTHONPATH=lib python3 -m prop`: Python finds `prop` in `lib/`, but the module's own
+/// imports look in `sys.path[0]` first, the folder the command runs in: the `helper.py` there
+/// is what runs, and it is the one protected.
+#[test]
+fn a_module_found_through_pythonpath_imports_from_where_the_command_runs() {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"helper.py\", \"lib/**\"]\n\n[[property]]\nid = \"p\"\noracle = \"PYTHONPATH=lib python3 -m prop\"\n",
+    );
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write(
+        "lib/prop.py",
+        "import sys\nfrom helper import check\nsys.exit(check())\n",
+    );
+    repo.write("helper.py", "def check():\n    return 1\n");
+    let base = repo.commit("base");
+    let c = repo.commit_and_write("helper.py", "def check():\n    return 0\n", None);
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![(c, "helper.py".to_string())]);
+    assert_eq!(
+        report.violations[0].protected_by,
+        format!("the oracle of property p at {base} (imported by lib/prop.py)")
+    );
+}
+
 /// For a project in a folder, commands run in that folder: a `cd` moves where the words are
 /// resolved, `python3 -m pkg.mod` names `pkg/mod.py`, a path may climb above the project
 /// folder within the work tree, and a symbolic link the command names protects its target too.

@@ -254,9 +254,11 @@ pub(crate) struct Targets {
     /// Each path relative to the folder the command starts in, as its components (a path
     /// above that folder starts with `..`).
     pub paths: Vec<Vec<String>>,
-    /// Each module of a `python -m`: the folder it runs in (as `paths` are given; Python's
-    /// `sys.path[0]`) and its dotted name by part.
-    pub modules: Vec<(Vec<String>, Vec<String>)>,
+    /// Each module of a `python -m`, once per folder it is looked for in (as `paths` are
+    /// given: the folder the command runs in, then each `PYTHONPATH` folder of the command),
+    /// its dotted name by part, and the folder it runs in (Python's `sys.path[0]`, where the
+    /// module's own imports are looked for first).
+    pub modules: Vec<(Vec<String>, Vec<String>, Vec<String>)>,
 }
 
 /// The paths a shell command may run or read: [`Targets::paths`] of [`command_targets`].
@@ -459,7 +461,7 @@ fn simple_command(
         found.modules.extend(
             module_names
                 .iter()
-                .map(|m: &Vec<String>| (root.clone(), m.clone())),
+                .map(|m: &Vec<String>| (root.clone(), m.clone(), here.clone())),
         );
     }
 }
@@ -510,8 +512,10 @@ pub(crate) fn protected_scripts(
                 wanted.entry(full).or_insert_with(|| why.clone());
             }
             named.push((format!("the {role} of property {}", property.id), paths));
-            for (folder, module) in targets.modules {
-                let Some(root) = parts_from_top(&top, &folder) else {
+            for (folder, module, cwd) in targets.modules {
+                let (Some(root), Some(first)) =
+                    (parts_from_top(&top, &folder), parts_from_top(&top, &cwd))
+                else {
                     continue;
                 };
                 let import = Import {
@@ -536,14 +540,16 @@ pub(crate) fn protected_scripts(
                     format!("{file}/__init__.py"),
                     format!("{file}/__main__.py"),
                 ] {
+                    // Its imports are looked for in `sys.path[0]` first: the folder the
+                    // command runs in, wherever the module was found.
                     module_roots
                         .entry(name.clone())
-                        .or_insert_with(|| root.clone());
+                        .or_insert_with(|| first.clone());
                     // Also where the tree holds nothing: a package added beside `file.py`
                     // is what `-m` runs.
                     module_imports.push(Candidate {
                         path: name,
-                        root: root.clone(),
+                        root: first.clone(),
                         why: why.clone(),
                         importer: Some(format!("python -m {}", module.join("."))),
                         import: None,
