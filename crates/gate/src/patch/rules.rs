@@ -550,14 +550,16 @@ pub const RULES: &[Rule] = &[
             patterns: &[
                 NumberPattern {
                     setting: "tolerance",
-                    pattern: r"\b(?:epsilon|eps|tol|tolerance|rel|abs|delta|max_ulps|ulps)\s*[:=]\s*(?:f(?:32|64)\s*=\s*)?([^=,;)\]}\n][^,;)\]}\n]*)",
+                    pattern: r"\b(?:epsilon|eps|tol|tolerance|atol|rtol|rel|abs|delta|max_ulps|ulps)\s*[:=]\s*(?:f(?:32|64)\s*=\s*)?([^=,;)\]}\n][^,;)\]}\n]*)",
                     mention: None,
                     weaker: Weaker::Higher,
                     default: None,
                 },
-                // The keywords of `math.isclose` and of numpy's and torch's `isclose` and
-                // `allclose`, with their defaults: adding one that is looser than its default
-                // widens the comparison as much as raising it does.
+                // The keywords of `math.isclose`, with its defaults: adding one that is looser
+                // than its default widens the comparison as much as raising it does. (numpy's
+                // and torch's `atol`/`rtol` have defaults that differ from function to
+                // function, `isclose` to `assert_allclose` to `assert_close`: only their
+                // changes are judged, above.)
                 NumberPattern {
                     setting: "absolute tolerance abs_tol",
                     pattern: r"\babs_tol\s*[:=]\s*([^=,;)\]}\n][^,;)\]}\n]*)",
@@ -571,20 +573,6 @@ pub const RULES: &[Rule] = &[
                     mention: None,
                     weaker: Weaker::Higher,
                     default: Some(1e-9),
-                },
-                NumberPattern {
-                    setting: "absolute tolerance atol",
-                    pattern: r"\batol\s*[:=]\s*([^=,;)\]}\n][^,;)\]}\n]*)",
-                    mention: None,
-                    weaker: Weaker::Higher,
-                    default: Some(1e-8),
-                },
-                NumberPattern {
-                    setting: "relative tolerance rtol",
-                    pattern: r"\brtol\s*[:=]\s*([^=,;)\]}\n][^,;)\]}\n]*)",
-                    mention: None,
-                    weaker: Weaker::Higher,
-                    default: Some(1e-5),
                 },
                 NumberPattern {
                     setting: "tolerance",
