@@ -318,20 +318,27 @@ warnings wave weakref webbrowser winreg winsound wsgiref xdrlib xml xmlrpc zipap
 zipimport zlib zoneinfo
 ";
 
+/// The names in each folder of a tree that holds `files` (paths from the project folder), for
+/// tests that stand in for a tree's listing.
+#[cfg(test)]
+pub(crate) fn folder_names(files: &[&str]) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut folders: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for f in files {
+        let (folder, name) = f.rsplit_once('/').unwrap_or(("", f));
+        folders
+            .entry(folder.to_string())
+            .or_default()
+            .push(name.to_string());
+    }
+    folders
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     fn tree(files: &[&str]) -> impl Fn(&str) -> Vec<String> {
-        let mut folders: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for f in files {
-            let (folder, name) = f.rsplit_once('/').unwrap_or(("", f));
-            folders
-                .entry(folder.to_string())
-                .or_default()
-                .push(name.to_string());
-        }
+        let folders = folder_names(files);
         move |folder: &str| folders.get(folder).cloned().unwrap_or_default()
     }
 

@@ -2874,15 +2874,7 @@ class TestCls:
 
     impl Folders {
         fn of(files: &[&str]) -> Folders {
-            let mut folders: BTreeMap<String, Vec<String>> = BTreeMap::new();
-            for f in files {
-                let (folder, name) = f.rsplit_once('/').unwrap_or(("", f));
-                folders
-                    .entry(folder.to_string())
-                    .or_default()
-                    .push(name.to_string());
-            }
-            Folders(folders)
+            Folders(crate::patch::modules::folder_names(files))
         }
     }
 
