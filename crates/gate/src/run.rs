@@ -1584,47 +1584,42 @@ pub fn run_with_base(
         });
         for v in &report.violations {
             patch_findings.push(Finding {
-                kind: FindingKind::Patch,
-                blocking: true,
                 file: Some(v.path.clone()),
-                line: None,
-                column: None,
-                rule: "patch.unsigned_protected_change".into(),
-                message: format!(
+                ..patch_finding(
+                    true,
+                    "patch.unsigned_protected_change",
+                    format!(
                     "commit {} changes protected {} ({}, protected by {}) without a signature by a key in freeze/allowed_signers at {base} ({})",
                     short(&v.commit),
                     v.path,
                     serde_name(&v.change),
                     v.protected_by,
-                    serde_name(&v.signature)
-                ),
+                        serde_name(&v.signature)
+                    ),
+                )
             });
         }
         for f in &report.findings {
             patch_findings.push(Finding {
-                kind: FindingKind::Patch,
-                blocking: f.blocking,
                 file: Some(f.file.clone()),
                 // `0`: a finding about the whole file (`opaque-code`, `module-shadowed`).
                 line: (f.line > 0).then(|| u64::from(f.line)),
-                column: None,
-                rule: format!("gaming.{}", f.rule),
-                message: format!("commit {}: {}", short(&f.commit), f.explanation),
+                ..patch_finding(
+                    f.blocking,
+                    format!("gaming.{}", f.rule),
+                    format!("commit {}: {}", short(&f.commit), f.explanation),
+                )
             });
         }
         for w in &report.warnings {
-            patch_findings.push(Finding {
-                kind: FindingKind::Patch,
-                blocking: false,
-                file: None,
-                line: None,
-                column: None,
-                rule: "patch.warning".into(),
-                message: match &w.commit {
+            patch_findings.push(patch_finding(
+                false,
+                "patch.warning",
+                match &w.commit {
                     Some(c) => format!("commit {}: {}", short(c), w.message),
                     None => w.message.clone(),
                 },
-            });
+            ));
         }
         let rust_properties: Vec<&str> = settings
             .config
@@ -1634,29 +1629,21 @@ pub fn run_with_base(
             .map(|p| p.id.as_str())
             .collect();
         if ctx.rust_runner.is_none() && !rust_properties.is_empty() {
-            patch_findings.push(Finding {
-                kind: FindingKind::Patch,
-                blocking: false,
-                file: None,
-                line: None,
-                column: None,
-                rule: "patch.rust_properties_of_this_build".into(),
-                message: format!(
+            patch_findings.push(patch_finding(
+                false,
+                "patch.rust_properties_of_this_build",
+                format!(
                     "the Rust properties ({}) run the code this gate binary was built from: a gate built from {base} judges the base's code with them, not the patch's; pass --rust-runner with a build of the patch (docs/threat-model.md)",
                     rust_properties.join(", ")
                 ),
-            });
+            ));
         }
         for o in settings.weakening_overrides() {
-            patch_findings.push(Finding {
-                kind: FindingKind::Patch,
-                blocking: true,
-                file: None,
-                line: None,
-                column: None,
-                rule: "patch.weakening_override".into(),
-                message: format!("the run overrides the signed policy and weakens it: {o}"),
-            });
+            patch_findings.push(patch_finding(
+                true,
+                "patch.weakening_override",
+                format!("the run overrides the signed policy and weakens it: {o}"),
+            ));
         }
     }
     let mut report = run(settings, ctx).map_err(RunError::Gate)?;
@@ -1665,6 +1652,20 @@ pub fn run_with_base(
     report.findings.sort();
     report.decide();
     Ok(report)
+}
+
+/// A finding of the patch checks about no file in particular (callers name one with struct
+/// update syntax).
+fn patch_finding(blocking: bool, rule: impl Into<String>, message: String) -> Finding {
+    Finding {
+        kind: FindingKind::Patch,
+        blocking,
+        file: None,
+        line: None,
+        column: None,
+        rule: rule.into(),
+        message,
+    }
 }
 
 /// The snake_case name serde gives a unit enum variant (as the JSON reports spell it).
