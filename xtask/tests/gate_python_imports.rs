@@ -47,6 +47,51 @@ fn python(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// A base revision, tagged `base`: the policy, `signers` as the allowed signers, the
+/// generator, the oracle helper `oracle.py`, and `check` as the property's oracle script.
+fn base_repo(signers: &str, check: &str) -> Repo {
+    let repo = Repo::new(&[
+        ("freezegate.toml", CONFIG),
+        ("freeze/allowed_signers", signers),
+        ("gen.py", GENERATOR),
+        ("tests/properties/oracle.py", ORACLE),
+        ("tests/properties/check.py", check),
+    ]);
+    repo.git(&["tag", "base"]);
+    repo
+}
+
+/// Where this machine's Python caches the bytecode of `tests/properties/oracle.py` (from the
+/// repository's folder).
+fn oracle_cache(dir: &Path) -> String {
+    python(
+        dir,
+        &[
+            "-B",
+            "-c",
+            "import importlib.util; print(importlib.util.cache_from_source('tests/properties/oracle.py'))",
+        ],
+    )
+}
+
+/// Compiles [`EVIL`] (written to `scratch`) to `cfile` (from `dir`) as bytecode that claims to
+/// be `oracle.py` and that Python never compares with a source (`UNCHECKED_HASH`).
+fn compile_evil(dir: &Path, scratch: &Path, cfile: &str) {
+    let evil = scratch.join("evil.py");
+    std::fs::write(&evil, EVIL).expect("write");
+    let evil = evil.to_string_lossy().into_owned();
+    python(
+        dir,
+        &[
+            "-B",
+            "-c",
+            "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile='oracle.py', doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
+            &evil,
+            cfile,
+        ],
+    );
+}
+
 /// The gaming findings of a JSON report, as (rule, file, line, blocking).
 fn gaming(report: &serde_json::Value) -> Vec<(String, String, serde_json::Value, bool)> {
     report["findings"]
@@ -70,36 +115,12 @@ fn bytecode_and_a_standard_library_shadow_under_property_paths_block_until_signe
     // A signing key of the base's allowed signers.
     let (keys, key, signers) = support::signing_key();
 
-    let repo = Repo::new(&[
-        ("freezegate.toml", CONFIG),
-        ("freeze/allowed_signers", &signers),
-        ("gen.py", GENERATOR),
-        ("tests/properties/oracle.py", ORACLE),
-        ("tests/properties/check.py", CHECK),
-    ]);
-    repo.git(&["tag", "base"]);
+    let repo = base_repo(&signers, CHECK);
 
     // The patch: bytecode for the untouched oracle.py, compiled from other source, where
     // Python's import looks for it; and a json.py beside the oracle.
-    let evil = keys.path().join("evil.py");
-    std::fs::write(&evil, EVIL).expect("write");
-    let cache = python(
-        &repo.dir,
-        &[
-            "-c",
-            "import importlib.util; print(importlib.util.cache_from_source('tests/properties/oracle.py'))",
-        ],
-    );
-    let evil_path = evil.to_string_lossy().into_owned();
-    python(
-        &repo.dir,
-        &[
-            "-c",
-            "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
-            &evil_path,
-            &cache,
-        ],
-    );
+    let cache = oracle_cache(&repo.dir);
+    compile_evil(&repo.dir, keys.path(), &cache);
     // Python runs the bytecode, not the source beside it.
     assert_eq!(
         python(
@@ -181,42 +202,16 @@ const FAST_JSON: &str = "MARK = 'fast'\n\ndef loads(s, **kw):\n    return {'n': 
 fn symbolic_links_to_a_package_and_to_a_bytecode_folder_block_until_signed() {
     let (keys, key, signers) = support::signing_key();
 
-    let repo = Repo::new(&[
-        ("freezegate.toml", CONFIG),
-        ("freeze/allowed_signers", &signers),
-        ("gen.py", GENERATOR),
-        ("tests/properties/oracle.py", ORACLE),
-        ("tests/properties/check.py", BUGGY_CHECK),
-    ]);
-    repo.git(&["tag", "base"]);
+    let repo = base_repo(&signers, BUGGY_CHECK);
 
     // Outside property_paths, where no rule looks: a package, and bytecode of other source
     // for the untouched oracle.py, named as Python's cache names it.
     repo.write("src/fastjson/__init__.py", FAST_JSON);
-    let evil = keys.path().join("evil.py");
-    std::fs::write(&evil, EVIL).expect("write");
-    let cache = python(
-        &repo.dir,
-        &[
-            "-B",
-            "-c",
-            "import importlib.util; print(importlib.util.cache_from_source('tests/properties/oracle.py'))",
-        ],
-    );
+    let cache = oracle_cache(&repo.dir);
     let name = cache.rsplit('/').next().expect("a file name");
     let pyc = format!("build/pyc/{name}");
     std::fs::create_dir_all(repo.dir.join("build/pyc")).expect("mkdir");
-    let evil_path = evil.to_string_lossy().into_owned();
-    python(
-        &repo.dir,
-        &[
-            "-B",
-            "-c",
-            "import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile='oracle.py', doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)",
-            &evil_path,
-            &pyc,
-        ],
-    );
+    compile_evil(&repo.dir, keys.path(), &pyc);
     repo.git(&["add", "-f", "src/fastjson/__init__.py", &pyc]);
     repo.git(&[
         "commit",
