@@ -40,12 +40,9 @@ echo "failure: too big"; exit 1
 const CONFIG: &str = "[policy]\nseed = 20260917\nreplays = 3\ntimeout_ms = 5000\njobs = 2\nmin_cases = 5\n\n[[property]]\nid = \"ext.sum_is_small\"\ncases = 10\n";
 
 fn repo() -> Repo {
-    let repo = Repo::new(&[("freezegate.toml", CONFIG), ("runner.sh", RUNNER)]);
-    std::fs::set_permissions(
-        repo.dir.join("runner.sh"),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod");
+    let repo = Repo::new(&[("freezegate.toml", CONFIG)]);
+    support::write_executable(&repo.dir.join("runner.sh"), RUNNER);
+    repo.commit("the runner");
     repo
 }
 

@@ -7,7 +7,6 @@
 mod patch_support;
 
 use std::collections::BTreeSet;
-use std::os::unix::fs::PermissionsExt;
 
 use freezegate_gate::patch::check_patch;
 use patch_support::{Repo, keys};
@@ -974,16 +973,35 @@ fn wrapper(dir: &std::path::Path, fail: bool) -> (std::path::PathBuf, std::path:
     } else {
         ""
     };
-    std::fs::write(
+    write_executable(
         &script,
-        format!(
+        &format!(
             "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\n{failing}exec git \"$@\"\n",
             log.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     (script, log)
+}
+
+/// Writes an executable file from a child process (`sh -c 'cat > FILE'`). Written from this
+/// process, the file's descriptor could be inherited by a child another test thread forks at
+/// that moment, and running the file while that child still holds it fails with "Text file
+/// busy" (`ETXTBSY`); this process never holds it open.
+fn write_executable(path: &std::path::Path, text: &str) {
+    use std::io::Write as _;
+    let mut writer = std::process::Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    writer
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    assert!(writer.wait().unwrap().success());
 }
 
 #[test]

@@ -169,6 +169,27 @@ impl Repo {
     }
 }
 
+/// Writes an executable file from a child process (`sh -c 'cat > FILE'`). Written from this
+/// process, the file's descriptor could be inherited by a child another test thread forks at
+/// that moment, and running the file while that child still holds it fails with "Text file
+/// busy" (`ETXTBSY`); this process never holds it open.
+pub fn write_executable(path: &Path, text: &str) {
+    use std::io::Write as _;
+    let mut writer = Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    writer
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(text.as_bytes())
+        .expect("write");
+    assert!(writer.wait().expect("sh ends").success());
+}
+
 /// A fresh ed25519 signing key: the folder that holds it (removed when dropped), the private
 /// key's path, and its `freeze/allowed_signers` line for `alice@example.com` (with its
 /// newline).
