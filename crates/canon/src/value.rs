@@ -123,8 +123,37 @@ fn parse_index(token: &str) -> Option<usize> {
 
 /// An integer of any length, kept as its canonical decimal text: optional `-`, no leading
 /// zeros, and never `-0`.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Equality and hashing are by that text, which is one-to-one with the value; ordering is by
+/// value (`-2 < -1 < 0 < 9 < 10`), at any length.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Int(Box<str>);
+
+impl Ord for Int {
+    fn cmp(&self, other: &Int) -> std::cmp::Ordering {
+        use std::cmp::Ordering;
+        match (self.is_negative(), other.is_negative()) {
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (negative, _) => {
+                let (a, b) = (self.magnitude_digits(), other.magnitude_digits());
+                // No leading zeros: a longer magnitude is a larger one.
+                let magnitude = a.len().cmp(&b.len()).then_with(|| a.cmp(b));
+                if negative {
+                    magnitude.reverse()
+                } else {
+                    magnitude
+                }
+            }
+        }
+    }
+}
+
+impl PartialOrd for Int {
+    fn partial_cmp(&self, other: &Int) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl Int {
     /// Parses decimal text: an optional `-` then ASCII digits. Leading zeros are dropped and

@@ -3,7 +3,7 @@
 mod docgen;
 
 use docgen::{Doc, Style, doc, map_strings, render};
-use freezegate_canon::{Canonicalization, Position, Value, canonicalize, parse, value_bytes};
+use freezegate_canon::{Canonicalization, Int, Position, Value, canonicalize, parse, value_bytes};
 use proptest::prelude::*;
 use unicode_normalization::UnicodeNormalization;
 
@@ -156,6 +156,19 @@ proptest! {
             (Err(a), Err(b)) => prop_assert_eq!(a, b),
             (a, b) => prop_assert!(false, "paths disagree on {broken:?}: {a:?} vs {b:?}"),
         }
+    }
+
+    #[test]
+    fn integers_are_ordered_by_value(a in any::<i128>(), b in any::<i128>(), zeros in 0usize..60) {
+        let (x, y) = (Int::from(a), Int::from(b));
+        prop_assert_eq!(x.cmp(&y), a.cmp(&b));
+        prop_assert_eq!(x.partial_cmp(&y), Some(a.cmp(&b)));
+        // Scaled past 128 bits by the same power of ten, the order stays the value's.
+        let scale = |n: i128| -> Int {
+            let text = if n == 0 { "0".to_owned() } else { format!("{n}{}", "0".repeat(zeros)) };
+            text.parse().expect("decimal text")
+        };
+        prop_assert_eq!(scale(a).cmp(&scale(b)), a.cmp(&b));
     }
 
     #[test]

@@ -78,7 +78,7 @@ impl FromStr for EnvClass {
 }
 
 /// A generator seed: an integer of any length, ordered by numeric value.
-#[derive(Clone, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Seed(Int);
 
 impl Seed {
@@ -112,31 +112,6 @@ impl FromStr for Seed {
         Int::parse(s)
             .map(Seed)
             .map_err(|_| Error::Name(format!("{s:?} is not an integer seed")))
-    }
-}
-
-impl Ord for Seed {
-    fn cmp(&self, other: &Seed) -> Ordering {
-        let (a, b) = (&self.0, &other.0);
-        match (a.is_negative(), b.is_negative()) {
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            (negative, _) => {
-                let (x, y) = (a.magnitude_digits(), b.magnitude_digits());
-                let magnitude = x.len().cmp(&y.len()).then_with(|| x.cmp(y));
-                if negative {
-                    magnitude.reverse()
-                } else {
-                    magnitude
-                }
-            }
-        }
-    }
-}
-
-impl PartialOrd for Seed {
-    fn partial_cmp(&self, other: &Seed) -> Option<Ordering> {
-        Some(self.cmp(other))
     }
 }
 
