@@ -39,7 +39,7 @@
 //! use freezegate_gate::time::OffsetDateTime;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let now = Timestamp::from_datetime(OffsetDateTime::from_unix_timestamp(1_789_633_805)?);
+//! let now = Timestamp::from_datetime(OffsetDateTime::from_unix_timestamp(1_789_633_805)?)?;
 //! assert_eq!(now.to_string(), "2026-09-17T08:30:05Z");
 //! # Ok(())
 //! # }

@@ -1539,10 +1539,16 @@ fn campaign(
     Ok(result)
 }
 
-/// The current time (UTC, whole seconds): the one place the gate reads the clock.
+/// The current time (UTC, whole seconds): the one place the gate reads the clock. A clock set
+/// outside the years a ledger time can hold reads as the nearer end ([`Timestamp::MIN`] or
+/// [`Timestamp::MAX`]).
 pub fn clock_now() -> Timestamp {
     let now = time::OffsetDateTime::now_utc();
-    Timestamp::from_datetime(now.replace_nanosecond(0).unwrap_or(now))
+    Timestamp::from_datetime(now).unwrap_or(if now.year() < 0 {
+        Timestamp::MIN
+    } else {
+        Timestamp::MAX
+    })
 }
 
 /// Runs the gate and, with `base`, the patch checks of SPEC §9 step 2 on `base..HEAD`:

@@ -4,7 +4,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use time::format_description::well_known::Rfc3339;
-use time::macros::format_description;
+use time::macros::{datetime, format_description};
 use time::{Duration, OffsetDateTime, PrimitiveDateTime, UtcOffset};
 
 use crate::error::Error;
@@ -12,7 +12,10 @@ use crate::error::Error;
 /// Seconds in a day: a UTC day, as the ledger counts them (no leap seconds).
 const SECONDS_PER_DAY: i64 = 86_400;
 
-/// A UTC instant with whole seconds, written `YYYY-MM-DDTHH:MM:SSZ` (SPEC §7).
+/// A UTC instant with whole seconds, written `YYYY-MM-DDTHH:MM:SSZ` (SPEC §7), in the years
+/// that layout can write: 0000 to 9999 ([`Timestamp::MIN`] to [`Timestamp::MAX`]). Every
+/// constructor refuses an instant outside them, so every `Timestamp` renders to text that
+/// reads back to it.
 ///
 /// The crate never reads the clock: callers build `now` from a flag or from their own clock
 /// with [`Timestamp::from_datetime`] and pass it in. The `time` crate it takes is re-exported
@@ -25,7 +28,7 @@ const SECONDS_PER_DAY: i64 = 86_400;
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// let paris = OffsetDateTime::from_unix_timestamp(1_789_633_805)?
 ///     .to_offset(UtcOffset::from_hms(2, 0, 0)?);
-/// let now = Timestamp::from_datetime(paris);
+/// let now = Timestamp::from_datetime(paris)?;
 /// assert_eq!(now.to_string(), "2026-09-17T08:30:05Z");
 /// assert_eq!(now.datetime().offset(), UtcOffset::UTC);
 /// # Ok(())
@@ -35,18 +38,37 @@ const SECONDS_PER_DAY: i64 = 86_400;
 pub struct Timestamp(OffsetDateTime);
 
 impl Timestamp {
-    /// The instant `dt`, converted to UTC, sub-second part dropped.
-    pub fn from_datetime(dt: OffsetDateTime) -> Timestamp {
+    /// The earliest instant the layout can write: `0000-01-01T00:00:00Z`.
+    pub const MIN: Timestamp = Timestamp(datetime!(0000-01-01 00:00:00 UTC));
+    /// The latest instant the layout can write: `9999-12-31T23:59:59Z`.
+    pub const MAX: Timestamp = Timestamp(datetime!(9999-12-31 23:59:59 UTC));
+
+    /// `dt` as a timestamp, if its year (in UTC) is one the layout can write.
+    fn checked(dt: OffsetDateTime) -> Option<Timestamp> {
+        (0..=9999).contains(&dt.year()).then_some(Timestamp(dt))
+    }
+
+    /// The instant `dt`, converted to UTC, sub-second part dropped; an error when it falls
+    /// outside the years 0000 to 9999 in UTC.
+    pub fn from_datetime(dt: OffsetDateTime) -> Result<Timestamp, Error> {
         let utc = dt.to_offset(UtcOffset::UTC);
-        Timestamp(utc.replace_nanosecond(0).unwrap_or(utc))
+        Timestamp::checked(utc.replace_nanosecond(0).unwrap_or(utc)).ok_or_else(|| {
+            Error::Timestamp(format!(
+                "{dt} is outside the years 0000 to 9999 (UTC) that a ledger time can hold"
+            ))
+        })
     }
 
     /// Parses any RFC 3339 date-time (`2026-09-17T10:00:00+02:00`, fractions allowed), as
-    /// `--now` accepts it; the result is in UTC with whole seconds.
+    /// `--now` accepts it; the result is in UTC with whole seconds, in the years 0000 to 9999.
     pub fn parse_rfc3339(text: &str) -> Result<Timestamp, Error> {
-        OffsetDateTime::parse(text, &Rfc3339)
-            .map(Timestamp::from_datetime)
-            .map_err(|e| Error::Timestamp(format!("{text:?} is not an RFC 3339 date-time: {e}")))
+        let dt = OffsetDateTime::parse(text, &Rfc3339)
+            .map_err(|e| Error::Timestamp(format!("{text:?} is not an RFC 3339 date-time: {e}")))?;
+        Timestamp::from_datetime(dt).map_err(|_| {
+            Error::Timestamp(format!(
+                "{text:?} is outside the years 0000 to 9999 (UTC) that a ledger time can hold"
+            ))
+        })
     }
 
     /// Seconds since the Unix epoch.
@@ -54,21 +76,21 @@ impl Timestamp {
         self.0.unix_timestamp()
     }
 
-    /// The instant `secs` seconds after the Unix epoch, if representable.
+    /// The instant `secs` seconds after the Unix epoch, if it falls in the years 0000 to 9999.
     pub fn from_unix_seconds(secs: i64) -> Option<Timestamp> {
         OffsetDateTime::from_unix_timestamp(secs)
             .ok()
-            .map(Timestamp)
+            .and_then(Timestamp::checked)
     }
 
-    /// The instant `days` whole days later (earlier, for a negative `days`), if
-    /// representable; `None` otherwise, whatever `days` is.
+    /// The instant `days` whole days later (earlier, for a negative `days`), if it falls in
+    /// the years 0000 to 9999; `None` otherwise, whatever `days` is.
     pub fn plus_days(self, days: i64) -> Option<Timestamp> {
         // `Duration::days` panics past `i64::MAX` seconds; the seconds are counted here.
         let seconds = days.checked_mul(SECONDS_PER_DAY)?;
         self.0
             .checked_add(Duration::seconds(seconds))
-            .map(Timestamp)
+            .and_then(Timestamp::checked)
     }
 
     /// The underlying `time` value (UTC).
@@ -139,7 +161,7 @@ mod tests {
         /// later when `time` can hold it, else `None`.
         #[test]
         fn plus_days_is_total(
-            start in -377_705_116_800i64..=253_402_300_799,
+            start in -62_167_219_200i64..=253_402_300_799,
             days in proptest::prop_oneof![
                 proptest::num::i64::ANY,
                 -3_000_000i64..3_000_000,
@@ -147,7 +169,7 @@ mod tests {
                 proptest::strategy::Just(i64::MIN),
             ],
         ) {
-            // Years -9999 to 9999: `time`'s range.
+            // Years 0000 to 9999: the layout's range.
             let t = Timestamp::from_unix_seconds(start).unwrap();
             let expected = days
                 .checked_mul(86_400)
@@ -155,6 +177,46 @@ mod tests {
                 .and_then(Timestamp::from_unix_seconds);
             proptest::prop_assert_eq!(t.plus_days(days), expected);
         }
+
+        /// Every timestamp renders to the stored layout and reads back to itself, however it
+        /// was built; an instant outside the layout's years is refused, not built.
+        #[test]
+        fn every_timestamp_reads_back(secs in proptest::prop_oneof![
+            proptest::num::i64::ANY,
+            -70_000_000_000i64..300_000_000_000,
+        ], days in -4_000_000i64..4_000_000) {
+            let in_range = (Timestamp::MIN.unix_seconds()..=Timestamp::MAX.unix_seconds()).contains(&secs);
+            let built = Timestamp::from_unix_seconds(secs);
+            proptest::prop_assert_eq!(built.is_some(), in_range);
+            if let Some(t) = built {
+                proptest::prop_assert_eq!(t.to_string().parse::<Timestamp>().ok(), Some(t));
+                proptest::prop_assert_eq!(Timestamp::from_datetime(t.datetime()).ok(), Some(t));
+                if let Some(later) = t.plus_days(days) {
+                    proptest::prop_assert_eq!(later.to_string().parse::<Timestamp>().ok(), Some(later));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_range_ends_are_the_layouts() {
+        assert_eq!(Timestamp::MIN.to_string(), "0000-01-01T00:00:00Z");
+        assert_eq!(Timestamp::MAX.to_string(), "9999-12-31T23:59:59Z");
+        assert_eq!(
+            "0000-01-01T00:00:00Z".parse::<Timestamp>().ok(),
+            Some(Timestamp::MIN)
+        );
+        assert_eq!(Timestamp::MIN.plus_days(-1), None);
+        assert_eq!(Timestamp::MAX.plus_days(1), None);
+        assert_eq!(Timestamp::from_unix_seconds(-70_000_000_000), None);
+        // A time in year 0000 with an offset east of UTC is in year -1 in UTC.
+        let err = Timestamp::parse_rfc3339("0000-01-01T00:30:00+01:00").unwrap_err();
+        assert!(
+            err.to_string().contains("outside the years 0000 to 9999"),
+            "{err}"
+        );
+        let early = OffsetDateTime::from_unix_timestamp(-70_000_000_000).unwrap();
+        assert!(Timestamp::from_datetime(early).is_err());
     }
 
     #[test]
