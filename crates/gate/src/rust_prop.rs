@@ -23,12 +23,42 @@
 //! An input holding a NaN or infinite float has no JSON form: generation fails with an error
 //! naming the float and its JSON pointer, never pinning `null` for it. `any::<f64>()` draws
 //! finite floats only; `prop::num::f64::ANY` draws NaN and infinities too.
+//!
+//! # Failure signatures
+//!
+//! The shrinker keeps only candidates that fail *the same way* as the input it started from:
+//! with the same failure signature (SPEC §4). For a Rust property the signature is
+//!
+//! - for a panic (`assert!`, `assert_eq!`, `unwrap`, an index out of bounds, an overflow in a
+//!   debug build), where it panicked: `panicked at src/props.rs:40:9`. Not its message,
+//!   which usually holds the input (`left: 3`): a signature that changes with the input would
+//!   stop the shrinker at the first candidate whose message differs. The message is still
+//!   printed (on stderr by the panic hook, and on stdout before the `failure:` line of a
+//!   one-shot run) and is [`Check::Fail`]'s `message`;
+//! - for a check that returns `Err(text)`, the text itself. So make it name the failure, not
+//!   the input: `Err("total exceeds the limit".into())`, not `Err(format!("total {t}"))`;
+//!   for a message that shows the input, panic instead.
+//!
+//! The location is read by a panic hook that the first check installs in front of the
+//! process's hook (which still runs); a program that replaces the hook after that loses the
+//! location, and a panic's signature is then the bare word `panicked`.
+//!
+//! # What the property sees
+//!
+//! A campaign case is the canonical form of the drawn value (SPEC §3), and that is what every
+//! run hands the property, deserialized again. So strings reach it in NFC (`"e\u{301}"` is
+//! tested as `"é"`), and a value whose serde form is not one-to-one is tested as what its
+//! JSON reads back as: `Some(None)` of an `Option<Option<T>>` serializes to `null`, which
+//! reads back as `None`; a field serde skips comes back as its default. A failure only such
+//! a value shows cannot be pinned: a fixture holds canonical bytes. When the difference
+//! matters to the property, draw values that survive the round trip: text put in NFC in a
+//! `prop_map` (`unicode-normalization`'s `nfc()`), an enum of your own instead of a nested
+//! `Option`.
 
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::io::{BufRead, Write};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use freezegate_canon::{PropertyId, Value};
 use proptest::strategy::{Strategy, ValueTree};
@@ -103,10 +133,73 @@ pub const GENERATE_ENV: &str = "FREEZEGATE_GENERATE";
 pub enum Check {
     /// The property held.
     Pass,
-    /// The property failed, with its message (the failure signature).
-    Fail(String),
+    /// The property failed.
+    Fail {
+        /// What the shrinker matches, the protocol's failure signature: the `Err` text, or
+        /// `panicked at FILE:LINE:COL` for a panic (see the [module docs](self#failure-signatures)).
+        signature: String,
+        /// For people: the `Err` text, or where the check panicked and the panic's message.
+        message: String,
+    },
     /// The input does not fit the property's input type.
     CannotTest(String),
+}
+
+impl Check {
+    /// A failure whose signature and message are both `text` (a check's `Err`).
+    pub fn fail(text: impl Into<String>) -> Check {
+        let text = text.into();
+        Check::Fail {
+            signature: text.clone(),
+            message: text,
+        }
+    }
+}
+
+/// Where checks on this thread panicked: the panic hook records the location of a panic that
+/// happens while [`located_panic`] runs a check.
+mod panic_site {
+    use std::cell::{Cell, RefCell};
+    use std::panic::{self, AssertUnwindSafe};
+    use std::sync::Once;
+
+    thread_local! {
+        static WATCHING: Cell<bool> = const { Cell::new(false) };
+        static SITE: RefCell<Option<String>> = const { RefCell::new(None) };
+    }
+
+    static HOOK: Once = Once::new();
+
+    /// Installs, once per process, a hook that records the location of a watched panic and
+    /// then runs the hook that was there before.
+    fn install() {
+        HOOK.call_once(|| {
+            let previous = panic::take_hook();
+            panic::set_hook(Box::new(move |info| {
+                if WATCHING.with(Cell::get) {
+                    let site = info
+                        .location()
+                        .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                    SITE.with(|s| *s.borrow_mut() = site);
+                }
+                previous(info);
+            }));
+        });
+    }
+
+    /// Runs `f`, catching a panic: `Err((location, payload))`, the location when the hook saw
+    /// it.
+    pub(super) fn located_panic<R>(
+        f: impl FnOnce() -> R,
+    ) -> Result<R, (Option<String>, Box<dyn std::any::Any + Send>)> {
+        install();
+        SITE.with(|s| s.borrow_mut().take());
+        let was = WATCHING.with(|w| w.replace(true));
+        let result = panic::catch_unwind(AssertUnwindSafe(f));
+        WATCHING.with(|w| w.set(was));
+        let site = SITE.with(|s| s.borrow_mut().take());
+        result.map_err(|payload| (site, payload))
+    }
 }
 
 type GenerateFn = dyn Fn(&mut TestRunner) -> Result<Value, String>;
@@ -194,8 +287,9 @@ impl Registry {
     }
 
     /// Registers a property: inputs of type `T` drawn from `strategy`, and a check that
-    /// returns `Err(message)` when the property fails. A panic in the check is a failure too,
-    /// with the panic message as its signature.
+    /// returns `Err(text)` when the property fails, `text` being the failure signature. A
+    /// panic in the check is a failure too, whose signature is where it panicked (see the
+    /// [module docs](self#failure-signatures): a signature must not change with the input).
     pub fn property<T, S, F>(
         &mut self,
         id: &str,
@@ -217,10 +311,22 @@ impl Registry {
         };
         let check = move |value: &Value| match freezegate_canon::from_value::<T>(value) {
             Err(e) => Check::CannotTest(e.to_string()),
-            Ok(input) => match catch_unwind(AssertUnwindSafe(|| check(&input))) {
+            Ok(input) => match panic_site::located_panic(|| check(&input)) {
                 Ok(Ok(())) => Check::Pass,
-                Ok(Err(message)) => Check::Fail(message),
-                Err(payload) => Check::Fail(format!("panicked: {}", panic_message(&*payload))),
+                Ok(Err(text)) => Check::fail(text),
+                Err((site, payload)) => {
+                    let what = panic_message(&*payload);
+                    match site {
+                        Some(site) => Check::Fail {
+                            signature: format!("panicked at {site}"),
+                            message: format!("panicked at {site}: {what}"),
+                        },
+                        None => Check::Fail {
+                            signature: "panicked".to_owned(),
+                            message: format!("panicked: {what}"),
+                        },
+                    }
+                }
             },
         };
         self.properties.insert(
@@ -303,10 +409,10 @@ impl Registry {
     /// Serves the hidden subcommand for property `id`: the oracle protocol of SPEC §4 on
     /// `input`/`output`. Returns the process exit code.
     ///
-    /// One-shot mode reads one candidate and exits `0` (pass), `1` (fail, with a last
-    /// stdout line `failure: <message>`) or `125` (the input does not fit the type, or is
-    /// not JSON). Worker mode reads one candidate per line and answers `pass`,
-    /// `fail <message>` or `error <message>` per line until end of input.
+    /// One-shot mode reads one candidate and exits `0` (pass), `1` (fail: a panic's message
+    /// first, then a last stdout line `failure: <signature>`) or `125` (the input does not
+    /// fit the type, or is not JSON). Worker mode reads one candidate per line and answers
+    /// `pass`, `fail <signature>` or `error <message>` per line until end of input.
     pub fn serve(
         &self,
         id: &str,
@@ -331,7 +437,7 @@ impl Registry {
                     Err(e) => format!("error input is not JSON: {}", one_line(&e.to_string())),
                     Ok(value) => match (registered.check)(&value) {
                         Check::Pass => "pass".to_owned(),
-                        Check::Fail(m) => format!("fail {}", one_line(&m)),
+                        Check::Fail { signature, .. } => format!("fail {}", one_line(&signature)),
                         Check::CannotTest(m) => format!("error {}", one_line(&m)),
                     },
                 };
@@ -356,8 +462,12 @@ impl Registry {
         };
         match (registered.check)(&value) {
             Check::Pass => 0,
-            Check::Fail(message) => {
-                let _ = writeln!(output, "failure: {}", one_line(&message));
+            Check::Fail { signature, message } => {
+                if message != signature {
+                    // For people; the last line is what the protocol reads.
+                    let _ = writeln!(output, "{message}");
+                }
+                let _ = writeln!(output, "failure: {}", one_line(&signature));
                 1
             }
             Check::CannotTest(message) => {
@@ -578,16 +688,22 @@ mod tests {
         assert_eq!(r.check("list.short", &v("[1,2]")), Some(Check::Pass));
         assert_eq!(
             r.check("list.short", &v("[1,2,3,4,5]")),
-            Some(Check::Fail("5 elements".into()))
+            Some(Check::fail("5 elements"))
         );
         assert!(matches!(
             r.check("list.short", &v("{}")),
             Some(Check::CannotTest(_))
         ));
-        let Some(Check::Fail(m)) = r.check("num.no_panic", &v("7")) else {
+        let Some(Check::Fail { signature, message }) = r.check("num.no_panic", &v("7")) else {
             panic!("a panic is a failure")
         };
-        assert!(m.contains("seven"), "{m}");
+        // The signature is where it panicked; the message says what.
+        assert!(
+            signature.starts_with("panicked at crates/gate/src/rust_prop.rs:"),
+            "{signature}"
+        );
+        assert!(!signature.contains("seven"), "{signature}");
+        assert_eq!(message, format!("{signature}: seven"));
         assert_eq!(r.check("nope", &v("1")), None);
         // A wrong shape names the JSON pointer of the value that does not fit.
         assert_eq!(
@@ -624,10 +740,7 @@ mod tests {
         let big = freezegate_canon::parse_str("[1, 2, [340282366920938463463374607431768211455]]");
         assert_eq!(r.check("wide.ints", &big.unwrap()), Some(Check::Pass));
         let three = freezegate_canon::parse_str("[1, -2, []]").unwrap();
-        assert_eq!(
-            r.check("wide.ints", &three),
-            Some(Check::Fail("three".into()))
-        );
+        assert_eq!(r.check("wide.ints", &three), Some(Check::fail("three")));
     }
 
     #[test]

@@ -15,14 +15,16 @@ use std::process::{Child, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use freezegate_gate::config::{Config, RunOverrides, Settings};
+use freezegate_gate::proptest;
 use freezegate_gate::render::{self, Style};
-use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry};
+use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry, RegistryError};
 use freezegate_gate::{ErrorChain, process, run};
 
 /// The tests' names, for `--list` and filters.
-const NAMES: [&str; 2] = [
+const NAMES: [&str; 3] = [
     "own_xtask_stopped_by_sigterm_exits_143_and_leaves_no_oracle",
     "own_xtask_stopped_by_sigterm_kills_the_escapee_of_an_oracle_slow_to_die",
+    "own_xtask_shrinks_a_rust_property_whose_panic_message_holds_the_input",
 ];
 
 /// Set in the environment of the copy of this program that plays the xtask.
@@ -39,9 +41,10 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let tests: [(&str, fn()); 2] = [
+    let tests: [(&str, fn()); 3] = [
         (NAMES[0], stopped_by_sigterm_exits_143_and_leaves_no_oracle),
         (NAMES[1], an_escapee_of_an_oracle_slow_to_die_is_killed),
+        (NAMES[2], a_panic_message_holding_the_input_still_shrinks),
     ];
     let selected: Vec<_> = tests
         .into_iter()
@@ -55,7 +58,22 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The crate docs' example `main`, with an empty registry.
+/// The xtask's Rust properties: one, whose `assert_eq!` message holds the input (`left: 3`).
+fn registry() -> Result<Registry, RegistryError> {
+    let mut registry = Registry::new();
+    registry.property(
+        "vec.none_above_500",
+        proptest::collection::vec(0u32..1000, 1..20),
+        |v: &Vec<u32>| {
+            let above = v.iter().filter(|&&x| x > 500).count();
+            assert_eq!(above, 0, "values above 500 in {v:?}");
+            Ok(())
+        },
+    )?;
+    Ok(registry)
+}
+
+/// The crate docs' example `main`, with the registry above.
 fn own_xtask() -> ExitCode {
     match xtask() {
         Ok(code) => ExitCode::from(code),
@@ -68,13 +86,12 @@ fn own_xtask() -> ExitCode {
 }
 
 fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
-    let registry = Registry::new();
+    let registry = registry()?;
     let args: Vec<String> = std::env::args().collect();
     if let [_, subcommand, id] = args.as_slice()
         && subcommand == PROPERTY_SUBCOMMAND
     {
-        let (stdin, stdout) = (std::io::stdin(), std::io::stdout());
-        return Ok(registry.serve(id, false, &mut stdin.lock(), &mut stdout.lock()));
+        return Ok(registry.serve_stdio(id));
     }
     process::setup()?;
     let root = std::env::current_dir()?;
@@ -222,6 +239,64 @@ fn stop_while_the_oracle_runs(
         left = guard.running();
     }
     assert!(left.is_empty(), "SIGTERM left running: {left:?}");
+}
+
+/// The gate of the own xtask on its Rust property: campaign, shrink and replays all run the
+/// property through the xtask's hidden subcommand (a worker for the shrink). The assertion's
+/// message changes with every candidate; its place does not, so the shrink reaches `[501]`.
+fn a_panic_message_holding_the_input_still_shrinks() {
+    let tmp = tempfile::Builder::new()
+        .prefix("own-xtask-rust")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("temp dir");
+    let dir = tmp.path();
+    let toml = "[policy]\nreplays = 3\nmin_cases = 1\n\n\
+                [[property]]\nid = \"vec.none_above_500\"\ncases = 50\n";
+    std::fs::write(dir.join("freezegate.toml"), toml).expect("write");
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "suite"]);
+    let output = Command::new(std::env::current_exe().expect("the test's own path"))
+        .current_dir(dir)
+        .env(CHILD, "1")
+        .env_remove("REPLAYS")
+        .env_remove("PROP_SEED")
+        .stdin(Stdio::null())
+        .output()
+        .expect("the xtask runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("minimal [501]"),
+        "the shrink stopped short:\n{stdout}"
+    );
+    // One run of the hidden subcommand: the message for people, then the signature.
+    let mut run = Command::new(std::env::current_exe().expect("the test's own path"))
+        .args([PROPERTY_SUBCOMMAND, "vec.none_above_500"])
+        .current_dir(dir)
+        .env(CHILD, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the property runs");
+    std::io::Write::write_all(&mut run.stdin.take().expect("stdin"), b"[501,7,501]\n")
+        .expect("write the input");
+    let output = run.wait_with_output().expect("the property ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let site = lines
+        .last()
+        .and_then(|l| l.strip_prefix("failure: panicked at crates/gate/tests/own_xtask.rs:"))
+        .unwrap_or_else(|| panic!("the signature is the panic's place: {stdout}"));
+    assert!(
+        lines[0].ends_with(&format!(
+            "{site}: assertion `left == right` failed: values above 500 in [501, 7, 501]"
+        )),
+        "{stdout}"
+    );
 }
 
 fn git(dir: &Path, args: &[&str]) {
