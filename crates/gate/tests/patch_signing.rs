@@ -1433,6 +1433,92 @@ fn imports_are_protected_under_property_paths_and_the_code_under_test_is_not() {
     assert_eq!(found, want);
 }
 
+/// `python -m` puts the folder it runs in ahead of the standard library on `sys.path`, and
+/// that folder is not property code here. A module file added there under a name that
+/// `import` would otherwise take from elsewhere runs in the oracle's process: one named like
+/// a module the oracle imports from outside the tree needs a signature, and any module named
+/// like a standard one, or a test tool, is `module-shadowed` (blocking when unsigned). A new
+/// module of another name, and the fix of the code under test, need nothing.
+#[test]
+fn a_module_added_where_the_oracle_looks_first_needs_a_signature() {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\n",
+    );
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n");
+    repo.write("tests/__init__.py", "");
+    repo.write(
+        "tests/prop_add.py",
+        "import json, sys\nfrom calc import add\na, b = json.load(sys.stdin)\nsys.exit(0 if add(a, b) == a + b else 1)\n",
+    );
+    let base = repo.commit("base");
+    let shadowing = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, bool)> {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "module-shadowed")
+            .map(|f| (f.file.clone(), f.blocking))
+            .collect()
+    };
+
+    // `json.py` beside the code under test: what the oracle's `import json` loads.
+    repo.branch("json", &base);
+    let c = repo.commit_and_write("json.py", "from _json import *\n", None);
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![(c, "json.py".to_string())]);
+    assert_eq!(
+        report.violations[0].protected_by,
+        format!("the oracle of property add at {base} (imported by tests/prop_add.py)")
+    );
+    assert_eq!(shadowing(&report), vec![("json.py".to_string(), true)]);
+    let finding = &report.findings[0];
+    assert!(
+        finding
+            .explanation
+            .contains("standard library's module `json`")
+            && finding
+                .explanation
+                .contains("ahead of the standard library"),
+        "{}",
+        finding.explanation
+    );
+
+    // A standard module the oracle does not import itself (the standard library may), and
+    // a test tool's package: flagged, and signed they pass.
+    repo.branch("random", &base);
+    repo.write("hypothesis/__init__.py", "");
+    repo.commit_and_write("random.py", "def random():\n    return 0.5\n", None);
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![]);
+    assert_eq!(
+        shadowing(&report),
+        vec![
+            ("hypothesis/__init__.py".to_string(), true),
+            ("random.py".to_string(), true)
+        ]
+    );
+    repo.branch("random-signed", &base);
+    repo.write("random.py", "def random():\n    return 0.5\n");
+    repo.commit_signed("vendor a deterministic random", &keys().alice);
+    assert_eq!(
+        shadowing(&repo.check(&base)),
+        vec![("random.py".to_string(), false)]
+    );
+
+    // The fix, and a new module of the code under test: nothing.
+    repo.branch("fix", &base);
+    repo.write(
+        "calc.py",
+        "from calc_util import plus\n\ndef add(a, b):\n    return plus(a, b)\n",
+    );
+    repo.commit_and_write("calc_util.py", "def plus(a, b):\n    return a + b\n", None);
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![]);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+}
+
 /// `PYTHONPATH=lib python3 -m prop`: Python finds `prop` in `lib/`, but the module's own
 /// imports look in `sys.path[0]` first, the folder the command runs in: the `helper.py` there
 /// is what runs, and it is the one protected.

@@ -128,14 +128,17 @@ pub fn check_patch(
     let prefix = git.prefix()?.to_string();
     let scripts = scripts::protected_scripts(&git, &base, base_rev, &prefix, &policy.properties)?;
     let paths = PathRules::in_folder(&policy, base_rev, &prefix)?;
-    // What the named scripts import is protected where it is property code: the code under
-    // test, which a fix must be able to change, is imported too.
+    // What the named scripts import is protected where it is property code, and where the
+    // tree holds nothing (a file added there replaces a module of the standard library or of
+    // an installed package); not where it is the code under test, which a fix must be able to
+    // change and which the scripts import too.
     let mut commands = scripts.protected;
-    for (path, why) in scripts.imported {
-        if paths.is_property_path(&path) {
-            commands.entry(path).or_insert(why);
+    for (path, place) in scripts.imported {
+        if !place.in_tree || paths.is_property_path(&path) {
+            commands.entry(path).or_insert(place.why);
         }
     }
+    let search_folders = scripts.search_folders;
     let paths = paths.with_commands(commands);
     let rules = RuleSet::shared()?;
 
@@ -237,6 +240,9 @@ pub fn check_patch(
         let mut protected_paths = BTreeSet::new();
         let mut property_names = BTreeSet::new();
         let mut property_files = Vec::new();
+        // Module files new to a folder the oracles' Python searches before the standard
+        // library, outside property_paths (whose files the rules judge).
+        let mut searched_modules: Vec<String> = Vec::new();
         let mut touches_other_code = false;
         // Code outside property_paths that starts naming the oracle protocol's variables.
         let mut harness: Vec<(String, u32, &'static str)> = Vec::new();
@@ -258,6 +264,11 @@ pub fn check_patch(
                     });
                 }
             }
+            if let Some(path) = added_in_search_folder(change, &search_folders)
+                && !paths.is_property_path(path)
+            {
+                searched_modules.push(path.to_string());
+            }
             match property_file(&git, &paths, change)? {
                 Some(file) => {
                     property_names.extend(file.old_path.iter().chain(&file.new_path).cloned());
@@ -273,14 +284,14 @@ pub fn check_patch(
             }
         }
         let reach = reach::Reach::new(&git, sha);
-        let found = rules.apply(&property_files, paths.min_cases, &reach);
+        let mut found = rules.apply(&property_files, paths.min_cases, &reach);
+        found.extend(rules::module_shadowed_at(&searched_modules, &reach));
         if let Some(e) = reach.into_error() {
             return Err(e);
         }
         let uncompiled = reach::no_longer_compiled(&git, sha, &bringing, &own, &prefix, &|path| {
             paths.is_property_path(path)
         })?;
-        let mut found = found;
         found.extend(uncompiled.into_iter().map(|u| rules::RawFinding {
             file: u.file,
             line: u.property.line,
@@ -520,6 +531,32 @@ fn is_checked_code(path: &str) -> bool {
         || path.starts_with("freeze/")
         || path.ends_with(".md")
         || path.ends_with(".txt"))
+}
+
+/// The path a change brings to a folder of `search_folders` (added, or a rename's new side)
+/// when Python would import it from there: a file directly in the folder, or the `__init__`
+/// of a package directly in it.
+fn added_in_search_folder<'c>(
+    change: &'c FileChange,
+    search_folders: &BTreeSet<String>,
+) -> Option<&'c str> {
+    let new = change.new.as_ref()?;
+    let added = match change.kind {
+        ChangeKind::Added => true,
+        ChangeKind::Renamed => change.old.iter().all(|o| o.path != new.path),
+        ChangeKind::Modified | ChangeKind::Deleted | ChangeKind::TypeChanged => false,
+    };
+    if !added {
+        return None;
+    }
+    let path = new.path.as_str();
+    let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let in_folder = |f: &str| search_folders.contains(f);
+    let package_init = || {
+        modules::module_file(name).is_some_and(|(stem, _)| stem == "__init__")
+            && in_folder(folder.rsplit_once('/').map_or("", |(parent, _)| parent))
+    };
+    (in_folder(folder) || package_init()).then_some(path)
 }
 
 /// The property-file view of a change, when either side matches `property_paths`.

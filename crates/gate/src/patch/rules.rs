@@ -2140,6 +2140,35 @@ fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFindin
     }
 }
 
+/// The `module-shadowed` findings of module files a commit adds to the folders its oracles'
+/// Python searches before the standard library (`paths`, project paths outside
+/// `property_paths`, where the rules see no file): the same reasons as [`module_shadowed`]
+/// gives for property code.
+pub(crate) fn module_shadowed_at(paths: &[String], tree: &dyn TreeView) -> Vec<RawFinding> {
+    let names_in = |folder: &str| tree.names_in(folder);
+    let description = RULES
+        .iter()
+        .find(|r| matches!(r.matcher, Matcher::ModuleShadowed))
+        .map_or(
+            "a new module file takes an import name another module answers to",
+            |r| r.description,
+        );
+    let mut findings = Vec::new();
+    for path in paths {
+        for why in super::modules::shadowed_by(path, &names_in) {
+            findings.push(RawFinding {
+                file: path.clone(),
+                line: 0,
+                rule: "module-shadowed",
+                explanation: format!(
+                    "{description}: {why} (an oracle runs Python with this folder ahead of the standard library)"
+                ),
+            });
+        }
+    }
+    findings
+}
+
 /// A finding for each reason a module file the commit adds takes an import name another
 /// module answers to ([`Matcher::ModuleShadowed`]).
 fn module_shadowed(

@@ -211,6 +211,14 @@ fn resolve(cwd: &[String], word: &str) -> Option<Vec<String>> {
     (!path.is_empty()).then_some(path)
 }
 
+/// [`resolve`] for a word naming a folder, which may be `cwd` itself (`.`, `sub/..`).
+fn resolve_folder(cwd: &[String], word: &str) -> Option<Vec<String>> {
+    if word.is_empty() || word.starts_with('/') || word.starts_with('~') || word.contains('\0') {
+        return None;
+    }
+    Some(resolve(cwd, word).unwrap_or_default())
+}
+
 /// Whether `word` is a shell assignment `NAME=value`; its value.
 fn assignment(word: &str) -> Option<&str> {
     let (name, value) = word.split_once('=')?;
@@ -259,6 +267,11 @@ pub(crate) struct Targets {
     /// its dotted name by part, and the folder it runs in (Python's `sys.path[0]`, where the
     /// module's own imports are looked for first).
     pub modules: Vec<(Vec<String>, Vec<String>, Vec<String>)>,
+    /// The folders a Python command puts on `sys.path` before the standard library, as
+    /// `paths` are given: the folder `python -m` runs in, the folder of the script Python runs,
+    /// and each `PYTHONPATH` folder. A module file there named like a standard module is what
+    /// `import` loads in its place.
+    pub search_folders: Vec<Vec<String>>,
 }
 
 /// The paths a shell command may run or read: [`Targets::paths`] of [`command_targets`].
@@ -406,7 +419,28 @@ fn simple_command(
     let mut python = false;
     let mut modules = Vec::new();
     let mut module_names = Vec::new();
+    // The script Python runs: the first word after the interpreter that is no option nor an
+    // option's argument (`-W arg`, `-X arg`); `-c` and `-m` run none.
+    let mut script: Option<&str> = None;
+    let mut script_read = false;
+    let mut option_argument = false;
     while let Some(word) = rest.next() {
+        if python && !script_read {
+            if option_argument {
+                option_argument = false;
+            } else if let Some(flags) = word.strip_prefix('-').filter(|f| !f.is_empty()) {
+                if !flags.starts_with('-') {
+                    match flags.find(['m', 'c', 'W', 'X']) {
+                        Some(i) if matches!(&flags[i..i + 1], "m" | "c") => script_read = true,
+                        Some(i) => option_argument = flags.len() == i + 1,
+                        None => {}
+                    }
+                }
+            } else {
+                script = Some(word).filter(|w| *w != "-");
+                script_read = true;
+            }
+        }
         python |= is_python(word);
         // Python's short options may be run together (`-Bm pkg.mod`, `-um mod`, `-Im mod`):
         // an `m` among them takes the rest of the word, else the next word, as the module;
@@ -447,13 +481,27 @@ fn simple_command(
     };
     // `python -m` looks in the folder it runs in, then in each `PYTHONPATH` folder.
     let roots: Vec<Vec<String>> = std::iter::once(here.clone())
-        .chain(python_path.iter().filter_map(|dir| resolve(&here, dir)))
+        .chain(
+            python_path
+                .iter()
+                .filter_map(|dir| resolve_folder(&here, dir)),
+        )
         .collect();
     found.paths.extend(
         candidates
             .into_iter()
             .filter_map(|word| resolve(&here, word)),
     );
+    if python {
+        if !module_names.is_empty() {
+            found.search_folders.push(here.clone());
+        }
+        if let Some(mut file) = script.and_then(|word| resolve(&here, word)) {
+            file.pop();
+            found.search_folders.push(file);
+        }
+        found.search_folders.extend(roots.iter().skip(1).cloned());
+    }
     for root in &roots {
         found
             .paths
@@ -495,6 +543,8 @@ pub(crate) fn protected_scripts(
     // Each command with the paths (from the top) it may name: one that names no file of the
     // tree protects nothing, which the caller reports.
     let mut named: Vec<(String, Vec<String>)> = Vec::new();
+    // The folders the commands' Python searches before the standard library.
+    let mut search_folders: BTreeSet<String> = BTreeSet::new();
     for property in properties {
         for (role, command) in [
             ("oracle", &property.oracle),
@@ -503,6 +553,11 @@ pub(crate) fn protected_scripts(
             let Some(command) = command else { continue };
             let why = format!("the {role} of property {} at {rev}", property.id);
             let targets = command_targets(command);
+            for folder in &targets.search_folders {
+                if let Some(full) = parts_from_top(&top, folder) {
+                    search_folders.insert(project_folder(prefix, &full));
+                }
+            }
             let mut paths = Vec::new();
             for path in targets.paths {
                 let Some(full) = from_top(&top, &path) else {
@@ -621,14 +676,26 @@ pub(crate) fn protected_scripts(
     )?;
     let imported = imported
         .into_iter()
-        .map(|(path, why)| (project_path(prefix, &path), why))
+        .map(|(path, place)| (project_path(prefix, &path), place))
         .filter(|(path, _)| !protected.contains_key(path))
         .collect();
     Ok(Scripts {
         protected,
         imported,
         unresolved,
+        search_folders,
     })
+}
+
+/// A folder from the top of the work tree (components, `[]` for the top) as a folder of the
+/// project `prefix`: `""` for the project folder itself, `../x` above it.
+fn project_folder(prefix: &str, full: &[String]) -> String {
+    let path = if full.is_empty() {
+        project_path(prefix, "")
+    } else {
+        project_path(prefix, &format!("{}/", full.join("/")))
+    };
+    path.trim_end_matches('/').to_string()
 }
 
 /// What [`protected_scripts`] found.
@@ -637,12 +704,26 @@ pub(crate) struct Scripts {
     /// Each file a command names (relative to the project folder) with why it is protected.
     pub protected: BTreeMap<String, String>,
     /// Each place (relative to the project folder) the imports of those scripts may load a
-    /// module from, whether the tree holds a file there or not, with why: protected where
-    /// it is property code (under `property_paths`), never the code under test elsewhere.
-    pub imported: BTreeMap<String, String>,
+    /// module from, whether the tree holds a file there or not: protected where it is
+    /// property code (under `property_paths`), and where the tree holds nothing (a file
+    /// added there takes the place of a module found elsewhere: the standard library, an
+    /// installed package); never a module of the code under test that the tree holds.
+    pub imported: BTreeMap<String, Imported>,
     /// The commands, as "the oracle of property ID", that name no file of the tree: their
     /// edits cannot be protected this way.
     pub unresolved: Vec<String>,
+    /// The folders (relative to the project folder, `""` for it) that the commands' Python
+    /// searches before the standard library ([`Targets::search_folders`]).
+    pub search_folders: BTreeSet<String>,
+}
+
+/// A place an import of a protected script may load a module from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Imported {
+    /// Why it is protected: "WHY (imported by FILE)".
+    pub why: String,
+    /// Whether the tree at REV holds a file (or a link) there.
+    pub in_tree: bool,
 }
 
 /// The most Python files (each with the `sys.path[0]` it is read for) whose imports are
@@ -688,8 +769,8 @@ fn follow_imports(
     mut known: BTreeMap<String, Option<(String, String)>>,
     lookup: &mut dyn FnMut(&[String]) -> Result<Entries, PatchError>,
     read: &mut dyn FnMut(&str) -> Result<Vec<u8>, PatchError>,
-) -> Result<BTreeMap<String, String>, PatchError> {
-    let mut protected: BTreeMap<String, String> = BTreeMap::new();
+) -> Result<BTreeMap<String, Imported>, PatchError> {
+    let mut protected: BTreeMap<String, Imported> = BTreeMap::new();
     // The files read, by path and root; the imports of each path, read once.
     let mut done: BTreeSet<(String, Vec<String>)> = BTreeSet::new();
     let mut parsed: BTreeMap<String, Vec<Import>> = BTreeMap::new();
@@ -721,7 +802,10 @@ fn follow_imports(
                 if let Some(importer) = &candidate.importer {
                     protected
                         .entry(candidate.path.clone())
-                        .or_insert_with(|| format!("{} (imported by {importer})", candidate.why));
+                        .or_insert_with(|| Imported {
+                            why: format!("{} (imported by {importer})", candidate.why),
+                            in_tree: false,
+                        });
                 }
                 continue;
             };
@@ -733,7 +817,10 @@ fn follow_imports(
             if let Some(importer) = &candidate.importer {
                 protected
                     .entry(candidate.path.clone())
-                    .or_insert_with(|| format!("{} (imported by {importer})", candidate.why));
+                    .or_insert_with(|| Imported {
+                        why: format!("{} (imported by {importer})", candidate.why),
+                        in_tree: true,
+                    });
             }
             if mode == "120000" {
                 if links.insert((candidate.path.clone(), candidate.root.clone()))
@@ -914,9 +1001,13 @@ mod tests {
         .expect("followed");
         let most_reads = reads.values().copied().max().unwrap_or(0);
         // The modules the tree holds; where an import found none, see `absent`.
+        for (path, place) in &found {
+            assert_eq!(place.in_tree, tree.contains_key(path), "{path}");
+        }
         let present = found
             .into_iter()
             .filter(|(path, _)| tree.contains_key(path))
+            .map(|(path, place)| (path, place.why))
             .collect();
         (present, lookups, most_reads)
     }
@@ -1211,6 +1302,32 @@ mod tests {
             ["cat", "in.json", "python3", "o.py"]
         );
         assert_eq!(paths("/usr/bin/python3 ~/o.py ./a/./b.py"), ["a/b.py"]);
+    }
+
+    /// The folders Python searches before the standard library: where `-m` runs, the
+    /// script's folder, each `PYTHONPATH` folder (`.` too); none for `-c` or another program.
+    #[test]
+    fn search_folders_are_where_python_looks_first() {
+        let folders = |command: &str| -> Vec<String> {
+            command_targets(command)
+                .search_folders
+                .iter()
+                .map(|f| f.join("/"))
+                .collect()
+        };
+        assert_eq!(folders("python3 -m tests.oracles.invoice"), [""]);
+        assert_eq!(folders("cd checks && python3 -Bm props.add"), ["checks"]);
+        assert_eq!(folders("python3 tests/o.py arg.py"), ["tests"]);
+        assert_eq!(folders("python3 -W ignore -X dev o.py"), [""]);
+        assert_eq!(
+            folders("cd sub && PYTHONPATH=lib:.:../x python3 -u t/o.py"),
+            ["sub/t", "sub/lib", "sub", "x"]
+        );
+        assert_eq!(folders("env PYTHONPATH=src python3 -m pkg"), ["", "src"]);
+        assert_eq!(folders("sh -c 'cd a && python3 -m m'"), ["a"]);
+        assert_eq!(folders("python3 -c 'import x' o.py"), Vec::<String>::new());
+        assert_eq!(folders("python3 - < o.py"), Vec::<String>::new());
+        assert_eq!(folders("node o.js"), Vec::<String>::new());
     }
 
     /// The spellings a red-team audit found unread: Python's short options run together, a
