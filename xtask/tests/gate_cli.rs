@@ -1309,6 +1309,11 @@ fn findings_render_with_their_places_in_every_format() {
             "{\"schema\": \"freezegate-ledger-v1\", \"rows\": [\n  {\"nodeid\": \"tests/test_tax.py::test_total\"}\n]}\n",
         ),
         ("fixtures/ghost/0000000000000000.json", "{}\n"),
+        // Parses, but is not canonical: placed where it first differs.
+        (
+            "fixtures/numbers.small/0000000000000001.json",
+            "{\"n\":1,\n  \"s\": \"q\\\"\"}\n",
+        ),
     ]);
     let mut shown = Vec::new();
     let text = repo.gate(&[], &[]);

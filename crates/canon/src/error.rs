@@ -325,6 +325,17 @@ pub enum Error {
         /// Which rule it breaks.
         problem: String,
     },
+    /// A fixture or origin file whose text parses but is not its canonical bytes (SPEC §3):
+    /// where they first differ, with the line and column in the file.
+    #[error("{}: its bytes are not canonical ({form}): {difference}", path.display())]
+    NotCanonical {
+        /// The offending file.
+        path: PathBuf,
+        /// The form its bytes should be in.
+        form: crate::Canonicalization,
+        /// Where the file first differs from its canonical bytes.
+        difference: crate::fixture::Difference,
+    },
 }
 
 impl Error {

@@ -668,7 +668,7 @@ fn create_new(path: &Path, bytes: &[u8], go: &mut dyn FnMut() -> bool) -> Result
 /// assert_eq!(d.offset, 2);
 /// assert_eq!(
 ///     d.to_string(),
-///     r#"they first differ from the canonical bytes at byte 2 (line 1, column 3): found "b\": 1,\n \"a\": 2}" where the canonical bytes have "a\":2,\"b\":1}""#
+///     r#"they first differ from the canonical bytes at byte 2 (line 1, column 3): found `b": 1,\n "a": 2}` where the canonical bytes have `a":2,"b":1}`"#
 /// );
 /// assert!(Difference::between(b"[]", b"[]").is_none());
 /// ```
@@ -729,14 +729,33 @@ impl std::fmt::Display for Difference {
         let end = |s: &str| if s.is_empty() { " (the end)" } else { "" };
         write!(
             f,
-            "they first differ from the canonical bytes at byte {} ({}): found {:?}{} where the canonical bytes have {:?}{}",
+            "they first differ from the canonical bytes at byte {} ({}): found `{}`{} where the canonical bytes have `{}`{}",
             self.offset,
             self.position,
-            self.found,
+            Shown(&self.found),
             end(&self.found),
-            self.expected,
+            Shown(&self.expected),
             end(&self.expected),
         )
+    }
+}
+
+/// An excerpt as a message shows it: as it is, but for control characters (`\n`, `\t`,
+/// `\u{1b}`), so that the message stays on one line. JSON is full of quotes and its strings
+/// of backslashes; quoting them again would double every one of them in the message.
+struct Shown<'a>(&'a str);
+
+impl std::fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use std::fmt::Write as _;
+        for c in self.0.chars() {
+            if c.is_control() {
+                write!(f, "{}", c.escape_debug())?;
+            } else {
+                f.write_char(c)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -769,10 +788,11 @@ fn check_canonical_file(
     }
     let canonical = crate::canonicalize(body, form).map_err(|e| Error::in_file(path, e))?;
     if let Some(difference) = Difference::between(body, canonical.bytes()) {
-        return Err(integrity(
-            path,
-            format!("its bytes are not canonical ({form}): {difference}"),
-        ));
+        return Err(Error::NotCanonical {
+            path: path.to_owned(),
+            form,
+            difference,
+        });
     }
     if canonical.fixture_id() != name {
         return Err(integrity(

@@ -56,6 +56,7 @@ fn one_problem(root: &Path, path: &Path, needle: &str) {
     assert_eq!(errors.len(), 1, "{errors:#?}");
     let (found, text) = match &errors[0] {
         Error::Integrity { path, problem } => (path.clone(), problem.clone()),
+        Error::NotCanonical { path, .. } => (path.clone(), errors[0].to_string()),
         Error::File { path, source } => (path.clone(), source.to_string()),
         other => panic!("unexpected error {other:?}"),
     };
@@ -167,7 +168,7 @@ fn an_ordered_fixture_is_canonical_only_under_its_meta() {
         .zip([fixture_file(root, &fixture), origin_file])
     {
         assert!(
-            matches!(error, Error::Integrity { path: p, problem } if *p == path && problem.contains("not canonical")),
+            matches!(error, Error::NotCanonical { path: p, form: Canonicalization::V1, difference } if *p == path && difference.position.line == 1),
             "{error:?}"
         );
     }
@@ -648,7 +649,7 @@ fn a_large_fixture_that_is_not_canonical_gets_a_short_message_that_says_where() 
         &message[..400]
     );
     let expected = format!(
-        "{}: its bytes are not canonical (freezegate-canon-v1): they first differ from the canonical bytes at byte {at} (line 1, column {}): found \" 1}}\" where the canonical bytes have \"1}}\"",
+        "{}: its bytes are not canonical (freezegate-canon-v1): they first differ from the canonical bytes at byte {at} (line 1, column {}): found ` 1}}` where the canonical bytes have `1}}`",
         path.display(),
         at + 1
     );
@@ -667,7 +668,15 @@ fn a_difference_is_placed_by_character_and_cut_short() {
     let d = Difference::between(long.as_bytes(), b"[").unwrap();
     assert_eq!(d.found.chars().count(), Difference::EXCERPT + 1);
     assert!(d.found.ends_with('…'));
-    assert!(d.to_string().ends_with("have \"\" (the end)"), "{d}");
+    assert!(d.to_string().ends_with("have `` (the end)"), "{d}");
+    // Quotes and backslashes show as they are; control characters escaped, on one line.
+    let d = Difference::between(b"[\"a\\\"b\",\n\t1]", b"[\"a\\\"b\",1]").unwrap();
+    assert_eq!(
+        d.to_string(),
+        "they first differ from the canonical bytes at byte 8 (line 1, column 9): found `\\n\\t1]` where the canonical bytes have `1]`"
+    );
+    let d = Difference::between(b"[\"a\\u0022\"]", b"[\"a\\\"\"]").unwrap();
+    assert!(d.to_string().contains("found `u0022\"]`"), "{d}");
 }
 
 #[test]

@@ -99,9 +99,10 @@ fn is_real_dir(path: &Path) -> bool {
 /// The file an error of canon's names, if it names one.
 fn error_path(error: &Error) -> Option<PathBuf> {
     match error {
-        Error::File { path, .. } | Error::Io { path, .. } | Error::Integrity { path, .. } => {
-            Some(path.clone())
-        }
+        Error::File { path, .. }
+        | Error::Io { path, .. }
+        | Error::Integrity { path, .. }
+        | Error::NotCanonical { path, .. } => Some(path.clone()),
         _ => None,
     }
 }

@@ -419,6 +419,18 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             freezegate_canon::Error::Integrity { path, problem } => {
                 (Some(rel(root, path)), None, problem.clone())
             }
+            freezegate_canon::Error::NotCanonical {
+                path,
+                form,
+                difference,
+            } => (
+                Some(rel(root, path)),
+                Some((
+                    difference.position.line as u64,
+                    difference.position.column as u64,
+                )),
+                format!("its bytes are not canonical ({form}): {difference}"),
+            ),
             freezegate_canon::Error::File { path, source } => {
                 let place = match source.as_ref() {
                     freezegate_canon::Error::Parse(e) => Some((e.line as u64, e.column as u64)),
