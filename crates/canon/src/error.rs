@@ -333,8 +333,9 @@ pub enum Error {
         path: PathBuf,
         /// The form its bytes should be in.
         form: crate::Canonicalization,
-        /// Where the file first differs from its canonical bytes.
-        difference: crate::fixture::Difference,
+        /// Where the file first differs from its canonical bytes (boxed: it holds two
+        /// excerpts, and every `Result` of the crate carries this enum).
+        difference: Box<crate::fixture::Difference>,
     },
 }
 

@@ -791,7 +791,7 @@ fn check_canonical_file(
         return Err(Error::NotCanonical {
             path: path.to_owned(),
             form,
-            difference,
+            difference: Box::new(difference),
         });
     }
     if canonical.fixture_id() != name {
