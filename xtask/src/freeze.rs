@@ -183,7 +183,7 @@ pub fn run(args: Args) -> Outcome {
     let meta_file = meta_path(root, &property, fixture);
     if !meta_file.exists() {
         return Err(Failure::usage(anyhow!(
-            "{} does not exist: pin the fixture with `cargo xtask classify` first; a freeze needs its meta file",
+            "{} does not exist: pin the fixture with `xtask classify` first; a freeze needs its meta file",
             meta_file.display()
         )));
     }

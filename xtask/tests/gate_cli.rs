@@ -2583,8 +2583,7 @@ fn an_interrupted_pin_is_reported_with_its_fix_and_classify_completes_it() {
     assert_eq!(findings.len(), 1, "{findings:#?}");
     assert_eq!(findings[0]["rule"], "integrity.fixture");
     assert_eq!(findings[0]["file"], meta_file.as_str());
-    let command =
-        format!("cargo xtask classify --property p --input fixtures/p/origins/{origin}.json");
+    let command = format!("`xtask classify --property p --input fixtures/p/origins/{origin}.json");
     let message = findings[0]["message"].as_str().expect("message");
     assert!(message.contains(&command), "{message}");
     // The command the finding names completes the pin.

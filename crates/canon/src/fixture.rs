@@ -1225,7 +1225,7 @@ fn verify_property(
             errors.push(integrity(
                 &path,
                 format!(
-                    "its fixture {id}.json does not exist (a pin that was interrupted before its last step, or a deleted fixture); complete the pin with `cargo xtask classify --property {property} --input {FIXTURES_DIR}/{property}/{ORIGINS_DIR}/{}.json`",
+                    "its fixture {id}.json does not exist (a pin that was interrupted before its last step, or a deleted fixture); complete the pin with `xtask classify --property {property} --input {FIXTURES_DIR}/{property}/{ORIGINS_DIR}/{}.json`",
                     meta.origin_id
                 ),
             ));
@@ -1319,7 +1319,7 @@ fn missing_meta(
     integrity(
         &dir.join(format!("{id}.meta.json")),
         format!(
-            "missing: fixture {id}.json has no meta file (added by hand, or pinned before metas were written first); complete the pin with `cargo xtask classify --property {property} --input {input}`, which writes the missing files and leaves the fixture as it is"
+            "missing: fixture {id}.json has no meta file (added by hand, or pinned before metas were written first); complete the pin with `xtask classify --property {property} --input {input}`, which writes the missing files and leaves the fixture as it is"
         ),
     )
 }
@@ -1407,7 +1407,7 @@ mod tests {
                 let text = error.to_string();
                 assert!(!text.contains("unexpected file"), "{left:?}: {text}");
                 assert!(
-                    text.contains("cargo xtask classify --property cart.total"),
+                    text.contains("`xtask classify --property cart.total"),
                     "{left:?}: {text}"
                 );
             }

@@ -575,7 +575,7 @@ fn a_fixture_without_its_meta_is_a_finding_that_names_the_fix_and_pinning_comple
         root,
         &meta_file,
         &format!(
-            "missing: fixture {id}.json has no meta file (added by hand, or pinned before metas were written first); complete the pin with `cargo xtask classify --property {p} --input fixtures/{p}/origins/{o}.json`",
+            "missing: fixture {id}.json has no meta file (added by hand, or pinned before metas were written first); complete the pin with `xtask classify --property {p} --input fixtures/{p}/origins/{o}.json`",
             id = fixture.fixture_id(),
             p = property(),
             o = origin.fixture_id(),
