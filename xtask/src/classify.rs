@@ -110,8 +110,14 @@ pub fn run(args: Args) -> Outcome {
     }
     if let Some(meta) = record.meta.as_ref().filter(|_| record.action.pins()) {
         eprintln!(
-            "pinned fixtures/{}/{}.json",
-            meta.property_id, meta.fixture_id
+            "{} fixtures/{}/{}.json",
+            if record.already_pinned {
+                "already pinned (its files are kept as they are):"
+            } else {
+                "pinned"
+            },
+            meta.property_id,
+            meta.fixture_id
         );
     }
     Ok(record.action.exit_code())

@@ -284,7 +284,10 @@ fn a_freeze_excuses_flicker_only_while_active_and_never_a_regression() {
         .as_str()
         .unwrap_or("")
         .to_owned();
-    assert!(note.contains("can be lifted"), "{note}");
+    assert!(
+        note.contains("every replay of this run passed: if it keeps passing run after run, the freeze can be lifted"),
+        "{note}"
+    );
 
     // An expired row excuses nothing, and is reported.
     repo.write("p.py", FLICKER);
@@ -3002,6 +3005,23 @@ fn classify_of_a_pinned_fixture_records_the_meta_it_keeps() {
     assert_eq!(second["fixture_id"], first["fixture_id"], "{second}");
     assert_eq!(second["already_pinned"], true, "{second}");
     assert_eq!(repo.read(&meta_file), meta_before);
+    // On stderr too: nothing was written, and the line says so.
+    let fixture = format!(
+        "fixtures/p/{}.json",
+        first["fixture_id"].as_str().expect("id")
+    );
+    assert!(
+        run.stderr
+            .lines()
+            .any(|l| l == format!("already pinned (its files are kept as they are): {fixture}")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.lines().any(|l| l.starts_with("pinned ")),
+        "{}",
+        run.stderr
+    );
     let kept: serde_json::Value = serde_json::from_str(&meta_before).expect("meta");
     for field in [
         "origin_id",

@@ -300,7 +300,7 @@ fn list_prints_a_table_and_json() -> TestResult {
     assert_eq!(text.lines().count(), 3, "{text}");
     assert!(text.starts_with("PROPERTY "), "{text}");
     assert!(
-        text.contains("(in 12 hours)") && text.contains("(in 7 days)"),
+        text.contains("(in 12 hours)") && text.contains("(in 7 days, 22 hours)"),
         "{text}"
     );
     let out = xtask(

@@ -105,7 +105,7 @@ pub enum ConfigError {
 #[serde(deny_unknown_fields)]
 pub struct Policy {
     /// Seed given to generators and to every replay.
-    #[serde(default = "default_seed")]
+    #[serde(default = "default_seed", deserialize_with = "seed_value")]
     pub seed: u64,
     /// Replay count N.
     #[serde(default = "default_replays")]
@@ -135,6 +135,41 @@ pub struct Policy {
 
 fn default_seed() -> u64 {
     DEFAULT_SEED
+}
+
+/// A seed: an integer from 0 to 2^64 - 1, with a message that says so for any other number
+/// (TOML reads integers past `u64` as 128-bit ones, which serde's own message calls `i128`).
+fn seed_value<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct Seed;
+    impl serde::de::Visitor<'_> for Seed {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a seed, an integer from 0 to 18446744073709551615 (2^64 - 1)")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_i128<E: serde::de::Error>(self, v: i128) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| {
+                E::invalid_value(
+                    serde::de::Unexpected::Other(&format!("integer `{v}`")),
+                    &self,
+                )
+            })
+        }
+        fn visit_u128<E: serde::de::Error>(self, v: u128) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| {
+                E::invalid_value(
+                    serde::de::Unexpected::Other(&format!("integer `{v}`")),
+                    &self,
+                )
+            })
+        }
+    }
+    d.deserialize_u64(Seed)
 }
 fn default_replays() -> usize {
     DEFAULT_REPLAYS
@@ -1101,6 +1136,14 @@ mod tests {
             (
                 "policy = { seed = \"x\" }\n",
                 "line 1, column 19: policy.seed: invalid type",
+            ),
+            (
+                "[policy]\nseed = -1\n",
+                "line 2, column 8: policy.seed: invalid value: integer `-1`, expected a seed, an integer from 0 to 18446744073709551615 (2^64 - 1)",
+            ),
+            (
+                "[policy]\nseed = 18446744073709551616\n",
+                "line 2, column 8: policy.seed: invalid value: integer `18446744073709551616`, expected a seed, an integer from 0",
             ),
             (
                 "[policy]\nfreeze_env_classes = [\"a\", 3]\n",

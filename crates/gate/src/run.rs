@@ -1740,7 +1740,7 @@ fn fixture_status(
         (Verdict::NotReproduced, false) => (FixtureStatus::Pass, None),
         (Verdict::NotReproduced, true) => (
             FixtureStatus::Pass,
-            Some("frozen, but every replay passed: the freeze can be lifted".to_owned()),
+            Some("frozen, but every replay of this run passed: if it keeps passing run after run, the freeze can be lifted (a flake may pass one run)".to_owned()),
         ),
         (Verdict::InfraQueue | Verdict::RejectMalformed, _) => (FixtureStatus::Infra, infra_note),
     }

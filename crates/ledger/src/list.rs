@@ -45,25 +45,29 @@ impl Listed<'_> {
 /// The `schema` value of the JSON list document.
 pub const LIST_SCHEMA: &str = "freezegate-ledger-list-v1";
 
-/// How far off a row's expiry is at `now`: `expired`, `in 3 days`, `in 5 hours`,
-/// `in under an hour`.
+/// How far off a row's expiry is at `now`, to the nearest hour: `expired`, `in 7 days`,
+/// `in 2 days, 5 hours`, `in 5 hours`, `in under an hour`. (A row frozen for 7 days a
+/// second ago expires in 7 days, not in 6.)
 pub fn expiry_text(row: &Row, now: Timestamp) -> String {
     let secs = row.expires_at.unix_seconds() - now.unix_seconds();
-    let plural = |n: i64, unit: &str| {
+    let count = |n: i64, unit: &str| {
         if n == 1 {
-            format!("in 1 {unit}")
+            format!("1 {unit}")
         } else {
-            format!("in {n} {unit}s")
+            format!("{n} {unit}s")
         }
     };
     if secs <= 0 {
-        "expired".to_owned()
-    } else if secs >= 86_400 {
-        plural(secs / 86_400, "day")
-    } else if secs >= 3_600 {
-        plural(secs / 3_600, "hour")
-    } else {
-        "in under an hour".to_owned()
+        return "expired".to_owned();
+    }
+    if secs < 3_600 {
+        return "in under an hour".to_owned();
+    }
+    let hours = (secs + 1_800) / 3_600;
+    match (hours / 24, hours % 24) {
+        (0, h) => format!("in {}", count(h, "hour")),
+        (d, 0) => format!("in {}", count(d, "day")),
+        (d, h) => format!("in {}, {}", count(d, "day"), count(h, "hour")),
     }
 }
 

@@ -7,8 +7,8 @@ use freezegate_canon::{
     Canonicalization, FixtureId, Int, Position, PropertyId, Value, parse, to_pretty_string,
 };
 use freezegate_ledger::{
-    Checks, EnvClass, FixtureFile, Ledger, Listed, Policy, Rule, Seed, Severity, check, list_json,
-    list_text, read, update,
+    Checks, EnvClass, FixtureFile, Ledger, Listed, Policy, Rule, Seed, Severity, Timestamp, check,
+    expiry_text, list_json, list_text, read, update,
 };
 
 fn set(row: &mut Value, field: &str, v: Value) {
@@ -855,4 +855,30 @@ fn a_key_shared_by_many_rows_is_reported_in_linear_size() {
         "{}",
         duplicates[0]
     );
+}
+
+/// The time left shows to the nearest hour, days and hours: a row frozen for 7 days a second
+/// ago expires "in 7 days", never "in 6".
+#[test]
+fn expiry_text_rounds_to_the_nearest_hour() {
+    let mut r = row("p.q", 1);
+    r.expires_at = ts("2026-09-25T10:00:00Z");
+    let at = |secs_before: i64| {
+        let now = Timestamp::from_unix_seconds(r.expires_at.unix_seconds() - secs_before)
+            .expect("in range");
+        expiry_text(&r, now)
+    };
+    let day = 86_400;
+    assert_eq!(at(7 * day - 1), "in 7 days");
+    assert_eq!(at(7 * day + 1), "in 7 days");
+    assert_eq!(at(day + 5 * 3_600 + 1_799), "in 1 day, 5 hours");
+    assert_eq!(at(day + 5 * 3_600 + 1_800), "in 1 day, 6 hours");
+    assert_eq!(at(2 * day - 1), "in 2 days");
+    assert_eq!(at(3_600), "in 1 hour");
+    assert_eq!(at(23 * 3_600 + 1_799), "in 23 hours");
+    assert_eq!(at(23 * 3_600 + 1_800), "in 1 day");
+    assert_eq!(at(3_599), "in under an hour");
+    assert_eq!(at(1), "in under an hour");
+    assert_eq!(at(0), "expired");
+    assert_eq!(at(-5), "expired");
 }
