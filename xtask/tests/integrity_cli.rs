@@ -180,6 +180,17 @@ fn a_meta_whose_shrink_path_does_not_lead_from_origin_to_fixture_is_an_integrity
             )],
             "step 0",
         ),
+        // A detour through a larger value that still arrives at the fixture.
+        (
+            [
+                step(r#"{"pass": "integer", "pointer": "/x", "to": 5000}"#),
+                step(r#"{"pass": "integer", "pointer": "/x", "to": 1}"#),
+            ]
+            .into_iter()
+            .chain(recorded.iter().cloned())
+            .collect(),
+            "step 0 (integer at \"/x\"): the value after it (10 bytes) is not smaller than before (7 bytes)",
+        ),
         // The recorded steps and one more that turns the fixture into something else.
         (
             recorded

@@ -123,12 +123,17 @@ pub fn check_shrink_path(root: &Path, meta: &Meta) -> Result<(), Error> {
     };
     let steps = freezegate_shrink::path_from_value(&Value::Array(meta.shrink_path.clone()))
         .map_err(|e| broken(format!("its shrink_path cannot be read: shrink_path {e}")))?;
-    let arrived = freezegate_shrink::apply_path(&origin_value, &steps).map_err(|e| {
-        broken(format!(
-            "its shrink_path does not apply to origin {}: shrink_path {e}",
-            origin.fixture_id()
-        ))
-    })?;
+    let arrived =
+        freezegate_shrink::apply_path_checked(&origin_value, &steps, meta.canonicalization)
+            .map_err(|e| {
+                let id = origin.fixture_id();
+                broken(match e {
+                    freezegate_shrink::PathError::NotSmaller { .. } => format!(
+                        "its shrink_path from origin {id} is not the shrinker's (SPEC §5: every step makes the value smaller): shrink_path {e}"
+                    ),
+                    _ => format!("its shrink_path does not apply to origin {id}: shrink_path {e}"),
+                })
+            })?;
     let arrived =
         freezegate_canon::canonicalize_value(&arrived, meta.canonicalization).map_err(|e| {
             broken(format!(

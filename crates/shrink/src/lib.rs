@@ -94,7 +94,9 @@ mod path;
 
 use freezegate_canon::{ValueError, value_bytes};
 
-pub use path::{Params, Pass, PathError, Step, apply_path, path_from_value, path_to_value};
+pub use path::{
+    Params, Pass, PathError, Step, apply_path, apply_path_checked, path_from_value, path_to_value,
+};
 
 /// The canonical form crate whose [`Value`] this crate shrinks, re-exported so that a user
 /// needs one dependency and gets the version this crate was built with.

@@ -22,7 +22,7 @@
 //! Integers are written as JSON integers of any length, floats as JSON floats (Python's
 //! `repr`, which reads back to the same `f64`).
 
-use freezegate_canon::{Float, Int, Value};
+use freezegate_canon::{Canonicalization, Float, Int, Value};
 
 use crate::num::Num;
 
@@ -162,6 +162,19 @@ pub enum PathError {
         /// The step's position in the path.
         index: usize,
         /// What is wrong.
+        reason: String,
+    },
+    /// The step applies but does not make the value smaller (SPEC §5: every accepted step
+    /// does), or leaves it without a canonical form.
+    #[error("step {index} ({pass} at {pointer:?}): {reason}")]
+    NotSmaller {
+        /// The step's position in the path.
+        index: usize,
+        /// The step's pass.
+        pass: &'static str,
+        /// The pointer.
+        pointer: String,
+        /// How the value compares after the step.
         reason: String,
     },
 }
@@ -511,6 +524,47 @@ pub fn apply_path(origin: &Value, path: &[Step]) -> Result<Value, PathError> {
     path.iter()
         .enumerate()
         .try_fold(origin.clone(), |value, (i, step)| step.apply_to(&value, i))
+}
+
+/// [`apply_path`], checking that every step makes the value strictly smaller in the order of
+/// SPEC §5 (canonical bytes in `form` shorter, or as long and lower by the tie-break), as the
+/// shrinker's own steps do: a path that leads to the fixture through a larger value was not
+/// written by the shrinker. The origin must be in canonical form's text (NFC strings), as a
+/// pinned origin is.
+pub fn apply_path_checked(
+    origin: &Value,
+    path: &[Step],
+    form: Canonicalization,
+) -> Result<Value, PathError> {
+    let bytes = |value: &Value, index: usize, step: Option<&Step>| {
+        freezegate_canon::value_bytes(value, form).map_err(|e| PathError::NotSmaller {
+            index,
+            pass: step.map_or("origin", |s| s.pass().as_str()),
+            pointer: step.map_or_else(String::new, |s| s.pointer.clone()),
+            reason: format!("the value has no canonical form: {e}"),
+        })
+    };
+    let mut value = origin.clone();
+    let mut before = bytes(&value, 0, None)?;
+    for (i, step) in path.iter().enumerate() {
+        let next = step.apply_to(&value, i)?;
+        let after = bytes(&next, i, Some(step))?;
+        if !crate::order::smaller(&next, &after, &value, &before, form) {
+            return Err(PathError::NotSmaller {
+                index: i,
+                pass: step.pass().as_str(),
+                pointer: step.pointer.clone(),
+                reason: format!(
+                    "the value after it ({} bytes) is not smaller than before ({} bytes)",
+                    after.len(),
+                    before.len()
+                ),
+            });
+        }
+        value = next;
+        before = after;
+    }
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 
 use freezegate_canon::{Canonicalization, Float, Int, Value, to_canonical_bytes, value_bytes};
 use freezegate_shrink::{
-    Options, Pass, Shrunk, Step, apply_path, path_from_value, path_to_value, shrink,
+    Options, Pass, Shrunk, Step, apply_path, apply_path_checked, path_from_value, path_to_value,
+    shrink,
 };
 use proptest::prelude::*;
 
@@ -226,6 +227,11 @@ proptest! {
         let replayed = apply_path(&input, &first.path).unwrap();
         prop_assert_eq!(canonical(&replayed), canonical(&first.value));
         prop_assert_eq!(&replayed, &first.value);
+        // Every step made the value smaller, as the integrity check re-checks on a pinned
+        // origin (which is canonical: NFC).
+        let origin = freezegate_canon::parse(&canonical(&input)).unwrap();
+        let checked = apply_path_checked(&origin, &first.path, Options::default().canonicalization);
+        prop_assert_eq!(checked.map(|v| canonical(&v)), Ok(canonical(&first.value)));
         let through_json = path_from_value(&path_to_value(&first.path)).unwrap();
         prop_assert_eq!(&through_json, &first.path);
     }
