@@ -1519,6 +1519,127 @@ fn a_module_added_where_the_oracle_looks_first_needs_a_signature() {
     assert!(report.findings.is_empty(), "{:?}", report.findings);
 }
 
+/// The places protected where the tree holds nothing are top-level names only: inside a
+/// package of the code under test, a module the base lacks (a submodule it imports, one a
+/// fix moves code into, a module turned into a package) can only come from that package's
+/// folder, so adding it is a fix like any other and needs no signature.
+#[test]
+fn modules_added_inside_the_code_under_tests_packages_need_nothing() {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\n",
+    );
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("tests/__init__.py", "");
+    repo.write(
+        "tests/prop_add.py",
+        "import json, sys\nfrom calc import add\na, b = json.load(sys.stdin)\nsys.exit(0 if add(a, b) == a + b else 1)\n",
+    );
+    repo.write("calc/__init__.py", "from .core import add\n");
+    repo.write(
+        "calc/core.py",
+        "from .util import twice\n\ndef add(a, b):\n    from .fast import plus\n    return plus(a, b)\n",
+    );
+    repo.write("calc/util.py", "def twice(x):\n    return 2 * x\n");
+    let base = repo.commit("base");
+    // The submodule the code imports and the base lacks: the fix.
+    repo.branch("fast", &base);
+    repo.commit_and_write("calc/fast.py", "def plus(a, b):\n    return a + b\n", None);
+    let report = repo.check(&base);
+    assert_eq!(violations(&report), vec![]);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    // A module turned into a package.
+    repo.branch("package", &base);
+    repo.remove("calc/util.py");
+    repo.write("calc/util/__init__.py", "def twice(x):\n    return 2 * x\n");
+    repo.commit("util becomes a package");
+    assert_eq!(violations(&repo.check(&base)), vec![]);
+    // Code moved into a new submodule that `from calc import add` may name.
+    repo.branch("moved", &base);
+    repo.write("calc/__init__.py", "from .add import add\n");
+    repo.commit_and_write("calc/add.py", "def add(a, b):\n    return a + b\n", None);
+    assert_eq!(violations(&repo.check(&base)), vec![]);
+    // A top-level name the tree does not hold, beside the code under test, still does.
+    repo.branch("top", &base);
+    let c = repo.commit_and_write("json.py", "from _json import *\n", None);
+    assert_eq!(
+        violations(&repo.check(&base)),
+        vec![(c, "json.py".to_string())]
+    );
+}
+
+/// Other ways into the folders an oracle's Python searches first: a symbolic link named like
+/// a package (the gate does not follow it: `opaque-code`), the folder `python -c` runs in,
+/// and the real folder of a script that is a link.
+#[test]
+fn links_and_other_commands_where_python_looks_first_are_seen() {
+    let blocking = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, String)> {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.blocking)
+            .map(|f| (f.rule.clone(), f.file.clone()))
+            .collect()
+    };
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"m\"\noracle = \"python3 -m tests.prop\"\n\n[[property]]\nid = \"c\"\noracle = \"cd c && python3 -c 'import sys; sys.exit(0)'\"\n\n[[property]]\nid = \"l\"\noracle = \"python3 tools/o.py\"\n",
+    );
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("tests/__init__.py", "");
+    repo.write("tests/prop.py", "import json, sys\nsys.exit(0)\n");
+    repo.write("c/README.md", "the folder `python -c` runs in\n");
+    repo.write("checks/o.py", "import sys\nsys.exit(0)\n");
+    std::fs::create_dir_all(repo.path().join("tools")).expect("mkdir");
+    std::os::unix::fs::symlink("../checks/o.py", repo.path().join("tools/o.py")).expect("link");
+    let base = repo.commit("base");
+
+    // A link named like the standard `json`, at the root `-m` runs in.
+    repo.branch("link", &base);
+    repo.write(
+        "vendor/fj/__init__.py",
+        "def loads(s):\n    return [1, 1]\n",
+    );
+    std::os::unix::fs::symlink("vendor/fj", repo.path().join("json")).expect("link");
+    repo.commit("vendor a faster json");
+    assert_eq!(
+        blocking(&repo.check(&base)),
+        vec![("opaque-code".to_string(), "json".to_string())]
+    );
+    // A link not named like a module, and one outside every searched folder: nothing.
+    repo.branch("docs-link", &base);
+    std::os::unix::fs::symlink("c/README.md", repo.path().join("README.md")).expect("link");
+    std::fs::create_dir_all(repo.path().join("docs")).expect("mkdir");
+    std::os::unix::fs::symlink("../c", repo.path().join("docs/json")).expect("link");
+    repo.commit("links");
+    assert_eq!(blocking(&repo.check(&base)), vec![]);
+
+    // A standard name where `python -c` runs, and beside the real script of a link.
+    repo.branch("beside", &base);
+    repo.write("c/random.py", "def random():\n    return 0.5\n");
+    repo.write("checks/selectors.py", "");
+    repo.write("tools/selectors.py", "");
+    repo.commit("helpers");
+    let mut found = blocking(&repo.check(&base));
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            ("module-shadowed".to_string(), "c/random.py".to_string()),
+            (
+                "module-shadowed".to_string(),
+                "checks/selectors.py".to_string()
+            ),
+            (
+                "module-shadowed".to_string(),
+                "tools/selectors.py".to_string()
+            ),
+        ]
+    );
+}
+
 /// `PYTHONPATH=lib python3 -m prop`: Python finds `prop` in `lib/`, but the module's own
 /// imports look in `sys.path[0]` first, the folder the command runs in: the `helper.py` there
 /// is what runs, and it is the one protected.

@@ -77,7 +77,7 @@ pub use report::{
 };
 pub use rules::{FileKind, Matcher, NEW_PROPERTY_EXEMPT, NumberPattern, RULES, Rule, Weaker};
 
-use diff::{FileChange, all_lines, bringing_parents, line_changes, own_change};
+use diff::{Entry, FileChange, all_lines, bringing_parents, line_changes, own_change};
 use git::Git;
 use policy::{PathRules, Protection, read_at};
 use rules::{PropertyFile, RuleSet};
@@ -128,13 +128,13 @@ pub fn check_patch(
     let prefix = git.prefix()?.to_string();
     let scripts = scripts::protected_scripts(&git, &base, base_rev, &prefix, &policy.properties)?;
     let paths = PathRules::in_folder(&policy, base_rev, &prefix)?;
-    // What the named scripts import is protected where it is property code, and where the
-    // tree holds nothing (a file added there replaces a module of the standard library or of
-    // an installed package); not where it is the code under test, which a fix must be able to
-    // change and which the scripts import too.
+    // What the named scripts import is protected where it is property code, and where a
+    // top-level module's place holds nothing (a file added there replaces a module of the
+    // standard library or of an installed package); not where it is the code under test,
+    // which a fix must be able to change or add to and which the scripts import too.
     let mut commands = scripts.protected;
     for (path, place) in scripts.imported {
-        if !place.in_tree || paths.is_property_path(&path) {
+        if (!place.in_tree && place.top_level) || paths.is_property_path(&path) {
             commands.entry(path).or_insert(place.why);
         }
     }
@@ -243,6 +243,8 @@ pub fn check_patch(
         // Module files new to a folder the oracles' Python searches before the standard
         // library, outside property_paths (whose files the rules judge).
         let mut searched_modules: Vec<String> = Vec::new();
+        // Links and submodules there, which Python would follow and the gate does not.
+        let mut searched_links: Vec<(String, Entry)> = Vec::new();
         let mut touches_other_code = false;
         // Code outside property_paths that starts naming the oracle protocol's variables.
         let mut harness: Vec<(String, u32, &'static str)> = Vec::new();
@@ -264,10 +266,15 @@ pub fn check_patch(
                     });
                 }
             }
-            if let Some(path) = added_in_search_folder(change, &search_folders)
+            if let Some((path, entry)) = searched_change(change, &search_folders)
                 && !paths.is_property_path(path)
             {
-                searched_modules.push(path.to_string());
+                match entry {
+                    Entry::File => searched_modules.push(path.to_string()),
+                    Entry::Link | Entry::Submodule => {
+                        searched_links.push((path.to_string(), entry))
+                    }
+                }
             }
             match property_file(&git, &paths, change)? {
                 Some(file) => {
@@ -286,6 +293,7 @@ pub fn check_patch(
         let reach = reach::Reach::new(&git, sha);
         let mut found = rules.apply(&property_files, paths.min_cases, &reach);
         found.extend(rules::module_shadowed_at(&searched_modules, &reach));
+        found.extend(rules::opaque_links_at(&searched_links));
         if let Some(e) = reach.into_error() {
             return Err(e);
         }
@@ -533,14 +541,29 @@ fn is_checked_code(path: &str) -> bool {
         || path.ends_with(".txt"))
 }
 
-/// The path a change brings to a folder of `search_folders` (added, or a rename's new side)
-/// when Python would import it from there: a file directly in the folder, or the `__init__`
-/// of a package directly in it.
-fn added_in_search_folder<'c>(
+/// What a change brings to a folder of `search_folders` that Python would import from
+/// there, directly in the folder: a module file new to the commit (added, or a rename's new
+/// side), or the `__init__` of a package directly in it, for `module-shadowed`; and a
+/// symbolic link or submodule added, retargeted or made from a file under a name Python
+/// could import (a package folder or a module file), which the gate does not follow, for
+/// `opaque-code`.
+fn searched_change<'c>(
     change: &'c FileChange,
     search_folders: &BTreeSet<String>,
-) -> Option<&'c str> {
+) -> Option<(&'c str, Entry)> {
     let new = change.new.as_ref()?;
+    let path = new.path.as_str();
+    let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let in_folder = |f: &str| search_folders.contains(f);
+    let entry = new.entry();
+    if entry != Entry::File {
+        let unchanged = change
+            .old
+            .iter()
+            .any(|o| o.path == new.path && o.mode == new.mode && o.oid == new.oid);
+        let importable = modules::module_file(name).is_some() || modules::is_identifier(name);
+        return (in_folder(folder) && importable && !unchanged).then_some((path, entry));
+    }
     let added = match change.kind {
         ChangeKind::Added => true,
         ChangeKind::Renamed => change.old.iter().all(|o| o.path != new.path),
@@ -549,14 +572,11 @@ fn added_in_search_folder<'c>(
     if !added {
         return None;
     }
-    let path = new.path.as_str();
-    let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
-    let in_folder = |f: &str| search_folders.contains(f);
     let package_init = || {
         modules::module_file(name).is_some_and(|(stem, _)| stem == "__init__")
             && in_folder(folder.rsplit_once('/').map_or("", |(parent, _)| parent))
     };
-    (in_folder(folder) || package_init()).then_some(path)
+    (in_folder(folder) || package_init()).then_some((path, entry))
 }
 
 /// The property-file view of a change, when either side matches `property_paths`.

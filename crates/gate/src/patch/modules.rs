@@ -112,7 +112,7 @@ pub(crate) fn module_file(name: &str) -> Option<(&str, Loader)> {
 }
 
 /// Whether `name` can be imported as one name (a Python identifier, approximately).
-fn is_identifier(name: &str) -> bool {
+pub(crate) fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())

@@ -2169,6 +2169,36 @@ pub(crate) fn module_shadowed_at(paths: &[String], tree: &dyn TreeView) -> Vec<R
     findings
 }
 
+/// The `opaque-code` findings of symbolic links and submodules a commit brings, under an
+/// importable name, to the folders its oracles' Python searches before the standard library
+/// (outside `property_paths`): a link `json -> vendor/fastjson` at the root is what
+/// `import json` loads there, and the gate does not follow it.
+pub(crate) fn opaque_links_at(links: &[(String, Entry)]) -> Vec<RawFinding> {
+    let description = RULES
+        .iter()
+        .find(|r| matches!(r.matcher, Matcher::OpaqueCode))
+        .map_or("a file the gate cannot read was added or changed", |r| {
+            r.description
+        });
+    links
+        .iter()
+        .map(|(path, entry)| {
+            let what = match entry {
+                Entry::Submodule => "a submodule (a gitlink)",
+                Entry::Link | Entry::File => "a symbolic link",
+            };
+            RawFinding {
+                file: path.clone(),
+                line: 0,
+                rule: "opaque-code",
+                explanation: format!(
+                    "{description}: `{path}` is {what} under a name Python could import, in a folder an oracle runs Python with ahead of the standard library: the gate does not read what it stands for, so have a human sign the commit"
+                ),
+            }
+        })
+        .collect()
+}
+
 /// A finding for each reason a module file the commit adds takes an import name another
 /// module answers to ([`Matcher::ModuleShadowed`]).
 fn module_shadowed(

@@ -268,9 +268,9 @@ pub(crate) struct Targets {
     /// module's own imports are looked for first).
     pub modules: Vec<(Vec<String>, Vec<String>, Vec<String>)>,
     /// The folders a Python command puts on `sys.path` before the standard library, as
-    /// `paths` are given: the folder `python -m` runs in, the folder of the script Python runs,
-    /// and each `PYTHONPATH` folder. A module file there named like a standard module is what
-    /// `import` loads in its place.
+    /// `paths` are given: the folder of the script Python runs, else (`-m`, `-c`, `-`, a
+    /// script on stdin) the folder the command runs in, and each `PYTHONPATH` folder. A module
+    /// file there named like a standard module is what `import` loads in its place.
     pub search_folders: Vec<Vec<String>>,
 }
 
@@ -493,12 +493,14 @@ fn simple_command(
             .filter_map(|word| resolve(&here, word)),
     );
     if python {
-        if !module_names.is_empty() {
-            found.search_folders.push(here.clone());
-        }
-        if let Some(mut file) = script.and_then(|word| resolve(&here, word)) {
-            file.pop();
-            found.search_folders.push(file);
+        // The script's folder; for `-m`, `-c`, `-` or a script on stdin, the folder the
+        // command runs in.
+        match script.and_then(|word| resolve(&here, word)) {
+            Some(mut file) => {
+                file.pop();
+                found.search_folders.push(file);
+            }
+            None => found.search_folders.push(here.clone()),
         }
         found.search_folders.extend(roots.iter().skip(1).cloned());
     }
@@ -649,6 +651,11 @@ pub(crate) fn protected_scripts(
                 }),
                 "120000" => {
                     if let Some(target) = link_target(&path, &git.blob(&oid)?) {
+                        // Python runs a linked script from its real folder: that folder is
+                        // searched first too.
+                        if search_folders.contains(&project_folder(prefix, &folder_of(&path))) {
+                            search_folders.insert(project_folder(prefix, &folder_of(&target)));
+                        }
                         next.entry(target).or_insert_with(|| why.clone());
                     }
                 }
@@ -705,9 +712,10 @@ pub(crate) struct Scripts {
     pub protected: BTreeMap<String, String>,
     /// Each place (relative to the project folder) the imports of those scripts may load a
     /// module from, whether the tree holds a file there or not: protected where it is
-    /// property code (under `property_paths`), and where the tree holds nothing (a file
-    /// added there takes the place of a module found elsewhere: the standard library, an
-    /// installed package); never a module of the code under test that the tree holds.
+    /// property code (under `property_paths`), and where a top-level module's place holds
+    /// nothing (a file added there takes the place of a module found elsewhere: the standard
+    /// library, an installed package); never the code under test, which a fix must be able
+    /// to change or add to.
     pub imported: BTreeMap<String, Imported>,
     /// The commands, as "the oracle of property ID", that name no file of the tree: their
     /// edits cannot be protected this way.
@@ -724,6 +732,28 @@ pub(crate) struct Imported {
     pub why: String,
     /// Whether the tree at REV holds a file (or a link) there.
     pub in_tree: bool,
+    /// Whether it is where a top-level module would be found in the `sys.path[0]` it is
+    /// looked for in (`X.py` or `X/__init__.py` directly in that folder): where the tree
+    /// holds nothing, the import is answered from elsewhere on `sys.path` (the standard
+    /// library, site-packages), and a file added there takes its place. A submodule's place
+    /// (`pkg/x.py`) can only be answered from its package's folder: a file added there is
+    /// more of that package.
+    pub top_level: bool,
+}
+
+/// Whether `path` (from the top) is a top-level module's place in the folder `root`:
+/// `root/X.py` or `root/X/__init__.py`.
+fn is_top_level(path: &str, root: &[String]) -> bool {
+    let parts: Vec<&str> = path.split('/').collect();
+    let Some(rest) = parts.get(root.len()..) else {
+        return false;
+    };
+    parts.iter().zip(root).all(|(a, b)| a == b)
+        && match rest {
+            [file] => file.ends_with(".py"),
+            [_, init] => *init == "__init__.py",
+            _ => false,
+        }
 }
 
 /// The most Python files (each with the `sys.path[0]` it is read for) whose imports are
@@ -800,12 +830,17 @@ fn follow_imports(
                 // (a package `X/__init__.py` beside `X.py`) — so adding it changes the
                 // property's code too.
                 if let Some(importer) = &candidate.importer {
-                    protected
-                        .entry(candidate.path.clone())
-                        .or_insert_with(|| Imported {
-                            why: format!("{} (imported by {importer})", candidate.why),
-                            in_tree: false,
-                        });
+                    let top_level = is_top_level(&candidate.path, &candidate.root);
+                    let place =
+                        protected
+                            .entry(candidate.path.clone())
+                            .or_insert_with(|| Imported {
+                                why: format!("{} (imported by {importer})", candidate.why),
+                                in_tree: false,
+                                top_level,
+                            });
+                    // Reached from several roots: top-level in any of them is enough.
+                    place.top_level |= top_level;
                 }
                 continue;
             };
@@ -820,6 +855,7 @@ fn follow_imports(
                     .or_insert_with(|| Imported {
                         why: format!("{} (imported by {importer})", candidate.why),
                         in_tree: true,
+                        top_level: false,
                     });
             }
             if mode == "120000" {
@@ -1304,8 +1340,9 @@ mod tests {
         assert_eq!(paths("/usr/bin/python3 ~/o.py ./a/./b.py"), ["a/b.py"]);
     }
 
-    /// The folders Python searches before the standard library: where `-m` runs, the
-    /// script's folder, each `PYTHONPATH` folder (`.` too); none for `-c` or another program.
+    /// The folders Python searches before the standard library: the script's folder, else
+    /// (`-m`, `-c`, `-`, stdin) where the command runs, and each `PYTHONPATH` folder (`.`
+    /// too); none for another program.
     #[test]
     fn search_folders_are_where_python_looks_first() {
         let folders = |command: &str| -> Vec<String> {
@@ -1325,8 +1362,10 @@ mod tests {
         );
         assert_eq!(folders("env PYTHONPATH=src python3 -m pkg"), ["", "src"]);
         assert_eq!(folders("sh -c 'cd a && python3 -m m'"), ["a"]);
-        assert_eq!(folders("python3 -c 'import x' o.py"), Vec::<String>::new());
-        assert_eq!(folders("python3 - < o.py"), Vec::<String>::new());
+        // `-c`, `-` and a script on stdin run with the folder they start in first.
+        assert_eq!(folders("cd a && python3 -c 'import x' o.py"), ["a"]);
+        assert_eq!(folders("python3 - < o.py"), [""]);
+        assert_eq!(folders("PYTHONPATH=lib python3 < o.py"), ["", "lib"]);
         assert_eq!(folders("node o.js"), Vec::<String>::new());
     }
 
