@@ -40,8 +40,8 @@
 //!   for a message that shows the input, panic instead.
 //!
 //! The location is read by a panic hook that the first check installs in front of the
-//! process's hook (which still runs); a program that replaces the hook after that loses the
-//! location, and a panic's signature is then the bare word `panicked`.
+//! process's hook, which still runs ([`freezegate_replay::panics`] says when a panic has no
+//! location, and its signature is the bare word `panicked`).
 //!
 //! # What the property sees
 //!
@@ -55,7 +55,6 @@
 //! `prop_map` (`unicode-normalization`'s `nfc()`), an enum of your own instead of a nested
 //! `Option`.
 
-use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::io::{BufRead, Write};
@@ -156,52 +155,6 @@ impl Check {
     }
 }
 
-/// Where checks on this thread panicked: the panic hook records the location of a panic that
-/// happens while [`located_panic`] runs a check.
-mod panic_site {
-    use std::cell::{Cell, RefCell};
-    use std::panic::{self, AssertUnwindSafe};
-    use std::sync::Once;
-
-    thread_local! {
-        static WATCHING: Cell<bool> = const { Cell::new(false) };
-        static SITE: RefCell<Option<String>> = const { RefCell::new(None) };
-    }
-
-    static HOOK: Once = Once::new();
-
-    /// Installs, once per process, a hook that records the location of a watched panic and
-    /// then runs the hook that was there before.
-    fn install() {
-        HOOK.call_once(|| {
-            let previous = panic::take_hook();
-            panic::set_hook(Box::new(move |info| {
-                if WATCHING.with(Cell::get) {
-                    let site = info
-                        .location()
-                        .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-                    SITE.with(|s| *s.borrow_mut() = site);
-                }
-                previous(info);
-            }));
-        });
-    }
-
-    /// Runs `f`, catching a panic: `Err((location, payload))`, the location when the hook saw
-    /// it.
-    pub(super) fn located_panic<R>(
-        f: impl FnOnce() -> R,
-    ) -> Result<R, (Option<String>, Box<dyn std::any::Any + Send>)> {
-        install();
-        SITE.with(|s| s.borrow_mut().take());
-        let was = WATCHING.with(|w| w.replace(true));
-        let result = panic::catch_unwind(AssertUnwindSafe(f));
-        WATCHING.with(|w| w.set(was));
-        let site = SITE.with(|s| s.borrow_mut().take());
-        result.map_err(|payload| (site, payload))
-    }
-}
-
 type GenerateFn = dyn Fn(&mut TestRunner) -> Result<Value, String>;
 type CheckFn = dyn Fn(&Value) -> Check;
 
@@ -270,16 +223,6 @@ pub enum RegistryError {
     },
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panicked".to_owned()
-    }
-}
-
 impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {
@@ -311,22 +254,13 @@ impl Registry {
         };
         let check = move |value: &Value| match freezegate_canon::from_value::<T>(value) {
             Err(e) => Check::CannotTest(e.to_string()),
-            Ok(input) => match panic_site::located_panic(|| check(&input)) {
+            Ok(input) => match freezegate_replay::panics::catch(false, || check(&input)) {
                 Ok(Ok(())) => Check::Pass,
                 Ok(Err(text)) => Check::fail(text),
-                Err((site, payload)) => {
-                    let what = panic_message(&*payload);
-                    match site {
-                        Some(site) => Check::Fail {
-                            signature: format!("panicked at {site}"),
-                            message: format!("panicked at {site}: {what}"),
-                        },
-                        None => Check::Fail {
-                            signature: "panicked".to_owned(),
-                            message: format!("panicked: {what}"),
-                        },
-                    }
-                }
+                Err(caught) => Check::Fail {
+                    signature: caught.signature(),
+                    message: caught.describe(),
+                },
             },
         };
         self.properties.insert(

@@ -1,10 +1,6 @@
 //! The in-process runner: a Rust closure over the candidate's [`Value`].
 
-use std::any::Any;
-use std::cell::Cell;
 use std::fmt;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Once;
 use std::time::Instant;
 
 use freezegate_canon::Value;
@@ -64,8 +60,10 @@ impl fmt::Display for Failure {
 impl std::error::Error for Failure {}
 
 /// Runs a Rust property in this process: `Ok(())` is `assert_pass`, `Err(Failure::Assert)`
-/// `assert_fail`, `Err(Failure::CannotTest)` `harness_error`, and a panic `assert_fail` with
-/// the panic message as its signature (the code under test crashed on this input).
+/// `assert_fail`, `Err(Failure::CannotTest)` `harness_error`, and a panic `assert_fail`
+/// (the code under test crashed on this input) named by where it panicked, `panicked at
+/// FILE:LINE:COL`, its message kept as the outcome's message ([`crate::panics`]: a message
+/// that shows the input would stop the shrinker).
 ///
 /// The candidate's canonical bytes are parsed into a [`Value`] for the closure; bytes that do
 /// not parse are a `harness_error`.
@@ -93,31 +91,13 @@ where
     }
 
     /// The same runner, with panics inside its runs not printed (a shrinker may provoke
-    /// thousands). This installs, once per process, a panic hook that stays silent for a
+    /// thousands): the panic hook that [`crate::panics::catch`] installs stays silent for a
     /// thread while it is inside a quiet run and hands every other panic to the hook that
     /// was in place before.
     pub fn quiet(mut self) -> InProcessOracle<F> {
-        install_quiet_hook();
         self.quiet = true;
         self
     }
-}
-
-thread_local! {
-    /// Whether this thread is inside a quiet in-process run.
-    static IN_QUIET_RUN: Cell<bool> = const { Cell::new(false) };
-}
-
-fn install_quiet_hook() {
-    static HOOK: Once = Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !IN_QUIET_RUN.with(Cell::get) {
-                previous(info);
-            }
-        }));
-    });
 }
 
 impl<F> fmt::Debug for InProcessOracle<F> {
@@ -138,9 +118,7 @@ where
                 return RunOutcome::not_run(format!("the candidate is not JSON: {e}"));
             }
         };
-        let was_quiet = IN_QUIET_RUN.with(|q| q.replace(self.quiet));
-        let result = catch_unwind(AssertUnwindSafe(|| (self.property)(&value)));
-        IN_QUIET_RUN.with(|q| q.set(was_quiet));
+        let result = crate::panics::catch(self.quiet, || (self.property)(&value));
         let duration = start.elapsed();
         if duration > ctx.timeout {
             return RunOutcome::new(Label::Timeout, duration, Exit::Returned).with_message(
@@ -163,19 +141,9 @@ where
             Ok(Err(Failure::CannotTest { message })) => {
                 RunOutcome::cannot_test(duration, Exit::Returned).with_message(message)
             }
-            Err(payload) => RunOutcome::new(Label::AssertFail, duration, Exit::Panicked)
-                .with_signature(panic_message(payload.as_ref())),
+            Err(caught) => RunOutcome::new(Label::AssertFail, duration, Exit::Panicked)
+                .with_signature(caught.signature())
+                .with_message(caught.describe()),
         }
-    }
-}
-
-/// The message of a panic payload (`panic!("...")` gives a `&str` or a `String`).
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "panic with a non-string payload".to_owned()
     }
 }

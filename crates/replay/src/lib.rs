@@ -73,6 +73,7 @@ mod escape;
 mod inprocess;
 mod label;
 mod oracle;
+pub mod panics;
 #[cfg(target_os = "linux")]
 mod process;
 mod replay;
