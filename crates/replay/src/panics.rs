@@ -126,10 +126,8 @@ mod tests {
     #[test]
     fn a_panic_raised_again_from_another_thread_has_no_place_but_its_message() {
         let caught = catch(true, || {
-            let joined = std::thread::spawn(|| panic!("in a worker {}", 3)).join();
-            if let Err(payload) = joined {
-                panic::resume_unwind(payload);
-            }
+            let Err(payload) = std::thread::spawn(|| panic!("in a worker {}", 3)).join();
+            panic::resume_unwind(payload)
         })
         .unwrap_err();
         assert_eq!(caught.message, "in a worker 3");
