@@ -741,16 +741,26 @@ impl std::fmt::Display for Difference {
 }
 
 /// An excerpt as a message shows it: as it is, but for control characters (`\n`, `\t`,
-/// `\u{1b}`), so that the message stays on one line. JSON is full of quotes and its strings
-/// of backslashes; quoting them again would double every one of them in the message.
+/// `\u{1b}`), line and paragraph separators and bidirectional controls (`\u{2028}`,
+/// `\u{202e}`), so that the message stays on one line and reads as stored. JSON is full of
+/// quotes and its strings of backslashes; quoting them again would double every one of them
+/// in the message.
 struct Shown<'a>(&'a str);
 
 impl std::fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use std::fmt::Write as _;
         for c in self.0.chars() {
+            let invisible = matches!(
+                c,
+                '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{61c}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+            );
             if c.is_control() {
                 write!(f, "{}", c.escape_debug())?;
+            } else if invisible {
+                write!(f, "\\u{{{:x}}}", u32::from(c))?;
             } else {
                 f.write_char(c)?;
             }

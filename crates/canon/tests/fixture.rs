@@ -677,6 +677,12 @@ fn a_difference_is_placed_by_character_and_cut_short() {
     );
     let d = Difference::between(b"[\"a\\u0022\"]", b"[\"a\\\"\"]").unwrap();
     assert!(d.to_string().contains("found `u0022\"]`"), "{d}");
+    // Separators and bidirectional controls are shown by their code points.
+    let d = Difference::between("[ \"\u{2028}\u{202e}x\"]".as_bytes(), b"[\"x\"]").unwrap();
+    assert!(
+        d.to_string().contains("found ` \"\\u{2028}\\u{202e}x\"]`"),
+        "{d}"
+    );
 }
 
 #[test]

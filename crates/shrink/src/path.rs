@@ -164,8 +164,17 @@ pub enum PathError {
         /// What is wrong.
         reason: String,
     },
+    /// The value before the first step, or after a step, has no canonical form (a pinned
+    /// origin always has one).
+    #[error("{}: the value has no canonical form: {reason}", index.map_or_else(|| "the origin".to_owned(), |i| format!("step {i}")))]
+    NoCanonicalForm {
+        /// The step after which (`None`: the origin itself).
+        index: Option<usize>,
+        /// Why.
+        reason: String,
+    },
     /// The step applies but does not make the value smaller (SPEC §5: every accepted step
-    /// does), or leaves it without a canonical form.
+    /// does).
     #[error("step {index} ({pass} at {pointer:?}): {reason}")]
     NotSmaller {
         /// The step's position in the path.
@@ -536,19 +545,17 @@ pub fn apply_path_checked(
     path: &[Step],
     form: Canonicalization,
 ) -> Result<Value, PathError> {
-    let bytes = |value: &Value, index: usize, step: Option<&Step>| {
-        freezegate_canon::value_bytes(value, form).map_err(|e| PathError::NotSmaller {
+    let bytes = |value: &Value, index: Option<usize>| {
+        freezegate_canon::value_bytes(value, form).map_err(|e| PathError::NoCanonicalForm {
             index,
-            pass: step.map_or("origin", |s| s.pass().as_str()),
-            pointer: step.map_or_else(String::new, |s| s.pointer.clone()),
-            reason: format!("the value has no canonical form: {e}"),
+            reason: e.to_string(),
         })
     };
     let mut value = origin.clone();
-    let mut before = bytes(&value, 0, None)?;
+    let mut before = bytes(&value, None)?;
     for (i, step) in path.iter().enumerate() {
         let next = step.apply_to(&value, i)?;
-        let after = bytes(&next, i, Some(step))?;
+        let after = bytes(&next, Some(i))?;
         if !crate::order::smaller(&next, &after, &value, &before, form) {
             return Err(PathError::NotSmaller {
                 index: i,
@@ -577,6 +584,40 @@ mod tests {
             pointer: pointer.to_owned(),
             params,
         }
+    }
+
+    #[test]
+    fn a_checked_path_refuses_a_step_that_does_not_shrink_and_an_origin_without_bytes() {
+        let form = Canonicalization::V1;
+        let origin = parse_str(r#"{"a":[7,8],"b":3}"#).unwrap();
+        let shrink = step(
+            "/a",
+            Params::Elements {
+                start: 1,
+                count: 1,
+                reindex: false,
+            },
+        );
+        let grow = step("/b", Params::Int { to: Int::from(30) });
+        assert_eq!(
+            apply_path_checked(&origin, std::slice::from_ref(&shrink), form),
+            apply_path(&origin, std::slice::from_ref(&shrink))
+        );
+        let err = apply_path_checked(&origin, &[shrink.clone(), grow.clone()], form).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            r#"step 1 (integer at "/b"): the value after it (16 bytes) is not smaller than before (15 bytes)"#
+        );
+        // The unchecked path takes it.
+        assert!(apply_path(&origin, &[shrink, grow]).is_ok());
+        // An object with a key twice has no canonical bytes.
+        let twice = Value::Object(vec![("k".into(), Value::Null), ("k".into(), Value::Null)]);
+        let err = apply_path_checked(&twice, &[], form).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("the origin: the value has no canonical form"),
+            "{err}"
+        );
     }
 
     #[test]
