@@ -129,6 +129,7 @@ pub const GENERATE_ENV: &str = "FREEZEGATE_GENERATE";
 
 /// What one check of a Rust property gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Check {
     /// The property held.
     Pass,

@@ -1640,6 +1640,39 @@ fn links_and_other_commands_where_python_looks_first_are_seen() {
     );
 }
 
+/// For a project in a folder of the work tree, the folder `python -m` runs in is the
+/// project's: a standard name added there is flagged and protected, under its project path;
+/// the same file at the top of the work tree, where no oracle looks, is nothing.
+#[test]
+fn where_the_oracle_looks_first_is_read_from_the_project_folder() {
+    let repo = Repo::new();
+    repo.write(
+        "svc/freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"m\"\noracle = \"python3 -m tests.prop\"\n",
+    );
+    repo.write("svc/freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("svc/tests/__init__.py", "");
+    repo.write("svc/tests/prop.py", "import json, sys\nsys.exit(0)\n");
+    let base = repo.commit("base");
+    let judge =
+        || check_patch(&repo.path().join("svc"), &base, &Repo::options("HEAD")).expect("judged");
+    repo.branch("top", &base);
+    repo.commit_and_write("json.py", "from _json import *\n", None);
+    let report = judge();
+    assert_eq!(violations(&report), vec![]);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    repo.branch("project", &base);
+    let c = repo.commit_and_write("svc/json.py", "from _json import *\n", None);
+    let report = judge();
+    assert_eq!(violations(&report), vec![(c, "json.py".to_string())]);
+    let shadowing: Vec<(&str, &str)> = report
+        .findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.file.as_str()))
+        .collect();
+    assert_eq!(shadowing, vec![("module-shadowed", "json.py")]);
+}
+
 /// `PYTHONPATH=lib python3 -m prop`: Python finds `prop` in `lib/`, but the module's own
 /// imports look in `sys.path[0]` first, the folder the command runs in: the `helper.py` there
 /// is what runs, and it is the one protected.
