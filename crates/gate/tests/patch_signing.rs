@@ -1433,6 +1433,29 @@ fn imports_are_protected_under_property_paths_and_the_code_under_test_is_not() {
     assert_eq!(found, want);
 }
 
+/// A repository whose `freezegate.toml` has `property_paths = ["tests/**"]` and
+/// `properties` (TOML `[[property]]` tables), with alice's key allowed and `tests/` a package.
+fn python_project(properties: &str) -> Repo {
+    let repo = Repo::new();
+    repo.write(
+        "freezegate.toml",
+        &format!("[policy]\nproperty_paths = [\"tests/**\"]\n\n{properties}"),
+    );
+    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    repo.write("tests/__init__.py", "");
+    repo
+}
+
+/// The (rule, file) of each blocking finding of a report.
+fn blocking_findings(report: &freezegate_gate::patch::PatchReport) -> Vec<(String, String)> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.blocking)
+        .map(|f| (f.rule.clone(), f.file.clone()))
+        .collect()
+}
+
 /// `python -m` puts the folder it runs in ahead of the standard library on `sys.path`, and
 /// that folder is not property code here. A module file added there under a name that
 /// `import` would otherwise take from elsewhere runs in the oracle's process: one named like
@@ -1441,14 +1464,9 @@ fn imports_are_protected_under_property_paths_and_the_code_under_test_is_not() {
 /// module of another name, and the fix of the code under test, need nothing.
 #[test]
 fn a_module_added_where_the_oracle_looks_first_needs_a_signature() {
-    let repo = Repo::new();
-    repo.write(
-        "freezegate.toml",
-        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\n",
-    );
-    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+    let repo =
+        python_project("[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\n");
     repo.write("calc.py", "def add(a, b):\n    return a - b\n");
-    repo.write("tests/__init__.py", "");
     repo.write(
         "tests/prop_add.py",
         "import json, sys\nfrom calc import add\na, b = json.load(sys.stdin)\nsys.exit(0 if add(a, b) == a + b else 1)\n",
@@ -1525,13 +1543,8 @@ fn a_module_added_where_the_oracle_looks_first_needs_a_signature() {
 /// folder, so adding it is a fix like any other and needs no signature.
 #[test]
 fn modules_added_inside_the_code_under_tests_packages_need_nothing() {
-    let repo = Repo::new();
-    repo.write(
-        "freezegate.toml",
-        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\n",
-    );
-    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
-    repo.write("tests/__init__.py", "");
+    let repo =
+        python_project("[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\n");
     repo.write(
         "tests/prop_add.py",
         "import json, sys\nfrom calc import add\na, b = json.load(sys.stdin)\nsys.exit(0 if add(a, b) == a + b else 1)\n",
@@ -1574,21 +1587,9 @@ fn modules_added_inside_the_code_under_tests_packages_need_nothing() {
 /// and the real folder of a script that is a link.
 #[test]
 fn links_and_other_commands_where_python_looks_first_are_seen() {
-    let blocking = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, String)> {
-        report
-            .findings
-            .iter()
-            .filter(|f| f.blocking)
-            .map(|f| (f.rule.clone(), f.file.clone()))
-            .collect()
-    };
-    let repo = Repo::new();
-    repo.write(
-        "freezegate.toml",
-        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"m\"\noracle = \"python3 -m tests.prop\"\n\n[[property]]\nid = \"c\"\noracle = \"cd c && python3 -c 'import sys; sys.exit(0)'\"\n\n[[property]]\nid = \"l\"\noracle = \"python3 tools/o.py\"\n",
+    let repo = python_project(
+        "[[property]]\nid = \"m\"\noracle = \"python3 -m tests.prop\"\n\n[[property]]\nid = \"c\"\noracle = \"cd c && python3 -c 'import sys; sys.exit(0)'\"\n\n[[property]]\nid = \"l\"\noracle = \"python3 tools/o.py\"\n",
     );
-    repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
-    repo.write("tests/__init__.py", "");
     repo.write("tests/prop.py", "import json, sys\nsys.exit(0)\n");
     repo.write("c/README.md", "the folder `python -c` runs in\n");
     repo.write("checks/o.py", "import sys\nsys.exit(0)\n");
@@ -1605,7 +1606,7 @@ fn links_and_other_commands_where_python_looks_first_are_seen() {
     std::os::unix::fs::symlink("vendor/fj", repo.path().join("json")).expect("link");
     repo.commit("vendor a faster json");
     assert_eq!(
-        blocking(&repo.check(&base)),
+        blocking_findings(&repo.check(&base)),
         vec![("opaque-code".to_string(), "json".to_string())]
     );
     // A link not named like a module, and one outside every searched folder: nothing.
@@ -1614,7 +1615,7 @@ fn links_and_other_commands_where_python_looks_first_are_seen() {
     std::fs::create_dir_all(repo.path().join("docs")).expect("mkdir");
     std::os::unix::fs::symlink("../c", repo.path().join("docs/json")).expect("link");
     repo.commit("links");
-    assert_eq!(blocking(&repo.check(&base)), vec![]);
+    assert_eq!(blocking_findings(&repo.check(&base)), vec![]);
 
     // A standard name where `python -c` runs, and beside the real script of a link.
     repo.branch("beside", &base);
@@ -1622,7 +1623,7 @@ fn links_and_other_commands_where_python_looks_first_are_seen() {
     repo.write("checks/selectors.py", "");
     repo.write("tools/selectors.py", "");
     repo.commit("helpers");
-    let mut found = blocking(&repo.check(&base));
+    let mut found = blocking_findings(&repo.check(&base));
     found.sort();
     assert_eq!(
         found,
