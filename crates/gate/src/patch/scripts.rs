@@ -233,7 +233,9 @@ fn assignment(word: &str) -> Option<&str> {
 /// Whether a command word runs Python (`python3`, `/usr/bin/python3.12`, `pypy3`).
 fn is_python(word: &str) -> bool {
     let name = word.rsplit('/').next().unwrap_or(word);
-    name.starts_with("python") || name.starts_with("pypy")
+    // A word holding a blank is a quoted argument (`sh -c 'python3 -m x'`), no program name.
+    (name.starts_with("python") || name.starts_with("pypy"))
+        && !name.contains(char::is_whitespace)
 }
 
 /// The files `python -m module` may run, relative to the folder it runs in.
@@ -285,7 +287,7 @@ pub(crate) fn command_paths(command: &str) -> Vec<Vec<String>> {
 /// `cd -`, a bare `cd`) give none.
 pub(crate) fn command_targets(command: &str) -> Targets {
     let mut found = Targets::default();
-    targets_in(command, Vec::new(), 0, &mut found);
+    targets_in(command, Vec::new(), &[], 0, &mut found);
     found
 }
 
@@ -301,11 +303,19 @@ fn is_shell(word: &str) -> bool {
     )
 }
 
-/// [`command_targets`] of `command` run in the folder `start`, adding to `found`; `depth`
-/// counts the shells around it.
-fn targets_in(command: &str, start: Vec<String>, depth: usize, found: &mut Targets) {
+/// [`command_targets`] of `command` run in the folder `start` with the `PYTHONPATH` folders
+/// `inherited` exported, adding to `found`; `depth` counts the shells around it.
+fn targets_in(
+    command: &str,
+    start: Vec<String>,
+    inherited: &[Vec<String>],
+    depth: usize,
+    found: &mut Targets,
+) {
     // The folder the next command starts in (`None`: unknown), and those saved by `(`.
     let mut cwd: Option<Vec<String>> = Some(start);
+    // The `PYTHONPATH` folders an `export` (or a plain assignment) set for later commands.
+    let mut exported: Vec<Vec<String>> = inherited.to_vec();
     let mut saved: Vec<Option<Vec<String>>> = Vec::new();
     let mut words: Vec<String> = Vec::new();
     let mut tokens = split(command).into_iter().peekable();
@@ -319,7 +329,7 @@ fn targets_in(command: &str, start: Vec<String>, depth: usize, found: &mut Targe
             Some(Token::Op(op)) if !ends_command(op) => continue,
             _ => {}
         }
-        simple_command(&words, &mut cwd, depth, found);
+        simple_command(&words, &mut cwd, &mut exported, depth, found);
         words.clear();
         match token {
             None => break,
@@ -334,11 +344,13 @@ fn targets_in(command: &str, start: Vec<String>, depth: usize, found: &mut Targe
     }
 }
 
-/// Reads one simple command's words: a `cd` moves `cwd`; any other command adds its candidate
-/// paths and `-m` modules to `found`.
+/// Reads one simple command's words: a `cd` moves `cwd`; `export PYTHONPATH=…` (or an
+/// assignment alone, `PYTHONPATH=…;`) sets `exported` for the commands after it; any other
+/// command adds its candidate paths and `-m` modules to `found`.
 fn simple_command(
     words: &[String],
     cwd: &mut Option<Vec<String>>,
+    exported: &mut Vec<Vec<String>>,
     depth: usize,
     found: &mut Targets,
 ) {
@@ -356,7 +368,28 @@ fn simple_command(
         }
         rest.next();
     }
+    // The folders of a `PYTHONPATH` value, from where the command runs (a word that needs the
+    // shell, `$PYTHONPATH`, is no folder).
+    let folders = |value: &str, from: &Option<Vec<String>>| -> Vec<Vec<String>> {
+        let Some(from) = from else { return Vec::new() };
+        value
+            .split(':')
+            .filter(|d| !d.is_empty() && !d.contains('$'))
+            .filter_map(|d| resolve_folder(from, d))
+            .collect()
+    };
     match rest.peek().copied() {
+        None => {
+            if let Some(value) = words.iter().find_map(|w| w.strip_prefix("PYTHONPATH=")) {
+                *exported = folders(value, cwd);
+            }
+        }
+        Some("export") => {
+            if let Some(value) = words.iter().find_map(|w| w.strip_prefix("PYTHONPATH=")) {
+                *exported = folders(value, cwd);
+            }
+            return;
+        }
         Some("cd") => {
             rest.next();
             let args: Vec<&str> = rest
@@ -413,7 +446,7 @@ fn simple_command(
         }) && let (Some(line), Some(start)) = (args.get(at + 1), here.clone())
             && depth < MAX_SHELL_DEPTH
         {
-            targets_in(line, start, depth + 1, found);
+            targets_in(line, start, exported, depth + 1, found);
         }
     }
     let mut python = false;
@@ -486,6 +519,7 @@ fn simple_command(
                 .iter()
                 .filter_map(|dir| resolve_folder(&here, dir)),
         )
+        .chain(exported.iter().cloned())
         .collect();
     found.paths.extend(
         candidates
@@ -1367,6 +1401,29 @@ mod tests {
         assert_eq!(folders("python3 - < o.py"), [""]);
         assert_eq!(folders("PYTHONPATH=lib python3 < o.py"), ["", "lib"]);
         assert_eq!(folders("node o.js"), Vec::<String>::new());
+        // A `PYTHONPATH` exported, or assigned alone, counts for the commands after it, in
+        // nested shells too; `$PYTHONPATH` in its value is no folder.
+        assert_eq!(
+            folders("export PYTHONPATH=lib; python3 -m pkg"),
+            ["", "lib"]
+        );
+        assert_eq!(
+            folders("cd a && export PYTHONPATH=../lib && cd b && python3 t.py"),
+            ["a/b", "lib"]
+        );
+        assert_eq!(
+            folders("PYTHONPATH=src; export PYTHONPATH; python3 -m x"),
+            ["", "src"]
+        );
+        assert_eq!(
+            folders("export PYTHONPATH=$PYTHONPATH:lib && python3 -m x"),
+            ["", "lib"]
+        );
+        assert_eq!(
+            folders("export PYTHONPATH=lib && sh -c 'python3 -m x'"),
+            ["", "lib"]
+        );
+        assert_eq!(folders("export PYTHONPATH=lib"), Vec::<String>::new());
     }
 
     /// The spellings a red-team audit found unread: Python's short options run together, a
