@@ -204,8 +204,9 @@ fn symbolic_links_to_a_package_and_to_a_bytecode_folder_block_until_signed() {
 
     let repo = base_repo(&signers, BUGGY_CHECK);
 
-    // Outside property_paths, where no rule looks: a package, and bytecode of other source
-    // for the untouched oracle.py, named as Python's cache names it.
+    // Outside property_paths: a package, where no rule looks, and bytecode of other source
+    // for the untouched oracle.py, named as Python's cache names it, which is opaque-code
+    // wherever it lies.
     repo.write("src/fastjson/__init__.py", FAST_JSON);
     let cache = oracle_cache(&repo.dir);
     let name = cache.rsplit('/').next().expect("a file name");
@@ -256,15 +257,20 @@ fn symbolic_links_to_a_package_and_to_a_bytecode_folder_block_until_signed() {
             true,
         )
     };
-    assert_eq!(found, vec![opaque(pycache), opaque(json)], "{found:?}");
+    assert_eq!(
+        found,
+        vec![opaque(&pyc), opaque(pycache), opaque(json)],
+        "{found:?}"
+    );
 
-    // Signed by an allowed signer: reported, not blocking, and the buggy property passes,
-    // which is what the links were for.
+    // The links' commit signed by an allowed signer: its findings are reported, not
+    // blocking; the bytecode's commit is not signed and still blocks.
     repo.amend_signed(&key);
     let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
     let report: serde_json::Value = serde_json::from_str(&run.stdout).expect("report");
     let found = gaming(&report);
-    assert_eq!(found.len(), 2, "{found:?}");
-    assert!(found.iter().all(|f| !f.3), "{found:?}");
+    let blocking: Vec<&str> = found.iter().filter(|f| f.3).map(|f| f.1.as_str()).collect();
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(blocking, vec![pyc.as_str()], "{found:?}");
 }

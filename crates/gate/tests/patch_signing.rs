@@ -1525,16 +1525,36 @@ fn a_module_added_where_the_oracle_looks_first_needs_a_signature() {
         vec![("random.py".to_string(), false)]
     );
 
-    // The fix, and a new module of the code under test: nothing.
+    // The fix of the code under test: nothing.
     repo.branch("fix", &base);
-    repo.write(
-        "calc.py",
-        "from calc_util import plus\n\ndef add(a, b):\n    return plus(a, b)\n",
-    );
-    repo.commit_and_write("calc_util.py", "def plus(a, b):\n    return a + b\n", None);
+    repo.commit_and_write("calc.py", "def add(a, b):\n    return a + b\n", None);
     let report = repo.check(&base);
     assert_eq!(violations(&report), vec![]);
     assert!(report.findings.is_empty(), "{:?}", report.findings);
+    // Any new module there, named like nothing standard, is a finding too: the standard
+    // library imports names of its own choosing (`copy` tries `org.python.core`). A test file
+    // pytest collects by its name is not.
+    repo.branch("new-module", &base);
+    repo.write("org/__init__.py", "");
+    repo.write("org/python/__init__.py", "");
+    repo.write("org/python/core.py", "PyStringMap = dict\n");
+    repo.write("test_calc.py", "def test_add():\n    pass\n");
+    repo.commit_and_write("calc_util.py", "def plus(a, b):\n    return a + b\n", None);
+    let report = repo.check(&base);
+    assert_eq!(
+        shadowing(&report),
+        vec![
+            ("calc_util.py".to_string(), true),
+            ("org/__init__.py".to_string(), true)
+        ]
+    );
+    assert!(
+        report.findings[1]
+            .explanation
+            .contains("`org`, which the standard library imports when it finds it"),
+        "{}",
+        report.findings[1].explanation
+    );
 }
 
 /// The places protected where the tree holds nothing are top-level names only: inside a
@@ -1616,6 +1636,28 @@ fn links_and_other_commands_where_python_looks_first_are_seen() {
     std::os::unix::fs::symlink("../c", repo.path().join("docs/json")).expect("link");
     repo.commit("links");
     assert_eq!(blocking_findings(&repo.check(&base)), vec![]);
+
+    // Bytecode is opaque wherever it lies, property code or not: Python runs a `__pycache__`
+    // file in place of its source.
+    repo.branch("bytecode", &base);
+    repo.write("checks/__pycache__/o.cpython-311.pyc", "\u{1}\u{2}");
+    repo.write("src/shop/__pycache__/calc.cpython-311.pyc", "\u{1}\u{2}");
+    repo.commit("compiled");
+    let mut found = blocking_findings(&repo.check(&base));
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            (
+                "opaque-code".to_string(),
+                "checks/__pycache__/o.cpython-311.pyc".to_string()
+            ),
+            (
+                "opaque-code".to_string(),
+                "src/shop/__pycache__/calc.cpython-311.pyc".to_string()
+            ),
+        ]
+    );
 
     // A standard name where `python -c` runs, and beside the real script of a link.
     repo.branch("beside", &base);

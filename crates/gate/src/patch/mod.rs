@@ -242,7 +242,10 @@ pub fn check_patch(
         let mut property_files = Vec::new();
         // Module files new to a folder the oracles' Python searches before the standard
         // library, outside property_paths (whose files the rules judge).
-        let mut searched_modules: Vec<String> = Vec::new();
+        // (With whether each lies under property_paths.)
+        let mut searched_modules: Vec<(String, bool)> = Vec::new();
+        // Compiled bytecode outside property_paths, wherever it lies.
+        let mut bytecode: Vec<(String, &'static str)> = Vec::new();
         // Links and submodules there, which Python would follow and the gate does not.
         let mut searched_links: Vec<(String, Entry)> = Vec::new();
         let mut touches_other_code = false;
@@ -266,15 +269,26 @@ pub fn check_patch(
                     });
                 }
             }
-            if let Some((path, entry)) = searched_change(change, &search_folders)
-                && !paths.is_property_path(path)
-            {
+            if let Some((path, entry)) = searched_change(change, &search_folders) {
+                let property = paths.is_property_path(path);
                 match entry {
-                    Entry::File => searched_modules.push(path.to_string()),
-                    Entry::Link | Entry::Submodule => {
+                    Entry::File => searched_modules.push((path.to_string(), property)),
+                    // Under property_paths the rules' opaque-code reports links already.
+                    Entry::Link | Entry::Submodule if !property => {
                         searched_links.push((path.to_string(), entry))
                     }
+                    Entry::Link | Entry::Submodule => {}
                 }
+            }
+            // Bytecode anywhere (under property_paths the rules' opaque-code reports it).
+            if let Some(new) = change
+                .new
+                .as_ref()
+                .filter(|n| !paths.is_property_path(&n.path))
+                && change.kind != ChangeKind::Deleted
+                && let Some(why) = modules::bytecode_by_name(&new.path)
+            {
+                bytecode.push((new.path.clone(), why));
             }
             match property_file(&git, &paths, change)? {
                 Some(file) => {
@@ -294,6 +308,7 @@ pub fn check_patch(
         let mut found = rules.apply(&property_files, paths.min_cases, &reach);
         found.extend(rules::module_shadowed_at(&searched_modules, &reach));
         found.extend(rules::opaque_links_at(&searched_links));
+        found.extend(rules::bytecode_anywhere(&bytecode));
         if let Some(e) = reach.into_error() {
             return Err(e);
         }

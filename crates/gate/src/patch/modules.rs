@@ -24,8 +24,26 @@ pub(crate) fn is_binary(bytes: &[u8]) -> bool {
     bytes.iter().take(GIT_BINARY_PROBE).any(|b| *b == 0)
 }
 
-/// Why Python or a native loader would run a file of this path that the gate cannot read,
-/// by its path alone; `None` for a path that says nothing (its bytes may still be binary).
+/// [`opaque_by_name`] for compiled Python bytecode alone (a `.pyc`/`.pyo` file, a
+/// `__pycache__` entry or anything under one): what nobody commits on purpose, and what Python
+/// runs in place of its source wherever it lies.
+pub(crate) fn bytecode_by_name(path: &str) -> Option<&'static str> {
+    let (folders, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let lower = name.to_ascii_lowercase();
+    let pycache = |component: &str| component.eq_ignore_ascii_case("__pycache__");
+    if folders.split('/').any(pycache)
+        || pycache(name)
+        || lower.ends_with(".pyc")
+        || lower.ends_with(".pyo")
+    {
+        opaque_by_name(path)
+    } else {
+        None
+    }
+}
+
+/// Why Python would run a file of this path that the gate cannot read, by its path alone;
+/// `None` for a path that says nothing (its bytes may still be binary).
 pub(crate) fn opaque_by_name(path: &str) -> Option<&'static str> {
     let (folders, name) = path.rsplit_once('/').unwrap_or(("", path));
     // Any case: a file system that ignores it (macOS, Windows) finds `__PyCache__` too.
@@ -95,8 +113,10 @@ impl Loader {
 
 /// The import name a file named `name` gives its folder, and how it is loaded: `X.py` →
 /// (`X`, source); an extension's name is what stands before its first dot (any
-/// `X.<anything>.so` counts, whatever Python's own tag). `None` for other files and for names
-/// that are not identifiers (`a.b.py` is not importable as `a`).
+/// `X.<anything>.so` counts, whatever Python's own tag). `None` for other files and for a
+/// stem holding a dot (`a.b.py` is not importable as `a`). A stem need not be an identifier:
+/// `importlib.import_module("a-b")` loads `a-b.py`, and the standard library does so
+/// (`sysconfig` imports `_sysconfigdata__linux_x86_64-linux-gnu`).
 pub(crate) fn module_file(name: &str) -> Option<(&str, Loader)> {
     let lower = name.to_ascii_lowercase();
     let (stem, loader) = if lower.ends_with(".py") || lower.ends_with(".pyw") {
@@ -108,7 +128,7 @@ pub(crate) fn module_file(name: &str) -> Option<(&str, Loader)> {
     } else {
         return None;
     };
-    is_identifier(stem).then_some((stem, loader))
+    (!stem.is_empty() && !stem.contains('.')).then_some((stem, loader))
 }
 
 /// Whether `name` can be imported as one name (a Python identifier, approximately).
@@ -215,6 +235,15 @@ pub(crate) fn shadowed_by(path: &str, names_in: &dyn Fn(&str) -> Vec<String>) ->
     for own in provisions(path) {
         if own.name == "__init__" {
             // Only the package's name reaches `import`; its `__init__` variants are below.
+        } else if STDLIB_LOOKS_FOR.contains(&own.name.as_str())
+            || own.name.starts_with("_sysconfigdata_")
+        {
+            why.push(format!(
+                "`{}` takes the name `{}`, which the standard library imports when it finds it on sys.path: a script in `{}` (or with it on sys.path) runs this",
+                own.by,
+                own.name,
+                shown_folder(&own.folder)
+            ));
         } else if is_stdlib(&own.name) {
             why.push(format!(
                 "`{}` takes the name of the standard library's module `{}`: a script in `{}` (or with it on sys.path) imports this instead",
@@ -268,7 +297,22 @@ const TEST_TOOL_MODULES: &[&str] = &["hypothesis", "pytest", "_pytest", "pluggy"
 /// Whether `name` is a top-level module of Python's standard library ([`STDLIB_MODULES`]).
 pub(crate) fn is_stdlib(name: &str) -> bool {
     STDLIB_MODULES.split_ascii_whitespace().any(|n| n == name)
+        || STDLIB_LOOKS_FOR.contains(&name)
+        || name.starts_with("_sysconfigdata_")
 }
+
+/// Modules that are not part of the standard library but that it imports from `sys.path`
+/// when they are there: `copy` and `pickle` try `org.python.core` (Jython), `platform` tries
+/// `java` and `_winreg`, `site` runs `sitecustomize` and `usercustomize`, and `sysconfig`
+/// imports `_sysconfigdata_…` by a name that depends on the build.
+const STDLIB_LOOKS_FOR: &[&str] = &[
+    "org",
+    "java",
+    "_winreg",
+    "vms_lib",
+    "sitecustomize",
+    "usercustomize",
+];
 
 /// The top-level module names of Python's standard library, sorted, one space or newline
 /// apart: the union of `sys.stdlib_module_names` of CPython 3.11.7, 3.12.1 and 3.13.0, made with
@@ -409,7 +453,14 @@ mod tests {
             Some(("__init__", Loader::Source))
         );
         assert_eq!(module_file("a.b.py"), None);
-        assert_eq!(module_file("1x.py"), None);
+        // Not an identifier, but `importlib.import_module` loads it, and `sysconfig` does.
+        assert_eq!(module_file("1x.py"), Some(("1x", Loader::Source)));
+        assert_eq!(
+            module_file("_sysconfigdata__linux_x86_64-linux-gnu.py"),
+            Some(("_sysconfigdata__linux_x86_64-linux-gnu", Loader::Source))
+        );
+        assert!(is_stdlib("_sysconfigdata__linux_x86_64-linux-gnu"));
+        assert!(is_stdlib("org") && is_stdlib("sitecustomize"));
         assert_eq!(module_file("oracle.cpython-311.pyc"), None);
         assert_eq!(module_file("notes.txt"), None);
     }

@@ -2141,10 +2141,13 @@ fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFindin
 }
 
 /// The `module-shadowed` findings of module files a commit adds to the folders its oracles'
-/// Python searches before the standard library (`paths`, project paths outside
-/// `property_paths`, where the rules see no file): the same reasons as [`module_shadowed`]
-/// gives for property code.
-pub(crate) fn module_shadowed_at(paths: &[String], tree: &dyn TreeView) -> Vec<RawFinding> {
+/// Python searches before the standard library (`paths`, each with whether it lies under
+/// `property_paths`): every new import name there, since any import of it in the oracle's
+/// process loads the new file, the standard library's own imports included (`copy` tries
+/// `org.python.core`); a test file pytest collects by its name (`test_*.py`, `*_test.py`,
+/// `conftest.py`) excepted. Under `property_paths` the rules' own `module-shadowed` gives the
+/// standard-library and sibling reasons; outside it they are given here.
+pub(crate) fn module_shadowed_at(paths: &[(String, bool)], tree: &dyn TreeView) -> Vec<RawFinding> {
     let names_in = |folder: &str| tree.names_in(folder);
     let description = RULES
         .iter()
@@ -2154,19 +2157,61 @@ pub(crate) fn module_shadowed_at(paths: &[String], tree: &dyn TreeView) -> Vec<R
             |r| r.description,
         );
     let mut findings = Vec::new();
-    for path in paths {
-        for why in super::modules::shadowed_by(path, &names_in) {
-            findings.push(RawFinding {
-                file: path.clone(),
-                line: 0,
-                rule: "module-shadowed",
-                explanation: format!(
-                    "{description}: {why} (an oracle runs Python with this folder ahead of the standard library)"
-                ),
-            });
+    for (path, property) in paths {
+        let reasons = super::modules::shadowed_by(path, &names_in);
+        let finding = |why: String| RawFinding {
+            file: path.clone(),
+            line: 0,
+            rule: "module-shadowed",
+            explanation: format!(
+                "{description}: {why} (an oracle runs Python with this folder ahead of the standard library)"
+            ),
+        };
+        if !reasons.is_empty() {
+            if !property {
+                findings.extend(reasons.into_iter().map(finding));
+            }
+            continue;
+        }
+        let Some(name) = super::modules::provisions(path)
+            .into_iter()
+            .map(|p| p.name)
+            .find(|n| n != "__init__")
+        else {
+            continue;
+        };
+        let collected = name.starts_with("test_") || name.ends_with("_test") || name == "conftest";
+        if !collected {
+            findings.push(finding(format!(
+                "`{path}` is a new module `{name}`, and any import of `{name}` in the oracle's process loads it, the standard library's own too (`copy` tries `org.python.core`)"
+            )));
         }
     }
     findings
+}
+
+/// The `opaque-code` findings of compiled bytecode a commit adds or changes outside
+/// `property_paths` (`paths`, each with why): Python runs a `__pycache__` file, or a
+/// sourceless `.pyc`, in place of a source file, wherever it lies, and nobody commits one on
+/// purpose.
+pub(crate) fn bytecode_anywhere(paths: &[(String, &'static str)]) -> Vec<RawFinding> {
+    let description = RULES
+        .iter()
+        .find(|r| matches!(r.matcher, Matcher::OpaqueCode))
+        .map_or("a file the gate cannot read was added or changed", |r| {
+            r.description
+        });
+    paths
+        .iter()
+        .map(|(path, why)| RawFinding {
+            file: path.clone(),
+            line: 0,
+            rule: "opaque-code",
+            explanation: format!(
+                "{description}: `{path}` is {why}; nothing in it is read, so have a human sign the commit"
+            ),
+        })
+        .collect()
 }
 
 /// The `opaque-code` findings of symbolic links and submodules a commit brings, under an

@@ -234,8 +234,7 @@ fn assignment(word: &str) -> Option<&str> {
 fn is_python(word: &str) -> bool {
     let name = word.rsplit('/').next().unwrap_or(word);
     // A word holding a blank is a quoted argument (`sh -c 'python3 -m x'`), no program name.
-    (name.starts_with("python") || name.starts_with("pypy"))
-        && !name.contains(char::is_whitespace)
+    (name.starts_with("python") || name.starts_with("pypy")) && !name.contains(char::is_whitespace)
 }
 
 /// The files `python -m module` may run, relative to the folder it runs in.
