@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use freezegate_canon::to_pretty_string;
 use freezegate_gate::classify::{self, Action, Plan};
-use freezegate_gate::oracles::PropertyOracles;
+use freezegate_gate::oracles::{OracleSource, PropertyOracles};
 use freezegate_gate::run;
 
 use crate::Format;
@@ -31,14 +31,19 @@ pub struct Args {
     /// Output format: the JSON record (the default) or lines for people.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     format: Format,
+    /// Run a Rust property (one without an `oracle`) through BINARY, a build of the tree
+    /// under test that serves it, instead of this binary (as `gate --rust-runner`).
+    #[arg(long, value_name = "BINARY")]
+    rust_runner: Option<PathBuf>,
     #[command(flatten)]
     run: RunFlags,
 }
 
 impl Args {
-    /// Makes the input path absolute against `start`, where the command was typed.
+    /// Makes the input and runner paths absolute against `start`, where the command was typed.
     pub fn anchor(&mut self, start: &std::path::Path) {
         crate::root::anchor(start, &mut self.input);
+        crate::root::anchor(start, &mut self.rust_runner);
     }
 }
 
@@ -69,13 +74,24 @@ pub fn run(args: Args) -> Outcome {
         })
         .map_err(Failure::usage)?;
     let registry = properties::registry();
-    // A property with nothing to run is a configuration error, as in `gate`.
+    // The property with nothing to run is a configuration error, as in `gate` (another
+    // property that only another binary registers is not this command's business).
     settings
         .config
-        .check_oracles(|id| registry.contains(id))
+        .check_oracle_of(&args.property, |id| {
+            args.rust_runner.is_some() || registry.contains(id)
+        })
         .map_err(Failure::usage)?;
-    let exe = std::env::current_exe().ok();
-    let source = run::oracle_source(property, &registry, exe.as_deref()).map_err(Failure::usage)?;
+    let source = match (
+        &property.oracle,
+        crate::gate::runner_file(args.rust_runner.as_deref())?,
+    ) {
+        (None, Some(runner)) => OracleSource::Rust { exe: runner },
+        _ => {
+            let exe = std::env::current_exe().ok();
+            run::oracle_source(property, &registry, exe.as_deref()).map_err(Failure::usage)?
+        }
+    };
     let oracles = PropertyOracles::new(property, &source, &root).map_err(Failure::usage)?;
     let plan = Plan {
         root: &root,

@@ -3,7 +3,7 @@
 //! the oracle, seed, replay count and deadline of `freezegate.toml`, and writes (or renews) its
 //! ledger row, or refuses.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
@@ -57,6 +57,10 @@ pub struct Args {
     /// `remote`).
     #[arg(long, value_name = "ID")]
     runner_id: Option<String>,
+    /// Replay a Rust property (one without an `oracle`) through BINARY, a build of the tree
+    /// under test that serves it, instead of this binary (as `gate --rust-runner`).
+    #[arg(long, value_name = "BINARY")]
+    rust_runner: Option<PathBuf>,
     /// Refused: a freeze replays with freezegate.toml's oracle only.
     #[arg(long, value_name = "CMD", hide = true)]
     oracle: Option<String>,
@@ -69,6 +73,13 @@ pub struct Args {
     /// Refused: a freeze replays with freezegate.toml's deadline.
     #[arg(long, value_name = "T", hide = true)]
     timeout_ms: Option<String>,
+}
+
+impl Args {
+    /// Makes the runner's path absolute against `start`, where the command was typed.
+    pub fn anchor(&mut self, start: &Path) {
+        crate::root::anchor(start, &mut self.rust_runner);
+    }
 }
 
 /// What a freeze replays with: oracle, N, seed, deadline, and the policy it is judged by.
@@ -113,9 +124,12 @@ fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
     let settings = file_settings()?;
     // A property with nothing to run is a configuration error, as in `gate`.
     let registry = crate::properties::registry();
+    let runner = crate::gate::runner_file(args.rust_runner.as_deref())?;
     settings
         .config
-        .check_oracles(|id| registry.contains(id))
+        .check_oracle_of(&args.property, |id| {
+            runner.is_some() || registry.contains(id)
+        })
         .map_err(Failure::usage)?;
     let property = settings
         .config
@@ -130,9 +144,12 @@ fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
     let oracle = match &property.oracle {
         Some(command) => command.clone(),
         None => {
-            let exe = std::env::current_exe()
-                .context("cannot find this binary to run a Rust property")
-                .map_err(Failure::usage)?;
+            let exe = match runner {
+                Some(runner) => runner,
+                None => std::env::current_exe()
+                    .context("cannot find this binary to run a Rust property")
+                    .map_err(Failure::usage)?,
+            };
             oracle_command(&exe, property.id.as_str())
         }
     };

@@ -94,6 +94,18 @@ impl Args {
     }
 }
 
+/// The `--rust-runner` of a command, checked to be a file: a usage error otherwise.
+pub fn runner_file(runner: Option<&std::path::Path>) -> Result<Option<PathBuf>, Failure> {
+    match runner {
+        Some(runner) if !runner.is_file() => Err(Failure::usage(anyhow::anyhow!(
+            "--rust-runner {}: no such file (a build of the tree under test that serves `{}`)",
+            runner.display(),
+            freezegate_gate::rust_prop::PROPERTY_SUBCOMMAND
+        ))),
+        other => Ok(other.map(std::path::Path::to_path_buf)),
+    }
+}
+
 /// A progress bar on stderr, drawn only on a terminal.
 struct Bar {
     phase: Mutex<(String, usize, Instant)>,
@@ -296,15 +308,7 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         }
     }
     let exe = std::env::current_exe().ok();
-    if let Some(runner) = &args.rust_runner
-        && !runner.is_file()
-    {
-        return Err(Failure::usage(anyhow::anyhow!(
-            "--rust-runner {}: no such file (a build of the tree under test that serves `{}`)",
-            runner.display(),
-            freezegate_gate::rust_prop::PROPERTY_SUBCOMMAND
-        )));
-    }
+    runner_file(args.rust_runner.as_deref())?;
     let machine = args.format != GateFormat::Text || args.out.is_some();
     let color = !machine && std::io::stdout().is_terminal();
     let style = Style { color };

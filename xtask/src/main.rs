@@ -109,7 +109,11 @@ fn main() -> ExitCode {
             args.anchor(&start);
             true
         }
-        Command::Freeze(_) | Command::Ledger(_) => true,
+        Command::Freeze(args) => {
+            args.anchor(&start);
+            true
+        }
+        Command::Ledger(_) => true,
         Command::Replay(args) => {
             args.oracle_dir = root.clone();
             false

@@ -291,3 +291,76 @@ fn the_generation_switch_of_the_callers_environment_never_reaches_a_run() {
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
     assert!(run.stdout.contains("not_reproduced"), "{}", run.stdout);
 }
+
+/// `classify` and `freeze` act on one property: in a repository that also lists a Rust
+/// property only another build registers, they act on a property with an `oracle` as they
+/// would anywhere, and take `--rust-runner` for the Rust property itself, as the gate does.
+#[test]
+fn classify_and_freeze_act_on_one_property_and_take_a_rust_runner() {
+    let config = format!(
+        "{CONFIG}\n[[property]]\nid = \"py.small\"\noracle = \"python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)[0] < 5 else 1)'\"\n"
+    );
+    let signers = "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOm+iqtWY8JcllVdNqblscY+uEw8dN5PHWCH30uKwyvt\n";
+    let repo = Repo::new(&[
+        ("freezegate.toml", &config),
+        ("freeze/allowed_signers", signers),
+    ]);
+    support::write_executable(&repo.dir.join("runner.sh"), RUNNER);
+    repo.commit("the runner");
+    // The property with an oracle: classified (pinned, exit 1), the Rust one not in the way.
+    let run = repo.classify_run("py.small", "[9, 1]", &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(json(&run)["action"], "pin_fixture", "{}", run.stdout);
+    // The Rust property: exit 3 without a runner, as in the gate; classified with one.
+    let run = repo.classify_run("ext.sum_is_small", "[40, 30]", &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("ext.sum_is_small"), "{}", run.stderr);
+    let run = repo.classify_run(
+        "ext.sum_is_small",
+        "[40, 30]",
+        &["--rust-runner", "runner.sh"],
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let record = json(&run);
+    assert_eq!(record["action"], "pin_fixture", "{record}");
+    // freeze: the runner replays the Rust property's fixture (a stable failure: refused as a
+    // regression, exit 1), and a missing runner file is bad input.
+    let fixture = record["fixture_id"]
+        .as_str()
+        .expect("fixture id")
+        .to_owned();
+    let freeze = |extra: &[&str]| {
+        let mut args = vec![
+            "freeze",
+            "--property",
+            "ext.sum_is_small",
+            "--fixture",
+            &fixture,
+            "--owner",
+            "alice@example.com",
+            "--reason",
+            "r",
+            "--expires-in",
+            "3",
+            "--now",
+            NOW,
+            "--env-class",
+            "remote",
+            "--runner-id",
+            "ci-1",
+        ];
+        args.extend_from_slice(extra);
+        repo.xtask(&args, &[])
+    };
+    let run = freeze(&["--rust-runner", "runner.sh"]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("regression") || run.stdout.contains("regression"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    let run = freeze(&["--rust-runner", "no-such-runner"]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("--rust-runner"), "{}", run.stderr);
+}

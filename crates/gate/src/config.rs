@@ -443,11 +443,30 @@ impl Config {
     /// property of its id that `registered` (the registry's `contains`) knows. A property
     /// with neither is a rule error at its table, found before any oracle runs.
     pub fn check_oracles(&self, registered: impl Fn(&str) -> bool) -> Result<(), ConfigError> {
+        self.check_oracles_of(|_| true, registered)
+    }
+
+    /// [`Config::check_oracles`] for the property `id` alone: what a command that acts on one
+    /// property (`classify`, `freeze`) needs, so that a Rust property another binary registers
+    /// does not stop it acting on a property with an `oracle` command.
+    pub fn check_oracle_of(
+        &self,
+        id: &str,
+        registered: impl Fn(&str) -> bool,
+    ) -> Result<(), ConfigError> {
+        self.check_oracles_of(|p| p.id.as_str() == id, registered)
+    }
+
+    fn check_oracles_of(
+        &self,
+        which: impl Fn(&Property) -> bool,
+        registered: impl Fn(&str) -> bool,
+    ) -> Result<(), ConfigError> {
         let missing = self
             .properties
             .iter()
             .enumerate()
-            .find(|(_, p)| p.oracle.is_none() && !registered(p.id.as_str()));
+            .find(|(_, p)| which(p) && p.oracle.is_none() && !registered(p.id.as_str()));
         match missing {
             None => Ok(()),
             Some((i, p)) => Err(ConfigError::Rule {
