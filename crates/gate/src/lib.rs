@@ -84,6 +84,37 @@
 //!     }
 //! }
 //!
+//! /// The command line of docs/threat-model.md's CI recipe: `[-C DIR] [gate] [--base REV]
+//! /// [--rust-runner BINARY] [--format text|json]`. Anything else is refused (exit 3): a gate
+//! /// that ignored `--base` would pass a patch it never judged.
+//! #[derive(Default)]
+//! struct Cli {
+//!     dir: Option<std::path::PathBuf>,
+//!     base: Option<String>,
+//!     rust_runner: Option<std::path::PathBuf>,
+//!     json: bool,
+//! }
+//!
+//! fn cli(mut args: impl Iterator<Item = String>) -> Result<Cli, String> {
+//!     let mut cli = Cli::default();
+//!     while let Some(arg) = args.next() {
+//!         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+//!         match arg.as_str() {
+//!             "gate" => {}
+//!             "-C" => cli.dir = Some(value()?.into()),
+//!             "--base" => cli.base = Some(value()?),
+//!             "--rust-runner" => cli.rust_runner = Some(value()?.into()),
+//!             "--format" => cli.json = match value()?.as_str() {
+//!                 "json" => true,
+//!                 "text" => false,
+//!                 other => return Err(format!("unknown format {other}")),
+//!             },
+//!             other => return Err(format!("unexpected argument {other}")),
+//!         }
+//!     }
+//!     Ok(cli)
+//! }
+//!
 //! fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
 //!     let registry = registry()?;
 //!     let args: Vec<String> = std::env::args().collect();
@@ -95,11 +126,15 @@
 //!     {
 //!         return Ok(registry.serve_stdio(id));
 //!     }
+//!     let cli = cli(args.into_iter().skip(1))?;
 //!     // Adopt the oracles' orphans; on SIGINT, SIGTERM or SIGHUP kill every run and exit.
 //!     if let Err(error) = process::setup() {
 //!         eprintln!("warning: {}", ErrorChain(&error));
 //!     }
-//!     let root = std::env::current_dir()?;
+//!     let root = match cli.dir {
+//!         Some(dir) => dir,
+//!         None => std::env::current_dir()?,
+//!     };
 //!     let config = Config::load(&root)?;
 //!     let overrides = RunOverrides::from_env(|key| std::env::var(key).ok());
 //!     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -112,19 +147,23 @@
 //!         exe: std::env::current_exe().ok(),
 //!         // A build of the tree under test, when this binary is the base revision's
 //!         // (`gate --base` in CI, see "Rust properties" below).
-//!         rust_runner: None,
+//!         rust_runner: cli.rust_runner,
 //!         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
 //!         progress: &run::Quiet,
 //!     };
-//!     // `Some("refs/remotes/origin/main")` also judges the patch's own commits.
-//!     let mut report = run::run_with_base(&settings, &ctx, None)?;
+//!     // With `--base REV`, also judges the patch's own commits REV..HEAD.
+//!     let mut report = run::run_with_base(&settings, &ctx, cli.base.as_deref())?;
 //!     report.decide();
 //!     // Kill what oracles left running that no run could be tied to.
 //!     process::kill_orphans(process::ORPHAN_LIMIT);
 //!     // Print nothing made of runs a signal killed.
 //!     process::park_if_stopping();
-//!     print!("{}", render::settings_text(&report.settings));
-//!     print!("{}", render::body_text(&report, Style { color: false }));
+//!     if cli.json {
+//!         print!("{}", render::json(&report));
+//!     } else {
+//!         print!("{}", render::settings_text(&report.settings));
+//!         print!("{}", render::body_text(&report, Style { color: false }));
+//!     }
 //!     Ok(report.decision.exit_code)
 //! }
 //! ```

@@ -21,10 +21,11 @@ use freezegate_gate::rust_prop::{PROPERTY_SUBCOMMAND, Registry, RegistryError};
 use freezegate_gate::{ErrorChain, process, run};
 
 /// The tests' names, for `--list` and filters.
-const NAMES: [&str; 3] = [
+const NAMES: [&str; 4] = [
     "own_xtask_stopped_by_sigterm_exits_143_and_leaves_no_oracle",
     "own_xtask_stopped_by_sigterm_kills_the_escapee_of_an_oracle_slow_to_die",
     "own_xtask_shrinks_a_rust_property_whose_panic_message_holds_the_input",
+    "own_xtask_reads_the_ci_recipes_command_line_and_refuses_the_rest",
 ];
 
 /// Set in the environment of the copy of this program that plays the xtask.
@@ -41,10 +42,14 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let tests: [(&str, fn()); 3] = [
+    let tests: [(&str, fn()); 4] = [
         (NAMES[0], stopped_by_sigterm_exits_143_and_leaves_no_oracle),
         (NAMES[1], an_escapee_of_an_oracle_slow_to_die_is_killed),
         (NAMES[2], a_panic_message_holding_the_input_still_shrinks),
+        (
+            NAMES[3],
+            the_ci_recipes_command_line_is_read_and_the_rest_refused,
+        ),
     ];
     let selected: Vec<_> = tests
         .into_iter()
@@ -85,6 +90,38 @@ fn own_xtask() -> ExitCode {
     }
 }
 
+/// The crate docs' command line: `[-C DIR] [gate] [--base REV] [--rust-runner BINARY]
+/// [--format text|json]`, anything else refused.
+#[derive(Default)]
+struct Cli {
+    dir: Option<std::path::PathBuf>,
+    base: Option<String>,
+    rust_runner: Option<std::path::PathBuf>,
+    json: bool,
+}
+
+fn cli(mut args: impl Iterator<Item = String>) -> Result<Cli, String> {
+    let mut cli = Cli::default();
+    while let Some(arg) = args.next() {
+        let mut value = || args.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "gate" => {}
+            "-C" => cli.dir = Some(value()?.into()),
+            "--base" => cli.base = Some(value()?),
+            "--rust-runner" => cli.rust_runner = Some(value()?.into()),
+            "--format" => {
+                cli.json = match value()?.as_str() {
+                    "json" => true,
+                    "text" => false,
+                    other => return Err(format!("unknown format {other}")),
+                }
+            }
+            other => return Err(format!("unexpected argument {other}")),
+        }
+    }
+    Ok(cli)
+}
+
 fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
     let registry = registry()?;
     let args: Vec<String> = std::env::args().collect();
@@ -93,8 +130,12 @@ fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
     {
         return Ok(registry.serve_stdio(id));
     }
+    let cli = cli(args.into_iter().skip(1))?;
     process::setup()?;
-    let root = std::env::current_dir()?;
+    let root = match cli.dir {
+        Some(dir) => dir,
+        None => std::env::current_dir()?,
+    };
     let config = Config::load(&root)?;
     let overrides = RunOverrides::from_env(|key| std::env::var(key).ok());
     let settings = Settings::resolve(config, &overrides, 2)?;
@@ -104,16 +145,20 @@ fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
         now: run::clock_now(),
         registry: &registry,
         exe: std::env::current_exe().ok(),
-        rust_runner: None,
+        rust_runner: cli.rust_runner,
         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
         progress: &run::Quiet,
     };
-    let mut report = run::run_with_base(&settings, &ctx, None)?;
+    let mut report = run::run_with_base(&settings, &ctx, cli.base.as_deref())?;
     report.decide();
     process::kill_orphans(process::ORPHAN_LIMIT);
     process::park_if_stopping();
-    print!("{}", render::settings_text(&report.settings));
-    print!("{}", render::body_text(&report, Style { color: false }));
+    if cli.json {
+        print!("{}", render::json(&report));
+    } else {
+        print!("{}", render::settings_text(&report.settings));
+        print!("{}", render::body_text(&report, Style { color: false }));
+    }
     Ok(report.decision.exit_code)
 }
 
@@ -296,6 +341,52 @@ fn a_panic_message_holding_the_input_still_shrinks() {
             "{site}: assertion `left == right` failed: values above 500 in [501, 7, 501]"
         )),
         "{stdout}"
+    );
+}
+
+/// The command line of the CI recipe reaches the gate (`-C`, `--base`, `--format json`), and
+/// an argument the example does not read stops it (exit 3) instead of being ignored.
+fn the_ci_recipes_command_line_is_read_and_the_rest_refused() {
+    let tmp = tempfile::Builder::new()
+        .prefix("own-xtask-cli")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("temp dir");
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("freezegate.toml"),
+        "[policy]\nreplays = 3\nmin_cases = 1\n\n[[property]]\nid = \"p\"\noracle = \"cat >/dev/null\"\ngenerate = \"echo 1\"\ncases = 1\n",
+    )
+    .expect("write");
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", "suite"]);
+    let run = |args: &[&str]| {
+        Command::new(std::env::current_exe().expect("the test's own path"))
+            .args(args)
+            .current_dir(env!("CARGO_TARGET_TMPDIR"))
+            .env(CHILD, "1")
+            .env_remove("REPLAYS")
+            .env_remove("PROP_SEED")
+            .stdin(Stdio::null())
+            .output()
+            .expect("the xtask runs")
+    };
+    let root = dir.to_str().expect("utf-8");
+    let out = run(&["-C", root, "gate", "--base", "HEAD", "--format", "json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: serde_json::Value = serde_json::from_str(&stdout).expect("a JSON report");
+    assert_eq!(report["decision"]["outcome"], "pass", "{report}");
+    assert!(
+        report["patch"].is_object(),
+        "--base reached the gate: {report}"
+    );
+    let out = run(&["-C", root, "gate", "--bogus"]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unexpected argument --bogus"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }
 
