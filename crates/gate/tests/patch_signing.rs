@@ -271,8 +271,15 @@ fn default_globs_are_protected_even_if_the_base_policy_omits_them() {
 fn an_unknown_base_revision_is_an_error_not_a_pass() {
     let (repo, _) = base_repo(true);
     let err = check_patch(repo.path(), "no-such-branch", &Repo::options("HEAD")).unwrap_err();
-    assert!(matches!(err, PatchError::BadRevision { .. }), "{err}");
-    assert!(err.to_string().contains("no-such-branch"));
+    assert!(
+        matches!(err, PatchError::BadRevision { shallow: false, .. }),
+        "{err}"
+    );
+    // A full clone: the hint is the name, not the history.
+    assert_eq!(
+        err.to_string(),
+        "base revision \"no-such-branch\" is not a commit of this repository (no ref or commit of that name: check the spelling, and that the base branch was fetched)"
+    );
 }
 
 #[test]
@@ -909,6 +916,13 @@ fn a_range_that_reaches_a_shallow_boundary_cannot_be_judged() {
     let err = check_patch(&dest, "origin/main", &Repo::options("HEAD")).unwrap_err();
     assert!(matches!(err, PatchError::ShallowClone { .. }), "{err}");
     assert!(err.to_string().contains("fetch-depth: 0"), "{err}");
+    // A base the shallow clone does not hold: the hint is the history.
+    let err = check_patch(&dest, "origin/main~1", &Repo::options("HEAD")).unwrap_err();
+    assert!(
+        matches!(err, PatchError::BadRevision { shallow: true, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("the clone is shallow"), "{err}");
     // With the history fetched, the unsigned commit is found.
     git(&dest, &["fetch", "-q", "--unshallow", "origin"]);
     let report = check_patch(&dest, "origin/main", &Repo::options("HEAD")).expect("judged");

@@ -37,10 +37,19 @@ pub enum PatchError {
         detail: String,
     },
     /// The base revision does not name a commit (in CI: fetch enough history).
-    #[error("base revision {rev:?} is not a commit of this repository (is the clone shallow?)")]
+    #[error(
+        "base revision {rev:?} is not a commit of this repository ({})",
+        if *shallow {
+            "the clone is shallow: fetch the whole history"
+        } else {
+            "no ref or commit of that name: check the spelling, and that the base branch was fetched"
+        }
+    )]
     BadRevision {
         /// The revision as given.
         rev: String,
+        /// Whether the clone is shallow (which may be why).
+        shallow: bool,
     },
     /// The base revision is a name more than one ref answers to.
     #[error("base revision {rev:?} is ambiguous: it names {}; pass the full ref name", refs.join(" and "))]

@@ -223,6 +223,7 @@ impl Git {
         if !ok || sha.is_empty() || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(PatchError::BadRevision {
                 rev: rev.to_string(),
+                shallow: !self.shallow_boundary().unwrap_or_default().is_empty(),
             });
         }
         let stderr = String::from_utf8_lossy(&stderr);
