@@ -2140,6 +2140,14 @@ fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFindin
     }
 }
 
+/// The description of the rule `id` of [`RULES`], for findings made outside [`RuleSet::apply`].
+fn description_of(id: &str) -> &'static str {
+    RULES
+        .iter()
+        .find(|r| r.id == id)
+        .map_or("", |r| r.description)
+}
+
 /// The `module-shadowed` findings of module files a commit adds to the folders its oracles'
 /// Python searches before the standard library (`paths`, each with whether it lies under
 /// `property_paths`): every new import name there, since any import of it in the oracle's
@@ -2149,13 +2157,7 @@ fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFindin
 /// standard-library and sibling reasons; outside it they are given here.
 pub(crate) fn module_shadowed_at(paths: &[(String, bool)], tree: &dyn TreeView) -> Vec<RawFinding> {
     let names_in = |folder: &str| tree.names_in(folder);
-    let description = RULES
-        .iter()
-        .find(|r| matches!(r.matcher, Matcher::ModuleShadowed))
-        .map_or(
-            "a new module file takes an import name another module answers to",
-            |r| r.description,
-        );
+    let description = description_of("module-shadowed");
     let mut findings = Vec::new();
     for (path, property) in paths {
         let reasons = super::modules::shadowed_by(path, &names_in);
@@ -2195,12 +2197,7 @@ pub(crate) fn module_shadowed_at(paths: &[(String, bool)], tree: &dyn TreeView) 
 /// sourceless `.pyc`, in place of a source file, wherever it lies, and nobody commits one on
 /// purpose.
 pub(crate) fn bytecode_anywhere(paths: &[(String, &'static str)]) -> Vec<RawFinding> {
-    let description = RULES
-        .iter()
-        .find(|r| matches!(r.matcher, Matcher::OpaqueCode))
-        .map_or("a file the gate cannot read was added or changed", |r| {
-            r.description
-        });
+    let description = description_of("opaque-code");
     paths
         .iter()
         .map(|(path, why)| RawFinding {
@@ -2219,12 +2216,7 @@ pub(crate) fn bytecode_anywhere(paths: &[(String, &'static str)]) -> Vec<RawFind
 /// (outside `property_paths`): a link `json -> vendor/fastjson` at the root is what
 /// `import json` loads there, and the gate does not follow it.
 pub(crate) fn opaque_links_at(links: &[(String, Entry)]) -> Vec<RawFinding> {
-    let description = RULES
-        .iter()
-        .find(|r| matches!(r.matcher, Matcher::OpaqueCode))
-        .map_or("a file the gate cannot read was added or changed", |r| {
-            r.description
-        });
+    let description = description_of("opaque-code");
     links
         .iter()
         .map(|(path, entry)| {
