@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use freezegate_canon::to_pretty_string;
 use freezegate_gate::classify::{self, Action, Plan};
-use freezegate_gate::oracles::{OracleSource, PropertyOracles};
+use freezegate_gate::oracles::PropertyOracles;
 use freezegate_gate::run;
 
 use crate::Format;
@@ -82,16 +82,10 @@ pub fn run(args: Args) -> Outcome {
             args.rust_runner.is_some() || registry.contains(id)
         })
         .map_err(Failure::usage)?;
-    let source = match (
-        &property.oracle,
-        crate::gate::runner_file(args.rust_runner.as_deref())?,
-    ) {
-        (None, Some(runner)) => OracleSource::Rust { exe: runner },
-        _ => {
-            let exe = std::env::current_exe().ok();
-            run::oracle_source(property, &registry, exe.as_deref()).map_err(Failure::usage)?
-        }
-    };
+    let runner = crate::gate::runner_file(args.rust_runner.as_deref())?;
+    let exe = std::env::current_exe().ok();
+    let source = run::oracle_source(property, &registry, exe.as_deref(), runner.as_deref())
+        .map_err(Failure::usage)?;
     let oracles = PropertyOracles::new(property, &source, &root).map_err(Failure::usage)?;
     let plan = Plan {
         root: &root,

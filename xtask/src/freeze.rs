@@ -11,7 +11,6 @@ use freezegate_canon::fixture::{meta_path, read_fixture, read_meta};
 use freezegate_canon::{FixtureId, PropertyId, to_pretty_string};
 use freezegate_gate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
 use freezegate_gate::run::ledger_policy;
-use freezegate_gate::rust_prop::oracle_command;
 use freezegate_ledger::{
     EnvClass, FreezeOutcome, FreezeRequest, LEDGER_PATH, Policy, Refusal, check_writable,
     freeze_row, precheck, renewable, write_target,
@@ -141,18 +140,15 @@ fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
                 args.property
             ))
         })?;
-    let oracle = match &property.oracle {
-        Some(command) => command.clone(),
-        None => {
-            let exe = match runner {
-                Some(runner) => runner,
-                None => std::env::current_exe()
-                    .context("cannot find this binary to run a Rust property")
-                    .map_err(Failure::usage)?,
-            };
-            oracle_command(&exe, property.id.as_str())
-        }
-    };
+    let exe = std::env::current_exe().ok();
+    let oracle = freezegate_gate::run::oracle_source(
+        &property,
+        &registry,
+        exe.as_deref(),
+        runner.as_deref(),
+    )
+    .map_err(Failure::usage)?
+    .command(property.id.as_str());
     Ok(FreezeSettings {
         oracle,
         // The property's own raised replay count is in the policy's `property_replays`:

@@ -23,6 +23,17 @@ pub enum OracleSource {
     },
 }
 
+impl OracleSource {
+    /// The shell command that runs property `id` from this source: the command itself, or
+    /// the binary's hidden subcommand ([`oracle_command`]).
+    pub fn command(&self, id: &str) -> String {
+        match self {
+            OracleSource::Command(cmd) => cmd.clone(),
+            OracleSource::Rust { exe } => oracle_command(exe, id),
+        }
+    }
+}
+
 /// The oracles of one property: a fresh process per run for replays, and the fastest
 /// runner for campaigns and shrinking (a worker where the property speaks the protocol).
 #[derive(Clone)]
@@ -81,9 +92,10 @@ impl PropertyOracles {
         source: &OracleSource,
         root: &Path,
     ) -> Result<PropertyOracles, OracleError> {
-        let (command, worker) = match source {
-            OracleSource::Command(cmd) => (cmd.clone(), property.worker),
-            OracleSource::Rust { exe } => (oracle_command(exe, property.id.as_str()), true),
+        let command = source.command(property.id.as_str());
+        let worker = match source {
+            OracleSource::Command(_) => property.worker,
+            OracleSource::Rust { .. } => true,
         };
         let invalid = |e: &dyn std::fmt::Display| OracleError::Invalid {
             id: property.id.to_string(),

@@ -150,17 +150,23 @@ pub fn head_commit(root: &Path) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// The oracle source of a property: its command, or the registered Rust property. (A
-/// property with neither is refused, at its place in the file, by
-/// [`crate::config::Config::check_oracles`], which [`run`] calls first.)
+/// The oracle source of a property: its command; else, for a Rust property, `runner` (a
+/// build of the tree under test, `--rust-runner`) when given, whatever this binary registers,
+/// or this binary `exe` when it registers the property. (A property with none of them is
+/// refused, at its place in the file, by [`crate::config::Config::check_oracles`], which
+/// [`run`] calls first.)
 pub fn oracle_source(
     property: &Property,
     registry: &Registry,
     exe: Option<&Path>,
+    runner: Option<&Path>,
 ) -> Result<OracleSource, crate::oracles::OracleError> {
     let registered = registry.contains(property.id.as_str());
     match (&property.oracle, exe) {
         (Some(cmd), _) => Ok(OracleSource::Command(cmd.clone())),
+        (None, _) if let Some(runner) = runner => Ok(OracleSource::Rust {
+            exe: runner.to_path_buf(),
+        }),
         (None, Some(exe)) if registered => Ok(OracleSource::Rust {
             exe: exe.to_path_buf(),
         }),
@@ -492,12 +498,12 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
     // The oracles of every property.
     let mut oracles = Vec::with_capacity(config.properties.len());
     for property in &config.properties {
-        let source = match (&property.oracle, &ctx.rust_runner) {
-            (None, Some(runner)) => OracleSource::Rust {
-                exe: runner.clone(),
-            },
-            _ => oracle_source(property, ctx.registry, ctx.exe.as_deref())?,
-        };
+        let source = oracle_source(
+            property,
+            ctx.registry,
+            ctx.exe.as_deref(),
+            ctx.rust_runner.as_deref(),
+        )?;
         oracles.push(PropertyOracles::new(property, &source, root)?);
     }
 
