@@ -241,8 +241,7 @@ pub fn check_patch(
         let mut property_names = BTreeSet::new();
         let mut property_files = Vec::new();
         // Module files new to a folder the oracles' Python searches before the standard
-        // library, outside property_paths (whose files the rules judge).
-        // (With whether each lies under property_paths.)
+        // library, each with whether it lies under property_paths.
         let mut searched_modules: Vec<(String, bool)> = Vec::new();
         // Compiled bytecode outside property_paths, wherever it lies.
         let mut bytecode: Vec<(String, &'static str)> = Vec::new();
@@ -579,12 +578,7 @@ fn searched_change<'c>(
         let importable = modules::module_file(name).is_some() || modules::is_identifier(name);
         return (in_folder(folder) && importable && !unchanged).then_some((path, entry));
     }
-    let added = match change.kind {
-        ChangeKind::Added => true,
-        ChangeKind::Renamed => change.old.iter().all(|o| o.path != new.path),
-        ChangeKind::Modified | ChangeKind::Deleted | ChangeKind::TypeChanged => false,
-    };
-    if !added {
+    if !is_new_path(change, new) {
         return None;
     }
     let package_init = || {
@@ -592,6 +586,16 @@ fn searched_change<'c>(
             && in_folder(folder.rsplit_once('/').map_or("", |(parent, _)| parent))
     };
     (in_folder(folder) || package_init()).then_some((path, entry))
+}
+
+/// Whether `new`, the post-image of `change`, is a path new to the commit: added, copied, or
+/// a rename's new side.
+fn is_new_path(change: &FileChange, new: &diff::Side) -> bool {
+    match change.kind {
+        ChangeKind::Added => true,
+        ChangeKind::Renamed => change.old.iter().all(|o| o.path != new.path),
+        ChangeKind::Modified | ChangeKind::Deleted | ChangeKind::TypeChanged => false,
+    }
 }
 
 /// The property-file view of a change, when either side matches `property_paths`.
@@ -624,12 +628,7 @@ fn property_file(
         (Some(s), Some(bytes)) => Some(props::source_text(&s.path, &bytes)),
         _ => None,
     };
-    // A path new to the commit: added, copied, or a rename's new side.
-    let new_is_added = new_side.is_some_and(|n| match change.kind {
-        ChangeKind::Added => true,
-        ChangeKind::Renamed => change.old.iter().all(|o| o.path != n.path),
-        ChangeKind::Modified | ChangeKind::Deleted | ChangeKind::TypeChanged => false,
-    });
+    let new_is_added = new_side.is_some_and(|n| is_new_path(change, n));
     let (added, removed) = match (old_side, new_side) {
         // Both sides are property code: the real line diff.
         (Some(_), Some(_)) => {
