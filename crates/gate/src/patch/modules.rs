@@ -28,19 +28,14 @@ pub(crate) fn is_binary(bytes: &[u8]) -> bool {
 /// `__pycache__` entry or anything under one): what nobody commits on purpose, and what Python
 /// runs in place of its source wherever it lies.
 pub(crate) fn bytecode_by_name(path: &str) -> Option<&'static str> {
-    let (folders, name) = path.rsplit_once('/').unwrap_or(("", path));
-    let lower = name.to_ascii_lowercase();
-    let pycache = |component: &str| component.eq_ignore_ascii_case("__pycache__");
-    if folders.split('/').any(pycache)
-        || pycache(name)
-        || lower.ends_with(".pyc")
-        || lower.ends_with(".pyo")
-    {
-        opaque_by_name(path)
-    } else {
-        None
-    }
+    opaque_by_name(path).filter(|why| ![NATIVE_LIBRARY, PATH_HOOK].contains(why))
 }
+
+/// [`opaque_by_name`]'s reason for a native library or extension module.
+const NATIVE_LIBRARY: &str = "a native library or extension module";
+
+/// [`opaque_by_name`]'s reason for a `.pth` file.
+const PATH_HOOK: &str = "a site path hook (`.pth`: its `import` lines run at start-up)";
 
 /// Why Python would run a file of this path that the gate cannot read, by its path alone;
 /// `None` for a path that says nothing (its bytes may still be binary).
@@ -68,10 +63,10 @@ pub(crate) fn opaque_by_name(path: &str) -> Option<&'static str> {
         || lower.ends_with(".dll")
         || is_versioned_so(&lower)
     {
-        return Some("a native library or extension module");
+        return Some(NATIVE_LIBRARY);
     }
     if lower.ends_with(".pth") {
-        return Some("a site path hook (`.pth`: its `import` lines run at start-up)");
+        return Some(PATH_HOOK);
     }
     None
 }
@@ -235,9 +230,7 @@ pub(crate) fn shadowed_by(path: &str, names_in: &dyn Fn(&str) -> Vec<String>) ->
     for own in provisions(path) {
         if own.name == "__init__" {
             // Only the package's name reaches `import`; its `__init__` variants are below.
-        } else if STDLIB_LOOKS_FOR.contains(&own.name.as_str())
-            || own.name.starts_with("_sysconfigdata_")
-        {
+        } else if stdlib_looks_for(&own.name) {
             why.push(format!(
                 "`{}` takes the name `{}`, which the standard library imports when it finds it on sys.path: a script in `{}` (or with it on sys.path) runs this",
                 own.by,
@@ -296,9 +289,13 @@ const TEST_TOOL_MODULES: &[&str] = &["hypothesis", "pytest", "_pytest", "pluggy"
 
 /// Whether `name` is a top-level module of Python's standard library ([`STDLIB_MODULES`]).
 pub(crate) fn is_stdlib(name: &str) -> bool {
-    STDLIB_MODULES.split_ascii_whitespace().any(|n| n == name)
-        || STDLIB_LOOKS_FOR.contains(&name)
-        || name.starts_with("_sysconfigdata_")
+    STDLIB_MODULES.split_ascii_whitespace().any(|n| n == name) || stdlib_looks_for(name)
+}
+
+/// Whether the standard library imports a module `name` from `sys.path` when it is there,
+/// though it is not one of its own ([`STDLIB_LOOKS_FOR`], and `_sysconfigdata_…`).
+fn stdlib_looks_for(name: &str) -> bool {
+    STDLIB_LOOKS_FOR.contains(&name) || name.starts_with("_sysconfigdata_")
 }
 
 /// Modules that are not part of the standard library but that it imports from `sys.path`
