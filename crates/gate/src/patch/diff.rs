@@ -65,6 +65,18 @@ pub(crate) enum Entry {
     Submodule,
 }
 
+impl Entry {
+    /// What the entry is, for a finding, when the gate cannot read what it stands for (a
+    /// link or a submodule); `None` for a regular file.
+    pub(crate) fn unread(self) -> Option<&'static str> {
+        match self {
+            Entry::File => None,
+            Entry::Link => Some("a symbolic link"),
+            Entry::Submodule => Some("a submodule (a gitlink)"),
+        }
+    }
+}
+
 /// One path change of a commit's own change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FileChange {

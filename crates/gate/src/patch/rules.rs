@@ -2111,12 +2111,7 @@ fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFindin
         let Some(path) = &f.new_path else {
             continue;
         };
-        let entry = match f.new_entry {
-            Entry::Link => Some("a symbolic link"),
-            Entry::Submodule => Some("a submodule (a gitlink)"),
-            Entry::File => None,
-        };
-        let explanation = if let Some(entry) = entry {
+        let explanation = if let Some(entry) = f.new_entry.unread() {
             format!(
                 "{}: `{path}` is {entry}: the gate does not read what it stands for (a module, a package or a `__pycache__` folder Python would follow it to), so have a human sign the commit",
                 rule.description
@@ -2124,10 +2119,7 @@ fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFindin
         } else if let Some(why) = super::modules::opaque_by_name(path).or(f.new_binary.then_some(
             "a binary file (a NUL byte in its first 8000 bytes, as git's diff tells one)",
         )) {
-            format!(
-                "{}: `{path}` is {why}; nothing in it is read, so have a human sign the commit",
-                rule.description
-            )
+            unread_file(rule.description, path, why)
         } else {
             continue;
         };
@@ -2138,6 +2130,14 @@ fn opaque_code(rule: &Rule, files: &[PropertyFile], findings: &mut Vec<RawFindin
             explanation,
         });
     }
+}
+
+/// An `opaque-code` explanation for a file the gate cannot read: `description`, the path and
+/// `why` it is opaque.
+fn unread_file(description: &str, path: &str, why: &str) -> String {
+    format!(
+        "{description}: `{path}` is {why}; nothing in it is read, so have a human sign the commit"
+    )
 }
 
 /// The description of the rule `id` of [`RULES`], for findings made outside [`RuleSet::apply`].
@@ -2204,9 +2204,7 @@ pub(crate) fn bytecode_anywhere(paths: &[(String, &'static str)]) -> Vec<RawFind
             file: path.clone(),
             line: 0,
             rule: "opaque-code",
-            explanation: format!(
-                "{description}: `{path}` is {why}; nothing in it is read, so have a human sign the commit"
-            ),
+            explanation: unread_file(description, path, why),
         })
         .collect()
 }
@@ -2220,10 +2218,7 @@ pub(crate) fn opaque_links_at(links: &[(String, Entry)]) -> Vec<RawFinding> {
     links
         .iter()
         .map(|(path, entry)| {
-            let what = match entry {
-                Entry::Submodule => "a submodule (a gitlink)",
-                Entry::Link | Entry::File => "a symbolic link",
-            };
+            let what = entry.unread().unwrap_or("a symbolic link");
             RawFinding {
                 file: path.clone(),
                 line: 0,
