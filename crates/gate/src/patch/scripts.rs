@@ -237,6 +237,17 @@ fn is_python(word: &str) -> bool {
     (name.starts_with("python") || name.starts_with("pypy")) && !name.contains(char::is_whitespace)
 }
 
+/// The letters of a word of Python's short options (`-Bm` gives `Bm`; not `-`, nor a long
+/// option `--x`), with where the first letter that takes an argument stands among them: `m`
+/// and `c` (the module, the command) and `W` and `X`, each of which takes the rest of the word,
+/// else the next word.
+fn python_flags(word: &str) -> Option<(&str, Option<usize>)> {
+    let flags = word
+        .strip_prefix('-')
+        .filter(|f| !f.is_empty() && !f.starts_with('-'))?;
+    Some((flags, flags.find(['m', 'c', 'W', 'X'])))
+}
+
 /// The files `python -m module` may run, relative to the folder it runs in.
 fn module_files(module: &str) -> Vec<String> {
     let valid = !module.is_empty()
@@ -460,12 +471,12 @@ fn simple_command(
         if python && !script_read {
             if option_argument {
                 option_argument = false;
-            } else if let Some(flags) = word.strip_prefix('-').filter(|f| !f.is_empty()) {
-                if !flags.starts_with('-') {
-                    match flags.find(['m', 'c', 'W', 'X']) {
-                        Some(i) if matches!(&flags[i..i + 1], "m" | "c") => script_read = true,
-                        Some(i) => option_argument = flags.len() == i + 1,
-                        None => {}
+            } else if word.starts_with('-') && word != "-" {
+                if let Some((flags, Some(i))) = python_flags(word) {
+                    if matches!(&flags[i..i + 1], "m" | "c") {
+                        script_read = true;
+                    } else {
+                        option_argument = flags.len() == i + 1;
                     }
                 }
             } else {
@@ -477,21 +488,16 @@ fn simple_command(
         // Python's short options may be run together (`-Bm pkg.mod`, `-um mod`, `-Im mod`):
         // an `m` among them takes the rest of the word, else the next word, as the module;
         // `c`, `W` and `X` take an argument of their own, so what follows is not a flag.
-        let module = if python && word.starts_with('-') && !word.starts_with("--") {
-            let flags = &word[1..];
-            match flags.find(['m', 'c', 'W', 'X']) {
-                Some(i) if flags[i..].starts_with('m') => {
-                    let attached = &flags[i + 1..];
-                    if attached.is_empty() {
-                        rest.next()
-                    } else {
-                        Some(attached)
-                    }
+        let module = match python_flags(word).filter(|_| python) {
+            Some((flags, Some(i))) if flags[i..].starts_with('m') => {
+                let attached = &flags[i + 1..];
+                if attached.is_empty() {
+                    rest.next()
+                } else {
+                    Some(attached)
                 }
-                _ => None,
             }
-        } else {
-            None
+            _ => None,
         };
         if let Some(module) = module {
             let files = module_files(module);
