@@ -1135,6 +1135,96 @@ fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
     );
 }
 
+/// A freeze row is a human's word only when an allowed signer signed the commit that wrote
+/// it: a row that an unsigned commit of `--base`'s range brings in freezes nothing in that
+/// run (its flicker says why, and no format shows it frozen by the row's owner), while a row
+/// a signed commit wrote freezes; signing the commit makes its row freeze too.
+#[test]
+fn a_freeze_row_an_unsigned_commit_brings_in_freezes_nothing() {
+    let (_keys, key, signers) = support::signing_key();
+    let repo = Repo::with_oracle(&[
+        (
+            "freezegate.toml",
+            &config(
+                "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ncases = 10\n\n[[property]]\nid = \"q\"\noracle = \"python3 p.py\"\ncases = 10\n",
+            ),
+        ),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        ("freeze/allowed_signers", &signers),
+    ]);
+    let a = repo.pin("p", r#"{"n": 10}"#);
+    let b = repo.pin("q", r#"{"n": 10}"#);
+    repo.write("p.py", FLICKER);
+    repo.commit("pin two flickers");
+    repo.git(&["tag", "base"]);
+    let expires = "2026-12-10T00:00:00Z";
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &a, "remote", expires)]),
+    );
+    repo.commit("freeze a");
+    repo.amend_signed(&key);
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(
+            &repo,
+            &[("p", &a, "remote", expires), ("q", &b, "remote", expires)],
+        ),
+    );
+    repo.commit("freeze b");
+
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let report = json(&run);
+    assert_eq!(
+        support::blocking_findings(&report)
+            .into_iter()
+            .filter(|(rule, _)| rule.starts_with("patch."))
+            .collect::<Vec<_>>(),
+        [(
+            "patch.unsigned_protected_change".to_owned(),
+            "freeze/ledger.json".to_owned()
+        )]
+    );
+    assert_eq!(status(&report, "p", &a), "frozen", "{}", run.stdout);
+    assert_eq!(status(&report, "q", &b), "flicker");
+    let fixture_b = report["fixtures"]
+        .as_array()
+        .expect("fixtures")
+        .iter()
+        .find(|f| f["property_id"] == "q" && f["fixture_id"] == b.as_str())
+        .expect("fixture b");
+    assert!(fixture_b["freeze"].is_null(), "{fixture_b}");
+    let note = fixture_b["note"].as_str().unwrap_or("");
+    assert!(
+        note.starts_with("the row of freeze/ledger.json that would freeze it came in commit ")
+            && note.ends_with(" without an allowed signature: it freezes nothing"),
+        "{note}"
+    );
+    let github = repo.gate(&["--base", "base", "--format", "github"], &[]);
+    let frozen: Vec<&str> = github
+        .stdout
+        .lines()
+        .filter(|l| l.contains("frozen by"))
+        .collect();
+    assert_eq!(frozen.len(), 1, "{}", github.stdout);
+    assert!(frozen[0].contains("p fixture"), "{}", github.stdout);
+
+    // Signed, the same commit's row freezes.
+    repo.amend_signed(&key);
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    let report = json(&run);
+    assert_eq!(status(&report, "p", &a), "frozen");
+    assert_eq!(status(&report, "q", &b), "frozen");
+    assert!(
+        !support::blocking_findings(&report)
+            .iter()
+            .any(|(rule, _)| rule.starts_with("patch.")),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn a_test_name_in_the_ledger_excuses_nothing_and_blocks() {
     // SPEC §1, last row: a test name that failed once somewhere gets nothing.

@@ -400,6 +400,23 @@ fn rel(root: &Path, path: &Path) -> String {
 
 /// Runs the gate: validation, replays of every pinned fixture, campaigns, decision.
 pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> {
+    run_trusting(settings, ctx, &[])
+}
+
+/// A ledger row that a commit of the patch brought in (added, or changed to what it is)
+/// without an allowed signature: it freezes nothing in that run.
+#[derive(Debug, Clone)]
+struct UnapprovedRow {
+    row: freezegate_ledger::Row,
+    commit: String,
+}
+
+/// [`run`], where the rows of `unapproved` freeze nothing.
+fn run_trusting(
+    settings: &Settings,
+    ctx: &Context<'_>,
+    unapproved: &[UnapprovedRow],
+) -> Result<Report, GateError> {
     let started = Instant::now();
     let root = ctx.root.as_path();
     let config = &settings.config;
@@ -409,6 +426,18 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
 
     // Step 1: the ledger and every fixture file.
     let mut ledger = load_ledger(root, settings, ctx.now)?;
+    // The valid rows less those the patch brought in unsigned: the rows that may freeze.
+    let trusted = (!unapproved.is_empty()).then(|| {
+        Ledger::from_rows(
+            ledger
+                .valid
+                .rows()
+                .iter()
+                .filter(|r| !unapproved.iter().any(|u| u.row == **r))
+                .cloned()
+                .collect(),
+        )
+    });
     // The report's settings block, shown now, before any oracle runs.
     let view = settings_view(settings, ctx, &ledger);
     ctx.progress.settings(&view);
@@ -562,9 +591,9 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
         let labels = labels(runs);
         let v = verdict(&labels, n);
         let digest = freezegate_canon::Digest::of(&p.bytes);
-        // Only a row that breaks no rule freezes; one that would match but breaks a rule is
-        // named in the flicker's note.
-        let lookup = |l: &Ledger| {
+        // Only a row that breaks no rule, and that the patch did not bring in unsigned,
+        // freezes; one that would match otherwise is named in the flicker's note.
+        let lookup = |l: &Ledger| -> Option<freezegate_ledger::Row> {
             l.active_row(
                 &property.id,
                 &digest,
@@ -572,14 +601,31 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
                 settings.env_class,
                 ctx.now,
             )
-            .map(freeze_info)
+            .cloned()
         };
-        let freeze = lookup(&ledger.valid);
-        let invalid_row = freeze.is_none()
-            && (lookup(&ledger.ledger).is_some()
-                || ledger
-                    .broken
-                    .contains(&(property.id.to_string(), p.id.to_string())));
+        let freeze = lookup(trusted.as_ref().unwrap_or(&ledger.valid))
+            .as_ref()
+            .map(freeze_info);
+        let row_note = if freeze.is_some() {
+            None
+        } else if let Some(u) =
+            lookup(&ledger.valid).and_then(|row| unapproved.iter().find(|u| u.row == row))
+        {
+            Some(format!(
+                "the row of {LEDGER_FILE} that would freeze it came in commit {} without an allowed signature: it freezes nothing",
+                short(&u.commit)
+            ))
+        } else if lookup(&ledger.ledger).is_some()
+            || ledger
+                .broken
+                .contains(&(property.id.to_string(), p.id.to_string()))
+        {
+            Some(format!(
+                "a row of {LEDGER_FILE} names it but breaks a rule (see the ledger findings): it freezes nothing"
+            ))
+        } else {
+            None
+        };
         let signature = runs
             .iter()
             .find(|o| o.label == Label::AssertFail)
@@ -588,7 +634,7 @@ pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> 
             .iter()
             .find(|o| o.label.is_infra())
             .map(|o| format!("{}: {}", o.label, infra_reason(o)));
-        let (status, note) = fixture_status(v, freeze.is_some(), invalid_row, infra_note);
+        let (status, note) = fixture_status(v, freeze.is_some(), row_note, infra_note);
         fixtures.push(FixtureResult {
             property_id: property.id.to_string(),
             fixture_id: p.id.to_string(),
@@ -1578,10 +1624,12 @@ pub fn run_with_base(
 ) -> Result<Report, RunError> {
     let mut patch_findings = Vec::new();
     let mut section = None;
+    let mut unapproved = Vec::new();
     if let Some(base) = base {
         let options = crate::patch::PatchOptions::default();
         let report =
             crate::patch::check_patch(&ctx.root, base, &options).map_err(RunError::Patch)?;
+        unapproved = unapproved_rows(settings, ctx, &report, &options).map_err(RunError::Patch)?;
         let mut at_base = crate::patch::files_at(
             &ctx.root,
             &report.base,
@@ -1670,12 +1718,73 @@ pub fn run_with_base(
             ));
         }
     }
-    let mut report = run(settings, ctx).map_err(RunError::Gate)?;
+    let mut report = run_trusting(settings, ctx, &unapproved).map_err(RunError::Gate)?;
     report.patch = section;
     report.findings.extend(patch_findings);
     report.findings.sort();
     report.decide();
     Ok(report)
+}
+
+/// The ledger rows that the commits changing the ledger without an allowed signature
+/// brought in: each such commit's rows that none of its parents has, field for field (for a
+/// merge, the merge's own rows; those of the commits it brings in are judged with them).
+fn unapproved_rows(
+    settings: &Settings,
+    ctx: &Context<'_>,
+    report: &crate::patch::PatchReport,
+    options: &crate::patch::PatchOptions,
+) -> Result<Vec<UnapprovedRow>, crate::patch::PatchError> {
+    let unsigned: BTreeSet<&str> = report
+        .violations
+        .iter()
+        .filter(|v| v.path == LEDGER_FILE)
+        .map(|v| v.commit.as_str())
+        .collect();
+    if unsigned.is_empty() {
+        return Ok(Vec::new());
+    }
+    // The rows that pass the schema, as the gate reads them (the rules do not matter here:
+    // a row that breaks one freezes nothing anyway).
+    let policy = ledger_policy(settings);
+    let signers = AllowedSigners::default();
+    let fixtures = crate::integrity::DiskFixtures::new(&ctx.root);
+    let checks = Checks {
+        policy: &policy,
+        now: ctx.now,
+        signers: &signers,
+        fixtures: &fixtures,
+    };
+    let rows_at = |rev: &str| -> Result<Vec<freezegate_ledger::Row>, crate::patch::PatchError> {
+        let bytes = crate::patch::files_at(&ctx.root, rev, &[LEDGER_FILE], options)?
+            .pop()
+            .flatten();
+        Ok(bytes
+            .and_then(|b| freezegate_ledger::check_and_load(&b, &checks).ok())
+            .map(|(ledger, _)| ledger.into_rows())
+            .unwrap_or_default())
+    };
+    let mut out = Vec::new();
+    for commit in report
+        .commits
+        .iter()
+        .filter(|c| unsigned.contains(c.commit.as_str()))
+    {
+        let parents = commit
+            .parents
+            .iter()
+            .map(|p| rows_at(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        for row in rows_at(&commit.commit)? {
+            if !parents.iter().any(|rows| rows.contains(&row)) {
+                out.push(UnapprovedRow {
+                    row,
+                    commit: commit.commit.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// A finding of the patch checks about no file in particular (callers name one with struct
@@ -1717,12 +1826,13 @@ pub enum RunError {
 }
 
 /// What a fixture's verdict means for the merge, given whether an active, valid ledger row
-/// freezes it (`frozen`) and whether a row names it but breaks a rule (`invalid_row`): a
-/// freeze excuses flicker, never a regression; an infra verdict is infra, frozen or not.
+/// freezes it (`frozen`) and, when none does, why a row that names it freezes nothing
+/// (`row_note`: it breaks a rule, or came in unsigned): a freeze excuses flicker, never a
+/// regression; an infra verdict is infra, frozen or not.
 fn fixture_status(
     verdict: Verdict,
     frozen: bool,
-    invalid_row: bool,
+    row_note: Option<String>,
     infra_note: Option<String>,
 ) -> (FixtureStatus, Option<String>) {
     match (verdict, frozen) {
@@ -1734,14 +1844,7 @@ fn fixture_status(
                     .to_owned(),
             ),
         ),
-        (Verdict::FreezeEligible, false) => (
-            FixtureStatus::Flicker,
-            invalid_row.then(|| {
-                format!(
-                    "a row of {LEDGER_FILE} names it but breaks a rule (see the ledger findings): it freezes nothing"
-                )
-            }),
-        ),
+        (Verdict::FreezeEligible, false) => (FixtureStatus::Flicker, row_note),
         (Verdict::FreezeEligible, true) => (FixtureStatus::Frozen, None),
         (Verdict::NotReproduced, false) => (FixtureStatus::Pass, None),
         (Verdict::NotReproduced, true) => (
@@ -1859,7 +1962,7 @@ mod tests {
             .enumerate()
             .map(|(i, (labels, frozen))| {
                 let v = verdict(labels, labels.len());
-                let (status, note) = fixture_status(v, *frozen, false, None);
+                let (status, note) = fixture_status(v, *frozen, None, None);
                 FixtureResult {
                     property_id: "p".into(),
                     fixture_id: format!("{i:016x}"),
