@@ -72,6 +72,16 @@ pub struct Args {
     /// Write the report to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Also write the JSON report to FILE, from the same run (next to `--format`'s).
+    #[arg(long, value_name = "FILE")]
+    json_out: Option<PathBuf>,
+    /// Also write the JUnit XML report to FILE, from the same run.
+    #[arg(long, value_name = "FILE")]
+    junit_out: Option<PathBuf>,
+    /// Also write the text report (settings block included, no colour) to FILE, from the
+    /// same run.
+    #[arg(long, value_name = "FILE")]
+    text_out: Option<PathBuf>,
     /// Append infra items (timeouts, harness errors) as JSON lines to FILE, for the runner
     /// owners' queue.
     #[arg(long, value_name = "FILE")]
@@ -89,8 +99,33 @@ impl Args {
     /// Makes the report paths absolute against `start`, where the command was typed.
     pub fn anchor(&mut self, start: &std::path::Path) {
         crate::root::anchor(start, &mut self.out);
+        crate::root::anchor(start, &mut self.json_out);
+        crate::root::anchor(start, &mut self.junit_out);
+        crate::root::anchor(start, &mut self.text_out);
         crate::root::anchor(start, &mut self.infra_out);
         crate::root::anchor(start, &mut self.rust_runner);
+    }
+}
+
+impl Args {
+    /// The reports asked for besides `--format`'s: `--json-out`, `--junit-out`, `--text-out`.
+    fn extra_reports(&self) -> impl Iterator<Item = (GateFormat, &PathBuf)> {
+        [
+            (GateFormat::Json, &self.json_out),
+            (GateFormat::Junit, &self.junit_out),
+            (GateFormat::Text, &self.text_out),
+        ]
+        .into_iter()
+        .filter_map(|(format, path)| path.as_ref().map(|p| (format, p)))
+    }
+}
+
+/// The flag that asks for an extra report in `format`.
+fn extra_flag(format: GateFormat) -> &'static str {
+    match format {
+        GateFormat::Json => "--json-out",
+        GateFormat::Junit => "--junit-out",
+        GateFormat::Text | GateFormat::Github => "--text-out",
     }
 }
 
@@ -189,6 +224,9 @@ fn check_writable(args: &Args) -> Result<(), Failure> {
     if let Some(path) = &args.out {
         open(path, "--out")?;
     }
+    for (format, path) in args.extra_reports() {
+        open(path, extra_flag(format))?;
+    }
     if let Some(path) = &args.infra_out {
         open(path, "--infra-out")?;
     }
@@ -256,12 +294,39 @@ fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
     }
 }
 
+/// The whole report in `format` (the text report with its settings block).
+fn document_of(report: &Report, format: GateFormat, style: Style) -> String {
+    match format {
+        GateFormat::Text => {
+            let mut text = render::settings_text(&report.settings);
+            text.push_str(&render::body_text(report, style));
+            text
+        }
+        GateFormat::Json => render::json(report),
+        GateFormat::Junit => render::junit(report),
+        GateFormat::Github => render::github(report),
+    }
+}
+
+/// Appends `text` to the file at `path` (created if need be); `what` names it in the error.
+fn append(path: &Path, what: &str, text: &str) -> Result<(), Failure> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .with_context(|| format!("cannot write {what} {}", path.display()))
+        .map_err(Failure::usage)
+}
+
 /// Runs `xtask gate`. When the gate cannot run at all (exit 3) a machine format still gets a
 /// document, the error and its place, so that a dashboard shows why (the sentence also goes
 /// to stderr as for every command).
 pub fn run(args: Args) -> Outcome {
     let format = args.format;
     let out = args.out.clone();
+    let extra: Vec<(GateFormat, PathBuf)> =
+        args.extra_reports().map(|(f, p)| (f, p.clone())).collect();
     // Set once the report is out: an error after it (writing the step summary or the infra
     // queue) must not add a second document.
     let mut reported = false;
@@ -272,15 +337,30 @@ pub fn run(args: Args) -> Outcome {
     {
         let message = freezegate_gate::ErrorChain(&*failure.error).to_string();
         let place = render::error_place(failure.error.as_ref());
-        let document = match format {
+        let document = |format: GateFormat| match format {
             GateFormat::Text => None,
             GateFormat::Json => Some(render::error_json(&message, place.as_ref())),
             GateFormat::Junit => Some(render::error_junit(&message, place.as_ref())),
             GateFormat::Github => Some(render::error_github(&message, place.as_ref())),
         };
-        if let Some(document) = document {
-            // The exit code and stderr say it already if this write fails too.
+        // The exit code and stderr say it already if these writes fail too.
+        if let Some(document) = document(format) {
             let _ = write_out(out.as_ref(), &document);
+        }
+        for (format, path) in &extra {
+            if let Some(document) = document(*format) {
+                let _ = write_out(Some(path), &document);
+            }
+        }
+        if format == GateFormat::Github
+            && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
+        {
+            // As above: stderr and the exit code say it if this fails.
+            let _ = append(
+                Path::new(&path),
+                "$GITHUB_STEP_SUMMARY",
+                &render::error_step_summary(&message, place.as_ref()),
+            );
         }
     }
     result
@@ -346,49 +426,30 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     let document = match args.format {
         // On stdout the settings are out already; a file gets the whole report.
         GateFormat::Text if progress.on_stdout => render::body_text(&report, style),
-        GateFormat::Text => {
-            let mut text = render::settings_text(&report.settings);
-            text.push_str(&render::body_text(&report, style));
-            text
-        }
-        GateFormat::Json => render::json(&report),
-        GateFormat::Junit => render::junit(&report),
-        GateFormat::Github => render::github(&report),
+        format => document_of(&report, format, style),
     };
     write_out(args.out.as_ref(), &document)?;
     *reported = true;
+    for (format, path) in args.extra_reports() {
+        write_out(
+            Some(path),
+            &document_of(&report, format, Style { color: false }),
+        )?;
+    }
     if args.out.is_some() || args.format != GateFormat::Text {
         eprintln!("{}", report.summary_line());
     }
     if args.format == GateFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
     {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| {
-                format!(
-                    "cannot open $GITHUB_STEP_SUMMARY {}",
-                    PathBuf::from(&path).display()
-                )
-            })
-            .map_err(Failure::usage)?;
-        file.write_all(render::github_step_summary(&report).as_bytes())
-            .context("cannot write $GITHUB_STEP_SUMMARY")
-            .map_err(Failure::usage)?;
+        append(
+            Path::new(&path),
+            "$GITHUB_STEP_SUMMARY",
+            &render::github_step_summary(&report),
+        )?;
     }
     if let Some(path) = &args.infra_out {
-        let lines = render::infra_lines(&report);
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot open {}", path.display()))
-            .map_err(Failure::usage)?;
-        file.write_all(lines.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))
-            .map_err(Failure::usage)?;
+        append(path, "--infra-out", &render::infra_lines(&report))?;
     }
     if report.decision.exit_code == USAGE {
         return Ok(USAGE);

@@ -248,6 +248,28 @@ fn the_promotion_path_table_row_by_row() {
     let run = repo.gate(&[], &[]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(run.stdout.contains("gate: infra only"), "{}", run.stdout);
+    // The check fails, so one annotation is an error that says why and what to do; the
+    // infra item itself stays a warning.
+    let github = repo.gate(&["--format", "github"], &[]);
+    assert_eq!(github.code, 2, "{}", github.stdout);
+    let errors: Vec<&str> = github
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("::error"))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "::error title=freezegate infra only::nothing blocks, but an infra item left the run undecided: timeouts and harness errors decide nothing about the patch; they are the runner owners' to fix (--infra-out queues them): re-run the job, on another runner if they repeat"
+        ],
+        "{}",
+        github.stdout
+    );
+    assert!(
+        github.stdout.contains("::warning file=fixtures/hangs/"),
+        "{}",
+        github.stdout
+    );
 
     // And without the hang, the gate passes with one frozen fixture that has no vote.
     repo.write("hangs.py", &oracle("False"));
@@ -356,6 +378,78 @@ fn campaigns_pin_new_failures_deterministically() {
         std::fs::read_to_string(a.dir.join(fixture)).expect("fixture"),
         "[0,0,0,0,0,0,0,0,0]\n"
     );
+    // Every format says what a reader of the new failure needs: its fixture, the replays'
+    // labels, the minimal input, the failure signature and what to do. One run writes them
+    // all (a second run would find the fixture the first pinned, and report a regression).
+    let d = Repo::with_oracle(&files);
+    let reports = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| {
+        reports
+            .path()
+            .join(name)
+            .to_str()
+            .expect("utf-8")
+            .to_owned()
+    };
+    let summary = path("summary.md");
+    let github = d.gate(
+        &[
+            "--format",
+            "github",
+            "--json-out",
+            &path("report.json"),
+            "--junit-out",
+            &path("junit.xml"),
+            "--text-out",
+            &path("report.txt"),
+        ],
+        &[("GITHUB_STEP_SUMMARY", &summary)],
+    );
+    assert_eq!(github.code, 1, "{}", github.stderr);
+    let id = fixture
+        .strip_prefix("fixtures/lists.short/")
+        .and_then(|f| f.strip_suffix(".json"))
+        .expect("fixture id");
+    let note = "new fixture pinned in the working tree: commit it with the patch, then make the property pass";
+    assert!(
+        github.stdout.lines().any(|l| l
+            == format!(
+                "::error file={fixture},title=freezegate new failure::lists.short: pin_fixture {id} (FFF) — minimal failing input: [0,0,0,0,0,0,0,0,0] — failure: long — {note}"
+            )),
+        "{}",
+        github.stdout
+    );
+    let md = std::fs::read_to_string(&summary).expect("step summary");
+    assert!(
+        md.contains(&format!(
+            "- new failure of `lists.short`: pin\\_fixture `{id}` (FFF), minimal input `[0,0,0,0,0,0,0,0,0]`, failure: long — {note}\n"
+        )),
+        "{md}"
+    );
+    let junit = std::fs::read_to_string(path("junit.xml")).expect("junit written");
+    assert!(
+        junit.contains(&format!(
+            "<failure message=\"pin_fixture {id} (FFF)\" type=\"new_failure\">minimal failing input: [0,0,0,0,0,0,0,0,0]\nfailure: long\n{note}</failure>"
+        )),
+        "{junit}"
+    );
+    let report = json(&Run {
+        code: github.code,
+        stdout: std::fs::read_to_string(path("report.json")).expect("json written"),
+        stderr: String::new(),
+    });
+    assert_eq!(report["campaigns"][0]["signature"], "long");
+    assert_eq!(report["summary"]["new_failures"], 1);
+    let text = std::fs::read_to_string(path("report.txt")).expect("text written");
+    assert!(
+        text.starts_with("freezegate gate\n")
+            && text.contains(&format!(
+                "→ pin_fixture {id} FFF  minimal [0,0,0,0,0,0,0,0,0]  failure: long\n"
+            ))
+            && !text.contains('\x1b'),
+        "{text}"
+    );
+
     // Another seed finds another failing case first, but the same minimal input.
     let c = Repo::with_oracle(&files);
     c.gate(&["--seed", "7"], &[]);
@@ -2004,7 +2098,21 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
         "{doc}"
     );
     assert!(run.stderr.contains("policy.replays"), "{}", run.stderr);
-    let run = repo.gate(&["--format", "github"], &[]);
+    // GitHub gets the annotation, and the job's step summary the sentence at its place; the
+    // reports asked for besides get their error documents too.
+    let files = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| files.path().join(name).to_str().expect("utf-8").to_owned();
+    let run = repo.gate(
+        &[
+            "--format",
+            "github",
+            "--json-out",
+            &path("report.json"),
+            "--junit-out",
+            &path("junit.xml"),
+        ],
+        &[("GITHUB_STEP_SUMMARY", &path("summary.md"))],
+    );
     assert_eq!(run.code, 3);
     assert!(
         run.stdout
@@ -2012,6 +2120,20 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
         "{}",
         run.stdout
     );
+    let md = std::fs::read_to_string(path("summary.md")).expect("step summary written");
+    assert!(
+        md.starts_with(
+            "## freezegate\n\n**the gate cannot run (exit 3)**\n\n`freezegate.toml:2:11`: "
+        ) && md.contains("policy.replays"),
+        "{md}"
+    );
+    let extra = std::fs::read_to_string(path("report.json")).expect("json written");
+    assert!(
+        extra.contains("\"format\": \"freezegate-gate-error-v1\""),
+        "{extra}"
+    );
+    let extra = std::fs::read_to_string(path("junit.xml")).expect("junit written");
+    assert!(extra.contains("freezegate.toml:2:11"), "{extra}");
     let run = repo.gate(&["--format", "junit"], &[]);
     assert_eq!(run.code, 3);
     assert!(
@@ -3028,6 +3150,9 @@ fn unwritable_report_paths_stop_the_gate_before_it_runs() {
             vec![],
             "--infra-out",
         ),
+        (vec!["--json-out", "missing/r.json"], vec![], "--json-out"),
+        (vec!["--junit-out", "missing/r.xml"], vec![], "--junit-out"),
+        (vec!["--text-out", "missing/r.txt"], vec![], "--text-out"),
         (
             vec!["--format", "github"],
             vec![("GITHUB_STEP_SUMMARY", "missing/summary.md")],

@@ -178,6 +178,9 @@ fn campaign_line(c: &CampaignResult, style: Style) -> String {
             let more = if min.chars().count() > 80 { "…" } else { "" };
             let _ = write!(line, "  minimal {}{more}", escape_text(&shown));
         }
+        if let Some(sig) = &c.signature {
+            let _ = write!(line, "  failure: {}", escape_text(sig));
+        }
     }
     if let Some(note) = &c.note {
         let _ = write!(line, "\n             {}", escape_text(note));
@@ -480,14 +483,8 @@ pub fn junit(report: &Report) -> String {
             CampaignStatus::Failure => {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 s.set_type("new_failure");
-                s.set_message(xml_attr(&format!(
-                    "{} {}",
-                    c.action.as_deref().unwrap_or("failure"),
-                    c.fixture_id.as_deref().unwrap_or("")
-                )));
-                if let Some(min) = &c.minimal {
-                    s.set_description(xml(&format!("minimal failing input: {min}")));
-                }
+                s.set_message(xml_attr(&new_failure_headline(c)));
+                s.set_description(xml(&new_failure_details(c).join("\n")));
                 s
             }
             CampaignStatus::Infra => {
@@ -540,6 +537,33 @@ pub fn junit(report: &Report) -> String {
     junit
         .to_string()
         .unwrap_or_else(|e| format!("<!-- junit serialisation failed: {e} -->\n"))
+}
+
+/// A new failure in one line: the action, the fixture and its replays' labels
+/// (`pin_fixture 87ba… (assert_fail ×7)`).
+fn new_failure_headline(c: &CampaignResult) -> String {
+    format!(
+        "{} {} ({})",
+        c.action.as_deref().unwrap_or("failure"),
+        c.fixture_id.as_deref().unwrap_or(""),
+        labels_text(&c.labels)
+    )
+}
+
+/// What a reader of a new failure needs besides its headline, one item each: the minimal
+/// input, the failure signature, and the note (what to do).
+fn new_failure_details(c: &CampaignResult) -> Vec<String> {
+    let mut details = vec![format!(
+        "minimal failing input: {}",
+        c.minimal.as_deref().unwrap_or("?")
+    )];
+    if let Some(sig) = &c.signature {
+        details.push(format!("failure: {sig}"));
+    }
+    if let Some(note) = &c.note {
+        details.push(note.clone());
+    }
+    details
 }
 
 /// Escapes a value for a workflow command's message (`%`, CR, LF).
@@ -666,11 +690,10 @@ pub fn github(report: &Report) -> String {
                 file.as_deref(),
                 "freezegate new failure",
                 &format!(
-                    "{}: {} {} — minimal input {}",
+                    "{}: {} — {}",
                     c.property_id,
-                    c.action.as_deref().unwrap_or("failure"),
-                    c.fixture_id.as_deref().unwrap_or(""),
-                    c.minimal.as_deref().unwrap_or("?")
+                    new_failure_headline(c),
+                    new_failure_details(c).join(" — ")
                 ),
             );
         }
@@ -682,6 +705,22 @@ pub fn github(report: &Report) -> String {
                 &format!("{} campaign: {infra}", c.property_id),
             );
         }
+    }
+    // Infra items are warnings one by one; a run that only they left undecided fails its
+    // check (exit 2), so one error says why and what to do.
+    if report.decision.outcome == Outcome::Infra {
+        emit(
+            "error",
+            None,
+            "freezegate infra only",
+            &format!(
+                "nothing blocks, but {}: timeouts and harness errors decide nothing about the patch; they are the runner owners' to fix (--infra-out queues them): re-run the job, on another runner if they repeat",
+                match report.summary.infra {
+                    1 => "an infra item left the run undecided".to_owned(),
+                    n => format!("{n} infra items left the run undecided"),
+                }
+            ),
+        );
     }
     // Expired rows are annotated once, by their `ledger.expired` finding above (which
     // points at the row's `expires_at`).
@@ -771,13 +810,29 @@ pub fn github_step_summary(report: &Report) -> String {
         let _ = writeln!(out);
     }
     for c in report.campaigns.iter().filter(|c| c.blocks()) {
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "- new failure of {}: {} {}, minimal input {}",
+            "- new failure of {}: {} {} ({}), minimal input {}",
             md_code(&c.property_id),
             md_text(c.action.as_deref().unwrap_or("failure")),
             md_code(c.fixture_id.as_deref().unwrap_or("")),
+            md_text(&labels_text(&c.labels)),
             md_code(c.minimal.as_deref().unwrap_or("?"))
+        );
+        if let Some(sig) = &c.signature {
+            let _ = write!(out, ", failure: {}", md_text(sig));
+        }
+        if let Some(note) = &c.note {
+            let _ = write!(out, " — {}", md_text(note));
+        }
+        let _ = writeln!(out);
+    }
+    for c in report.campaigns.iter().filter(|c| c.infra.is_some()) {
+        let _ = writeln!(
+            out,
+            "- infra, campaign of {}: {}",
+            md_code(&c.property_id),
+            md_text(c.infra.as_deref().unwrap_or(""))
         );
     }
     for f in report.findings.iter().filter(|f| f.blocking) {
@@ -1056,6 +1111,27 @@ pub fn error_github(message: &str, place: Option<&ErrorPlace>) -> String {
     format!("::error {}::{}\n", props.join(","), gh_data(message))
 }
 
+/// The markdown that `--format github` appends to `$GITHUB_STEP_SUMMARY` when the gate cannot
+/// run (exit 3): the sentence and its place, escaped as [`github_step_summary`] escapes, so
+/// that the job's summary says why the check failed.
+pub fn error_step_summary(message: &str, place: Option<&ErrorPlace>) -> String {
+    let mut out = String::from("## freezegate\n\n**the gate cannot run (exit 3)**\n\n");
+    match place {
+        Some(p) => {
+            let _ = writeln!(
+                out,
+                "{}: {}",
+                md_code(&error_place_text(p)),
+                md_text(message)
+            );
+        }
+        None => {
+            let _ = writeln!(out, "{}", md_text(message));
+        }
+    }
+    out
+}
+
 fn error_place_text(p: &ErrorPlace) -> String {
     match (p.line, p.column) {
         (Some(line), Some(column)) => format!("{}:{line}:{column}", p.file),
@@ -1222,6 +1298,7 @@ mod tests {
                 fixture_id: Some("00112233aabbccdd".into()),
                 minimal: Some("{\"s\":\"`<x>`|\u{85}\"}".into()),
                 labels: vec![Label::AssertFail],
+                signature: Some(format!("sig {nasty}")),
                 already_pinned: false,
                 trivial: false,
                 oracle_calls: 3,
@@ -1319,10 +1396,6 @@ mod tests {
             ),
             ("infra note", visible.to_string()),
             ("campaign's infra item", in_attribute.clone()),
-            (
-                "minimal input",
-                format!("minimal failing input: {{\"s\":\"{visible}\"}}"),
-            ),
             ("finding's file", format!("props/{in_attribute}.py")),
         ] {
             assert!(
@@ -1330,6 +1403,13 @@ mod tests {
                 "{what}: {expected:?} not in {texts:?}"
             );
         }
+        // A new failure's text: the minimal input, then the signature, then the note, a line
+        // each.
+        let minimal = format!("minimal failing input: {{\"s\":\"{visible}\"}}\nfailure: sig ");
+        assert!(
+            texts.iter().any(|t| t.starts_with(&minimal)),
+            "{minimal:?} not in {texts:?}"
+        );
         let error = error_junit(odd, None);
         assert!(error.chars().all(xml_char), "{error:?}");
         assert!(attributes_hold_no_line_feed(&error), "{error}");
@@ -1390,7 +1470,7 @@ mod tests {
         let md = github_step_summary(&hostile_report());
         assert!(!md.contains("<b>") && !md.contains('\r'), "{md}");
         // One line per table row or list item: no value adds a line.
-        assert_eq!(md.lines().count(), 11, "{md}");
+        assert_eq!(md.lines().count(), 12, "{md}");
         insta::assert_snapshot!("step_summary_escaped", md);
     }
 }

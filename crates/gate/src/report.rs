@@ -221,6 +221,9 @@ pub struct CampaignResult {
     pub minimal: Option<String>,
     /// Labels of the minimal input's replays.
     pub labels: Vec<Label>,
+    /// The failure signature the reported case failed with (its first run's; the shrinker
+    /// keeps it, so the minimal input fails with it too), if the oracle gave one.
+    pub signature: Option<String>,
     /// Whether the fixture was already pinned before this run.
     pub already_pinned: bool,
     /// Whether the minimal fixture is trivial (the oracle may be too weak).

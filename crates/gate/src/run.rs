@@ -1178,6 +1178,8 @@ fn run_cases(
 /// One failing case shrunk and classified, or why it could not be.
 struct Examined {
     index: usize,
+    /// The failure signature of the case's first failing run, if it had one.
+    signature: Option<String>,
     record: Result<classify::Record, String>,
     /// Whether it was shrunk now (not the origin of a pinned fixture).
     shrunk: bool,
@@ -1305,6 +1307,7 @@ fn campaign(
         fixture_id: None,
         minimal: None,
         labels: Vec::new(),
+        signature: None,
         already_pinned: false,
         trivial: false,
         oracle_calls: 0,
@@ -1430,6 +1433,7 @@ fn campaign(
         }
         let case = Examined {
             index,
+            signature: signature.clone(),
             record,
             shrunk: known.is_none(),
         };
@@ -1529,6 +1533,7 @@ fn campaign(
         return Ok(result);
     };
     result.failing_case = u32::try_from(case.index).ok();
+    result.signature = case.signature.clone();
     match &case.record {
         Err(message) => {
             result.status = CampaignStatus::Infra;
@@ -2000,6 +2005,7 @@ mod tests {
                 fixture_id: None,
                 minimal: None,
                 labels: Vec::new(),
+                signature: None,
                 already_pinned: pinned,
                 trivial: false,
                 oracle_calls: 0,

@@ -113,6 +113,7 @@ pub fn report_schema() -> Value {
         ("fixture_id", opt_string()),
         ("minimal", opt_string()),
         ("labels", labels()),
+        ("signature", opt_string()),
         ("already_pinned", json!({"type": "boolean"})),
         ("trivial", json!({"type": "boolean"})),
         ("oracle_calls", uint()),
