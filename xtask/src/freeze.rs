@@ -242,11 +242,9 @@ pub fn run(args: Args) -> Outcome {
     let oracle = ProcessOracle::new(settings.oracle.as_str(), dir).map_err(Failure::usage)?;
     let plan = ReplayPlan::new(settings.policy.replays_for(&property), settings.seed)
         .map_err(Failure::usage)?;
-    let options = ReplayOptions {
-        timeout: settings.timeout,
-        property_id: property.to_string(),
-        ..ReplayOptions::default()
-    };
+    let options = ReplayOptions::default()
+        .with_timeout(settings.timeout)
+        .with_property_id(property.to_string());
     let replayed = replay(&oracle, canonical.bytes(), &plan, &options);
     // Runs a stopping signal killed are harness errors here: print nothing made of them (no
     // labels, no "infra queue" refusal); the signal's thread says why the command stopped.

@@ -409,16 +409,11 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
         },
         on_stdout: !machine,
     };
-    let ctx = run::Context {
-        root: root.clone(),
-        now,
-        registry: &registry,
-        exe,
-        rust_runner: args.rust_runner.clone(),
-        patch_id,
-        max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
-        progress: &progress,
-    };
+    let ctx = run::Context::new(root.clone(), &registry, patch_id)
+        .with_now(now)
+        .with_exe(exe)
+        .with_rust_runner(args.rust_runner.clone())
+        .with_progress(&progress);
     let mut report: Report =
         run::run_with_base(&settings, &ctx, args.base.as_deref()).map_err(Failure::usage)?;
     report.decide();

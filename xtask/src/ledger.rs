@@ -146,12 +146,8 @@ fn run_check(strict: bool, now: Timestamp, format: Format) -> Outcome {
     let text = bytes
         .as_deref()
         .unwrap_or(br#"{"schema": "freezegate-ledger-v1", "rows": []}"#);
-    let checks = Checks {
-        policy: &policy,
-        now,
-        signers: &signers,
-        fixtures: &DiskFixtures::new("."),
-    };
+    let fixtures = DiskFixtures::new(".");
+    let checks = Checks::new(&policy, now, &signers, &fixtures);
     let report = check(text, &checks)
         .with_context(|| format!("{LEDGER_PATH} is not JSON"))
         .map_err(Failure::usage)?;
@@ -233,12 +229,12 @@ fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
         Vec::new()
     } else {
         match rule_inputs() {
-            Ok((policy, signers)) => ledger.broken_rules(&Checks {
-                policy: &policy,
+            Ok((policy, signers)) => ledger.broken_rules(&Checks::new(
+                &policy,
                 now,
-                signers: &signers,
-                fixtures: &DiskFixtures::new("."),
-            }),
+                &signers,
+                &DiskFixtures::new("."),
+            )),
             Err(failure) => {
                 eprintln!(
                     "warning: the rows are listed unchecked against the rules: {}",

@@ -74,11 +74,12 @@ pub fn run(args: Args) -> Outcome {
     let candidate = read_fixture(&args)?;
     let oracle = ProcessOracle::new(args.oracle.as_str(), args.oracle_dir.clone())
         .map_err(Failure::usage)?;
-    let options = ReplayOptions {
-        jobs: args.jobs.unwrap_or_else(|| ReplayOptions::default().jobs),
-        timeout: Duration::from_millis(args.timeout_ms),
-        property_id,
-    };
+    let mut options = ReplayOptions::default()
+        .with_timeout(Duration::from_millis(args.timeout_ms))
+        .with_property_id(property_id);
+    if let Some(jobs) = args.jobs {
+        options = options.with_jobs(jobs);
+    }
     eprintln!(
         "replaying {} {} times with `{}`",
         args.fixture.display(),

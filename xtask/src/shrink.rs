@@ -153,13 +153,13 @@ pub fn run(args: Args) -> Outcome {
         Ok(bytes) => oracle.run(&bytes, &ctx).fails_like(signature.as_deref()),
         Err(_) => false,
     };
-    let options = Options {
-        // The initial check, and in worker mode one call kept for the confirmation.
-        max_calls: args
-            .max_calls
-            .saturating_sub(if args.worker { 2 } else { 1 }),
-        canonicalization: form,
-    };
+    // The initial check, and in worker mode one call kept for the confirmation.
+    let options = Options::default()
+        .with_max_calls(
+            args.max_calls
+                .saturating_sub(if args.worker { 2 } else { 1 }),
+        )
+        .with_canonicalization(form);
     let shrunk = shrink(&input, still_fails, &options)
         .context("cannot shrink the input")
         .map_err(Failure::usage)?;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use freezegate_canon::fixture::{self, Meta};
 use freezegate_canon::{Canonicalization, Value, canonicalize_value};
 use freezegate_gate::config::{Config, RunOverrides, Settings};
-use freezegate_gate::run::{self, Context, Quiet};
+use freezegate_gate::run::{self, Context};
 use freezegate_gate::rust_prop::Registry;
 
 type BenchResult = Result<(), Box<dyn std::error::Error>>;
@@ -108,16 +108,9 @@ fn main() -> BenchResult {
     let config = Config::load(root)?;
     let settings = Settings::resolve(config, &RunOverrides::default(), JOBS)?;
     let registry = Registry::new();
-    let ctx = Context {
-        root: root.to_path_buf(),
-        now: run::clock_now(),
-        registry: &registry,
-        exe: None,
-        rust_runner: None,
-        patch_id: "bench".into(),
-        max_shrink_calls: 1,
-        progress: &Quiet,
-    };
+    let ctx = Context::new(root.to_path_buf(), &registry, "bench".into())
+        .with_exe(None)
+        .with_max_shrink_calls(1);
     let mut floors = Vec::new();
     let mut gates = Vec::new();
     for _ in 0..rounds {

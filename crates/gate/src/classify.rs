@@ -371,10 +371,9 @@ pub fn classify_observed(
         }
         out.fails_like(signature.as_deref())
     };
-    let options = freezegate_shrink::Options {
-        max_calls: plan.max_calls.saturating_sub(first_calls),
-        canonicalization: form,
-    };
+    let options = freezegate_shrink::Options::default()
+        .with_max_calls(plan.max_calls.saturating_sub(first_calls))
+        .with_canonicalization(form);
     let shrunk =
         freezegate_shrink::shrink(input, still_fails, &options).map_err(ClassifyError::Shrink)?;
     let oracle_calls = shrunk.oracle_calls + first_calls;

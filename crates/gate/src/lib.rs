@@ -139,18 +139,10 @@
 //!     let overrides = RunOverrides::from_env(|key| std::env::var(key).ok());
 //!     let cores = std::thread::available_parallelism().map_or(1, usize::from);
 //!     let settings = Settings::resolve(config, &overrides, cores)?;
-//!     let ctx = run::Context {
-//!         patch_id: run::head_commit(&root).ok_or("cannot read the commit of HEAD")?,
-//!         root,
-//!         now: run::clock_now(),
-//!         registry: &registry,
-//!         exe: std::env::current_exe().ok(),
-//!         // A build of the tree under test, when this binary is the base revision's
-//!         // (`gate --base` in CI, see "Rust properties" below).
-//!         rust_runner: cli.rust_runner,
-//!         max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
-//!         progress: &run::Quiet,
-//!     };
+//!     let patch_id = run::head_commit(&root).ok_or("cannot read the commit of HEAD")?;
+//!     // A build of the tree under test, when this binary is the base revision's (`gate
+//!     // --base` in CI, see "Rust properties" below).
+//!     let ctx = run::Context::new(root, &registry, patch_id).with_rust_runner(cli.rust_runner);
 //!     // With `--base REV`, also judges the patch's own commits REV..HEAD.
 //!     let mut report = run::run_with_base(&settings, &ctx, cli.base.as_deref())?;
 //!     report.decide();

@@ -53,7 +53,10 @@ impl Progress for Quiet {
     fn tick(&self, _: usize) {}
 }
 
-/// Everything a gate run needs besides the settings.
+/// Everything a gate run needs besides the settings: [`Context::new`], then the `with_`
+/// methods (the struct may gain fields, so it is not built by a struct expression outside
+/// this crate).
+#[non_exhaustive]
 pub struct Context<'a> {
     /// The repository root.
     pub root: PathBuf,
@@ -78,6 +81,63 @@ pub struct Context<'a> {
     pub max_shrink_calls: u64,
     /// Progress sink.
     pub progress: &'a dyn Progress,
+}
+
+impl<'a> Context<'a> {
+    /// A run in the repository at `root` with the Rust properties of `registry`, pinning
+    /// fixtures for the candidate `patch_id` (a commit or pull request id; see
+    /// [`head_commit`]). The rest is the default: `now` from [`clock_now`], `exe` this
+    /// process's binary (which must serve [`crate::rust_prop::PROPERTY_SUBCOMMAND`] when there
+    /// are Rust properties), no `rust_runner`, [`DEFAULT_MAX_SHRINK_CALLS`], no progress.
+    pub fn new(root: PathBuf, registry: &'a Registry, patch_id: String) -> Context<'a> {
+        Context {
+            root,
+            now: clock_now(),
+            registry,
+            exe: std::env::current_exe().ok(),
+            rust_runner: None,
+            patch_id,
+            max_shrink_calls: DEFAULT_MAX_SHRINK_CALLS,
+            progress: &Quiet,
+        }
+    }
+
+    /// This context judging freeze rows, and dating pins, at `now`.
+    #[must_use]
+    pub fn with_now(mut self, now: Timestamp) -> Context<'a> {
+        self.now = now;
+        self
+    }
+
+    /// This context with `exe` as the binary that serves the Rust properties' hidden
+    /// subcommand (`None`: nothing does).
+    #[must_use]
+    pub fn with_exe(mut self, exe: Option<PathBuf>) -> Context<'a> {
+        self.exe = exe;
+        self
+    }
+
+    /// This context running every property without an `oracle` through `runner`, a build of
+    /// the tree under test (see [`Context::rust_runner`]).
+    #[must_use]
+    pub fn with_rust_runner(mut self, runner: Option<PathBuf>) -> Context<'a> {
+        self.rust_runner = runner;
+        self
+    }
+
+    /// This context with a classify budget of `calls` oracle calls per failing case.
+    #[must_use]
+    pub fn with_max_shrink_calls(mut self, calls: u64) -> Context<'a> {
+        self.max_shrink_calls = calls;
+        self
+    }
+
+    /// This context reporting progress to `progress`.
+    #[must_use]
+    pub fn with_progress(mut self, progress: &'a dyn Progress) -> Context<'a> {
+        self.progress = progress;
+        self
+    }
 }
 
 /// A problem that stops the gate before it can decide (exit 3).
@@ -259,12 +319,7 @@ pub fn load_ledger(
         }
     };
     let lookup = crate::integrity::DiskFixtures::new(root);
-    let checks = Checks {
-        policy: &policy,
-        now,
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let checks = Checks::new(&policy, now, &signers, &lookup);
     // One parse: the problems, and the rows that passed the schema for lookups (a row that
     // breaks a rule is reported and blocks, but does not hide the others).
     let (ledger, report) =
@@ -1754,12 +1809,7 @@ fn unapproved_rows(
     let policy = ledger_policy(settings);
     let signers = AllowedSigners::default();
     let fixtures = crate::integrity::DiskFixtures::new(&ctx.root);
-    let checks = Checks {
-        policy: &policy,
-        now: ctx.now,
-        signers: &signers,
-        fixtures: &fixtures,
-    };
+    let checks = Checks::new(&policy, ctx.now, &signers, &fixtures);
     let rows_at = |rev: &str| -> Result<Vec<freezegate_ledger::Row>, crate::patch::PatchError> {
         let bytes = crate::patch::files_at(&ctx.root, rev, &[LEDGER_FILE], options)?
             .pop()

@@ -139,16 +139,8 @@ fn xtask() -> Result<u8, Box<dyn std::error::Error>> {
     let config = Config::load(&root)?;
     let overrides = RunOverrides::from_env(|key| std::env::var(key).ok());
     let settings = Settings::resolve(config, &overrides, 2)?;
-    let ctx = run::Context {
-        patch_id: run::head_commit(&root).ok_or("cannot read the commit of HEAD")?,
-        root,
-        now: run::clock_now(),
-        registry: &registry,
-        exe: std::env::current_exe().ok(),
-        rust_runner: cli.rust_runner,
-        max_shrink_calls: run::DEFAULT_MAX_SHRINK_CALLS,
-        progress: &run::Quiet,
-    };
+    let patch_id = run::head_commit(&root).ok_or("cannot read the commit of HEAD")?;
+    let ctx = run::Context::new(root, &registry, patch_id).with_rust_runner(cli.rust_runner);
     let mut report = run::run_with_base(&settings, &ctx, cli.base.as_deref())?;
     report.decide();
     process::kill_orphans(process::ORPHAN_LIMIT);

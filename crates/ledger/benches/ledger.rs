@@ -124,12 +124,8 @@ fn measure(root: &Path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => FixtureFile::Missing,
         Err(e) => FixtureFile::Unreadable(e.to_string()),
     };
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: ts("2026-09-17T12:00:00Z"),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, ts("2026-09-17T12:00:00Z"), &signers, &lookup);
     let (ledger, report) = check_and_load(&text, &checks).unwrap_or_else(|e| panic!("{e}"));
     let validated = start.elapsed();
     let mut found = 0u64;

@@ -328,7 +328,10 @@ impl<F: Fn(&PropertyId, FixtureId) -> FixtureFile> FixtureLookup for F {
     }
 }
 
-/// Everything validation needs from outside: policy, clock reading, signers, fixtures.
+/// Everything validation needs from outside: policy, clock reading, signers, fixtures. Built
+/// with [`Checks::new`] (the struct may gain fields, so it is not built by a struct
+/// expression outside this crate).
+#[non_exhaustive]
 pub struct Checks<'a> {
     /// Replay count, env classes that may freeze, longest freeze.
     pub policy: &'a Policy,
@@ -338,6 +341,24 @@ pub struct Checks<'a> {
     pub signers: &'a AllowedSigners,
     /// Where fixture files are read from.
     pub fixtures: &'a dyn FixtureLookup,
+}
+
+impl<'a> Checks<'a> {
+    /// Checks against `policy` at `now`, with owners from `signers` and fixture files from
+    /// `fixtures`.
+    pub fn new(
+        policy: &'a Policy,
+        now: Timestamp,
+        signers: &'a AllowedSigners,
+        fixtures: &'a dyn FixtureLookup,
+    ) -> Checks<'a> {
+        Checks {
+            policy,
+            now,
+            signers,
+            fixtures,
+        }
+    }
 }
 
 /// A row as far as it could be read: each field is `None` when absent or malformed.

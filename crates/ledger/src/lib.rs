@@ -73,12 +73,8 @@
 //! let text = br#"{"schema": "freezegate-ledger-v1", "rows": [{"nodeid": "tests/test_tax.py::test_total"}]}"#;
 //! let signers = AllowedSigners::parse("alice@example.com ssh-ed25519 AAAAC3Nza\n")?;
 //! let no_fixtures = |_: &PropertyId, _: FixtureId| FixtureFile::Missing;
-//! let checks = Checks {
-//!     policy: &Policy::default(),
-//!     now: "2026-09-17T12:00:00Z".parse::<Timestamp>()?,
-//!     signers: &signers,
-//!     fixtures: &no_fixtures,
-//! };
+//! let (policy, now) = (Policy::default(), "2026-09-17T12:00:00Z".parse::<Timestamp>()?);
+//! let checks = Checks::new(&policy, now, &signers, &no_fixtures);
 //! let report = check(text, &checks)?;
 //! assert!(report.fails(false));
 //! // Besides the missing fields, the row is told why a test name cannot key it.

@@ -138,12 +138,10 @@ proptest::proptest! {
         let written = freeze_row(&req, &labels, &policy, &signers());
         proptest::prop_assert_eq!(written.is_ok(), labels.len() == n && mixed);
         if let Ok(row) = written {
-            let checks = freezegate_ledger::Checks {
-                policy: &policy,
-                now: ts(NOW),
-                signers: &signers(),
-                fixtures: &|_: &freezegate_canon::PropertyId, _| freezegate_ledger::FixtureFile::Missing,
-            };
+            let signers = signers();
+            let no_fixtures =
+                |_: &freezegate_canon::PropertyId, _| freezegate_ledger::FixtureFile::Missing;
+            let checks = freezegate_ledger::Checks::new(&policy, ts(NOW), &signers, &no_fixtures);
             let report = freezegate_ledger::Ledger::from_rows(vec![row]).check(&checks);
             let replay_rules: Vec<_> = report
                 .problems

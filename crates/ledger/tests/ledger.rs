@@ -135,12 +135,8 @@ fn listings_show_the_rules_a_row_breaks() {
     let ledger = Ledger::from_rows(vec![good, stranger, twin]);
     let signers = signers();
     let lookup = fixtures_upto(2);
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     let broken = ledger.broken_rules(&checks);
     assert_eq!(broken.len(), 3);
     let good_at = ledger
@@ -297,12 +293,8 @@ fn check_report_as_json_names_each_problems_line_and_column() {
         .replacen("\"assert_fail\"", "\"flaky\"", 1)
         .replace("\"alice@example.com\"", "\"mallory@example.com\"");
     let (signers, lookup) = (signers(), fixtures_upto(1));
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     let report = check(text.as_bytes(), &checks).unwrap();
     insta::assert_snapshot!("check_report_json", report.to_json(false));
     // Serialised with serde, the problems are the report's `problems`, key for key.
@@ -324,12 +316,8 @@ fn validation_report_of_a_ledger_breaking_every_rule() {
         }
     };
     let signers = signers();
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     let report = check(broken_ledger_text().as_bytes(), &checks).unwrap();
     let text: Vec<String> = report.problems.iter().map(|p| p.to_string()).collect();
     insta::assert_snapshot!("broken_ledger_report", text.join("\n"));
@@ -381,12 +369,8 @@ fn expired_rows_warn_and_fail_only_when_strict() {
     r.expires_at = ts("2026-09-10T00:00:00Z");
     let ledger = Ledger::from_rows(vec![r]);
     let (signers, lookup) = (signers(), fixtures_upto(1));
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     let report = ledger.check(&checks);
     assert_eq!(report.problems.len(), 1, "{report:?}");
     assert_eq!(report.problems[0].severity, Severity::Warning);
@@ -421,12 +405,8 @@ fn problems_escape_the_ledgers_text_and_find_keys_with_brackets() {
             1,
         );
     let (signers, lookup) = (signers(), fixtures_upto(1));
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     let report = check(text.as_bytes(), &checks).unwrap();
     for problem in &report.problems {
         let shown = problem.to_string();
@@ -467,12 +447,8 @@ fn problems_escape_the_ledgers_text_and_find_keys_with_brackets() {
 #[test]
 fn a_clean_ledger_has_no_problems() {
     let (signers, lookup) = (signers(), fixtures_upto(3));
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     let mut ledger = representative();
     ledger.lift(
         &"cart.discount_never_negative".parse().unwrap(),
@@ -514,12 +490,8 @@ fn syntax_errors_name_line_and_column_and_empty_is_not_empty() {
     let e = err.syntax().expect("a truncated ledger is a syntax error");
     assert_eq!(e.line, text[..text.len() / 2].lines().count());
     let (signers, lookup) = (signers(), fixtures_upto(0));
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     assert!(
         check(
             b"{\"schema\": \"freezegate-ledger-v1\",\n \"rows\": [}",
@@ -678,12 +650,8 @@ fn a_fixture_file_that_is_not_canonical_is_named_so_not_by_its_raw_hash() {
         (&b"{\"n\":9}\n"[..], "hashes to"),
     ] {
         let lookup = move |_: &PropertyId, _: FixtureId| FixtureFile::Found(bytes.to_vec());
-        let checks = Checks {
-            policy: &Policy::default(),
-            now: now(),
-            signers: &signers,
-            fixtures: &lookup,
-        };
+        let policy = Policy::default();
+        let checks = Checks::new(&policy, now(), &signers, &lookup);
         let report = Ledger::from_rows(vec![row(p, 0)]).check(&checks);
         assert_eq!(report.problems.len(), 1, "{report:?}");
         assert!(report.problems[0].message.contains(message), "{report:?}");
@@ -713,12 +681,8 @@ fn a_row_that_disagrees_with_its_fixtures_meta_file_breaks_the_meta_rule() {
     let good = row("tax.cached_total_equals_fresh_sum", 0);
     let check_with = |recorded: freezegate_ledger::Recorded| {
         let lookup = WithMetas { recorded };
-        let checks = Checks {
-            policy: &Policy::default(),
-            now: now(),
-            signers: &signers,
-            fixtures: &lookup,
-        };
+        let policy = Policy::default();
+        let checks = Checks::new(&policy, now(), &signers, &lookup);
         Ledger::from_rows(vec![good.clone()])
             .check(&checks)
             .problems
@@ -793,12 +757,7 @@ fn a_problems_row_is_its_place_in_what_was_checked() {
     let fixtures = fixtures_upto(2);
     let signers = signers();
     let policy = Policy::default();
-    let checks = Checks {
-        policy: &policy,
-        now: now(),
-        signers: &signers,
-        fixtures: &fixtures,
-    };
+    let checks = Checks::new(&policy, now(), &signers, &fixtures);
     let owner = |report: freezegate_ledger::Report| {
         let problems: Vec<_> = report.problems.into_iter().collect();
         assert_eq!(problems.len(), 1, "{problems:?}");
@@ -832,12 +791,8 @@ fn a_problems_row_is_its_place_in_what_was_checked() {
 #[test]
 fn a_key_shared_by_many_rows_is_reported_in_linear_size() {
     let (signers, lookup) = (signers(), fixtures_upto(3));
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: now(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(&policy, now(), &signers, &lookup);
     let one = representative().rows()[0].clone();
     let ledger = Ledger::from_rows(vec![one; 500]);
     let report = ledger.check(&checks);

@@ -195,12 +195,13 @@ fn offset_of(text: &[u8], at: Position) -> usize {
 fn run_check(text: &[u8]) {
     let signers = signers();
     let lookup = fixtures_upto(5);
-    let checks = Checks {
-        policy: &Policy::default(),
-        now: "2026-09-17T12:00:00Z".parse().unwrap(),
-        signers: &signers,
-        fixtures: &lookup,
-    };
+    let policy = Policy::default();
+    let checks = Checks::new(
+        &policy,
+        "2026-09-17T12:00:00Z".parse().unwrap(),
+        &signers,
+        &lookup,
+    );
     if let Ok(report) = check(text, &checks) {
         for p in &report.problems {
             assert!(!p.to_string().is_empty());
@@ -281,7 +282,7 @@ proptest! {
         let policy = Policy::default();
         let signers = signers();
         let fixtures = fixtures_upto(40);
-        let checks = Checks { policy: &policy, now: Timestamp::from_unix_seconds(0).unwrap(), signers: &signers, fixtures: &fixtures };
+        let checks = Checks::new(&policy, Timestamp::from_unix_seconds(0).unwrap(), &signers, &fixtures);
         let shared = |r: &Row| a.rows_with_key(&r.key()).len() > 1;
         for (r, rules) in a.rows().iter().zip(a.broken_rules(&checks)) {
             prop_assert_eq!(rules.contains(&Rule::Duplicate), shared(r), "{:?}", r);
@@ -360,12 +361,8 @@ proptest! {
             to_pretty_string(&value).into_bytes()
         };
         let (signers, lookup) = (signers(), fixtures_upto(5));
-        let checks = Checks {
-            policy: &Policy::default(),
-            now: "2026-09-17T12:00:00Z".parse().unwrap(),
-            signers: &signers,
-            fixtures: &lookup,
-        };
+        let policy = Policy::default();
+        let checks = Checks::new(&policy, "2026-09-17T12:00:00Z".parse().unwrap(), &signers, &lookup);
         let report = check(&text, &checks).unwrap();
         for p in &report.problems {
             let at = p.at.ok_or_else(|| TestCaseError::fail(format!("no place: {p}")))?;
@@ -526,12 +523,7 @@ fn a_limit_past_the_last_timestamp_limits_nothing() {
             ..Policy::default()
         };
         let (signers, lookup) = (signers(), fixtures_upto(1));
-        let checks = Checks {
-            policy: &policy,
-            now: at(created + DAY),
-            signers: &signers,
-            fixtures: &lookup,
-        };
+        let checks = Checks::new(&policy, at(created + DAY), &signers, &lookup);
         let report = Ledger::from_rows(vec![row]).check(&checks);
         assert_eq!(report.errors().count(), 0, "{max_days}: {report:?}");
     }
@@ -565,12 +557,7 @@ proptest! {
         row.expires_at = at(created + expires);
         let policy = Policy { max_freeze_days: max_days, ..Policy::default() };
         let (signers, lookup) = (signers(), fixtures_upto(1));
-        let checks = Checks {
-            policy: &policy,
-            now: at(created + now_step),
-            signers: &signers,
-            fixtures: &lookup,
-        };
+        let checks = Checks::new(&policy, at(created + now_step), &signers, &lookup);
         let mut expected = std::collections::BTreeSet::new();
         if now_step < 0 {
             expected.insert(Rule::CreatedAt);

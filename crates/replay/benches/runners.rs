@@ -55,11 +55,9 @@ fn runner(
     jobs: usize,
 ) -> Result<Duration, Box<dyn std::error::Error>> {
     let plan = ReplayPlan::new(runs, 1)?;
-    let options = ReplayOptions {
-        jobs,
-        timeout: Duration::from_secs(10),
-        property_id: String::new(),
-    };
+    let options = ReplayOptions::default()
+        .with_jobs(jobs)
+        .with_timeout(Duration::from_secs(10));
     let start = Instant::now();
     let report = replay(oracle, CANDIDATE, &plan, &options);
     let elapsed = start.elapsed();

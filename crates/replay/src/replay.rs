@@ -14,8 +14,22 @@ use crate::oracle::{DEFAULT_TIMEOUT, Oracle, RunContext, RunOutcome};
 /// The `schema` of the JSON replay report.
 pub const REPORT_SCHEMA: &str = "freezegate-replay-v1";
 
-/// How a replay is run, apart from its plan.
+/// How a replay is run, apart from its plan: [`ReplayOptions::default`], then the `with_`
+/// methods (the struct may gain fields, so it is not built by a struct expression outside
+/// this crate).
+///
+/// ```
+/// use std::time::Duration;
+/// use freezegate_replay::ReplayOptions;
+///
+/// let options = ReplayOptions::default()
+///     .with_jobs(2)
+///     .with_timeout(Duration::from_secs(5))
+///     .with_property_id("tax.total");
+/// assert_eq!(options.jobs, 2);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReplayOptions {
     /// How many runs may be in flight at once (at least 1 is used).
     pub jobs: usize,
@@ -33,6 +47,29 @@ impl Default for ReplayOptions {
             timeout: DEFAULT_TIMEOUT,
             property_id: String::new(),
         }
+    }
+}
+
+impl ReplayOptions {
+    /// These options with at most `jobs` runs in flight.
+    #[must_use]
+    pub fn with_jobs(mut self, jobs: usize) -> ReplayOptions {
+        self.jobs = jobs;
+        self
+    }
+
+    /// These options with `timeout` as each run's deadline.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> ReplayOptions {
+        self.timeout = timeout;
+        self
+    }
+
+    /// These options with `property_id` as the `PROPERTY_ID` every run sees.
+    #[must_use]
+    pub fn with_property_id(mut self, property_id: impl Into<String>) -> ReplayOptions {
+        self.property_id = property_id.into();
+        self
     }
 }
 

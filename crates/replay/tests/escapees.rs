@@ -94,11 +94,9 @@ impl Drop for Cleanup {
 }
 
 fn options(jobs: usize, timeout: Duration) -> ReplayOptions {
-    ReplayOptions {
-        jobs,
-        timeout,
-        property_id: String::new(),
-    }
+    ReplayOptions::default()
+        .with_jobs(jobs)
+        .with_timeout(timeout)
 }
 
 /// A script that starts `sleep MARKER` in a new session (`setsid`), waits until it has

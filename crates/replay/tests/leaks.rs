@@ -37,11 +37,9 @@ fn runs_leak_no_descriptors_and_no_children() -> TestResult {
     let dir = tempfile::tempdir()?;
     let before = open_fds()?;
     let plan = ReplayPlan::new(60, 1)?;
-    let options = ReplayOptions {
-        jobs: 4,
-        timeout: Duration::from_millis(700),
-        property_id: String::new(),
-    };
+    let options = ReplayOptions::default()
+        .with_jobs(4)
+        .with_timeout(Duration::from_millis(700));
     // Passes, failures, a leftover background process, and timeouts.
     let script = r#"case $((FREEZEGATE_REPLAY % 4)) in
         0) exit 0 ;;

@@ -209,11 +209,9 @@ fn replays_of_a_flicker_in_parallel_keep_run_index_order() -> TestResult {
     // Odd runs fail, and earlier runs take longer, so completion order differs from index order.
     let script = r#"sleep 0.0$((9 - FREEZEGATE_REPLAY)); [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ] || { echo "failure: odd"; exit 1; }"#;
     let plan = ReplayPlan::new(8, 7)?;
-    let options = ReplayOptions {
-        jobs: 4,
-        timeout: Duration::from_secs(10),
-        property_id: String::new(),
-    };
+    let options = ReplayOptions::default()
+        .with_jobs(4)
+        .with_timeout(Duration::from_secs(10));
     let report = replay(&oracle(dir.path(), script)?, CANDIDATE, &plan, &options);
     let expected: Vec<Label> = (0..8)
         .map(|i| {
@@ -234,10 +232,11 @@ fn replays_of_a_flicker_in_parallel_keep_run_index_order() -> TestResult {
 fn replay_verdicts_from_real_processes() -> TestResult {
     let dir = tempfile::tempdir()?;
     let plan = ReplayPlan::new(3, 1)?;
-    let options = |timeout_ms| ReplayOptions {
-        jobs: 3,
-        timeout: Duration::from_millis(timeout_ms),
-        property_id: "p".into(),
+    let options = |timeout_ms| {
+        ReplayOptions::default()
+            .with_jobs(3)
+            .with_timeout(Duration::from_millis(timeout_ms))
+            .with_property_id("p")
     };
     let cases = [
         ("exit 1", 10_000, Verdict::BlockPatch),
@@ -619,10 +618,7 @@ fn a_timeout_or_grace_of_duration_max_is_no_deadline() -> TestResult {
         ProcessOracle::new("cat >/dev/null; exit 1", dir.path())?.with_grace(Duration::MAX);
     let out = process.run(CANDIDATE, &endless);
     assert_eq!((out.label, out.exit), (Label::AssertFail, Exit::Code(1)));
-    let options = ReplayOptions {
-        timeout: Duration::MAX,
-        ..ReplayOptions::default()
-    };
+    let options = ReplayOptions::default().with_timeout(Duration::MAX);
     let report = replay(&process, CANDIDATE, &ReplayPlan::new(2, 7)?, &options);
     assert_eq!(report.labels(), [Label::AssertFail, Label::AssertFail]);
     assert_eq!(report.verdict, Verdict::BlockPatch);

@@ -309,10 +309,7 @@ fn main() {
         for seed in 1..=seeds {
             let input = (challenge.generate)(&mut support::Rng::new(seed));
             input_sizes += canonical(&input).len();
-            let options = Options {
-                max_calls: 100_000,
-                ..Options::default()
-            };
+            let options = Options::default().with_max_calls(100_000);
             let shrunk =
                 shrink(&input, challenge.fails, &options).expect("generated inputs are canonical");
             ours.push(Run {
@@ -374,10 +371,7 @@ fn main() {
     for seed in 1..=small_seeds {
         let input = support::gen_bound5_small(&mut support::Rng::new(seed));
         start += canonical(&input).len();
-        let options = Options {
-            max_calls: 100_000,
-            ..Options::default()
-        };
+        let options = Options::default().with_max_calls(100_000);
         let shrunk =
             shrink(&input, bound5.fails, &options).expect("generated inputs are canonical");
         calls += shrunk.oracle_calls;

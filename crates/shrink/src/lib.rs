@@ -105,8 +105,19 @@ pub use freezegate_canon;
 pub use freezegate_canon::ErrorChain;
 pub use freezegate_canon::{Canonicalization, Value};
 
-/// How to shrink.
+/// How to shrink: [`Options::default`], then the `with_` methods (the struct may gain
+/// fields, so it is not built by a struct expression outside this crate).
+///
+/// ```
+/// use freezegate_shrink::{Canonicalization, Options};
+///
+/// let options = Options::default()
+///     .with_max_calls(500)
+///     .with_canonicalization(Canonicalization::V1Ordered);
+/// assert_eq!(options.max_calls, 500);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// The most oracle calls [`shrink`] may make; when they are spent the smallest failing
     /// value so far is returned with [`Shrunk::budget_exhausted`] set.
@@ -126,8 +137,25 @@ impl Default for Options {
     }
 }
 
-/// The result of [`shrink`].
+impl Options {
+    /// These options with a budget of `max_calls` oracle calls.
+    #[must_use]
+    pub const fn with_max_calls(mut self, max_calls: u64) -> Options {
+        self.max_calls = max_calls;
+        self
+    }
+
+    /// These options measuring and keying on the canonical form `canonicalization`.
+    #[must_use]
+    pub const fn with_canonicalization(mut self, canonicalization: Canonicalization) -> Options {
+        self.canonicalization = canonicalization;
+        self
+    }
+}
+
+/// The result of [`shrink`] (it may gain fields).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Shrunk {
     /// The smallest failing value found.
     pub value: Value,

@@ -36,10 +36,7 @@ fn a_budget_of_zero_returns_the_input_flagged() {
     let shrunk = shrink(
         &input,
         |_: &Value| true,
-        &Options {
-            max_calls: 0,
-            ..Options::default()
-        },
+        &Options::default().with_max_calls(0),
     )
     .unwrap();
     assert_eq!(shrunk.value, input);
@@ -58,10 +55,7 @@ fn members_go_last_key_first_in_the_canonical_order_of_the_options() {
         (Canonicalization::V1, r#"{"a":3,"b":1}"#),
         (Canonicalization::V1Ordered, r#"{"b":1,"c":2}"#),
     ] {
-        let options = Options {
-            canonicalization: form,
-            ..Options::default()
-        };
+        let options = Options::default().with_canonicalization(form);
         let shrunk = shrink(&input, two_left, &options).unwrap();
         let first = &shrunk.path[0];
         assert_eq!(first.pass(), Pass::Delete);

@@ -18,10 +18,7 @@ fn check(name: &str) {
             "{name} seed {seed}: the input must fail"
         );
         let input_size = to_canonical_bytes(&input).unwrap().len();
-        let options = Options {
-            max_calls: 50_000,
-            ..Options::default()
-        };
+        let options = Options::default().with_max_calls(50_000);
         let shrunk = shrink(&input, challenge.fails, &options).unwrap();
         let bytes = to_canonical_bytes(&shrunk.value).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();

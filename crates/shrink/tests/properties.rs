@@ -180,10 +180,7 @@ fn run(input: &Value, oracle: &Oracle, max_calls: u64) -> (Shrunk, Vec<Vec<u8>>)
             asked.push(canonical(v));
             oracle.fails(v)
         },
-        &Options {
-            max_calls,
-            ..Options::default()
-        },
+        &Options::default().with_max_calls(max_calls),
     )
     .unwrap();
     (shrunk, asked)
@@ -341,7 +338,7 @@ proptest! {
                 asked.push(bytes(v));
                 oracle.fails(v)
             },
-            &Options { canonicalization: form, ..Options::default() },
+            &Options::default().with_canonicalization(form),
         )
         .unwrap();
         prop_assert!(oracle.fails(&shrunk.value));

@@ -19,12 +19,7 @@ fuzz_target!(|data: &[u8]| {
     .expect("the signers line parses");
     let now = Timestamp::parse_rfc3339("2026-09-20T00:00:00Z").expect("the time parses");
     let fixtures = |_: &_, _| FixtureFile::Missing;
-    let checks = Checks {
-        policy: &policy,
-        now,
-        signers: &signers,
-        fixtures: &fixtures,
-    };
+    let checks = Checks::new(&policy, now, &signers, &fixtures);
     let checked = check(data, &checks);
     if let Ok(report) = &checked {
         // Every problem of a text has a place in it.
