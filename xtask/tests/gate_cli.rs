@@ -18,6 +18,26 @@ impl Repo {
             .to_owned()
     }
 
+    /// Runs git as [`Repo::git`] does and returns its standard output, trimmed.
+    fn git_stdout(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(&self.dir)
+            .args(["-c", "user.name=T", "-c", "user.email=t@example.com"])
+            .args(args)
+            .env("GIT_AUTHOR_DATE", "2026-11-30T10:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-11-30T10:00:00Z")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout)
+            .expect("utf-8")
+            .trim()
+            .to_owned()
+    }
+
     fn files_under(&self, dir: &str) -> Vec<String> {
         let mut out = Vec::new();
         fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
@@ -1317,6 +1337,122 @@ fn a_freeze_row_an_unsigned_commit_brings_in_freezes_nothing() {
         "{}",
         run.stdout
     );
+}
+
+/// With a change no allowed signer signed, a row freezes only if it is in the ledger at the
+/// base revision or a signed commit of the range wrote it, and no signed commit took it out
+/// since: however else the patch brings the row in, it freezes nothing, and the flicker says
+/// so. Each case also blocks on its unsigned change.
+#[test]
+fn a_row_no_allowed_signer_wrote_freezes_nothing_however_it_came_in() {
+    let (_keys, key, signers) = support::signing_key();
+    let expires = "2026-12-10T00:00:00Z";
+    // Two flickers, p frozen at the base by a signed row; returns the repo, q's fixture and
+    // the ledgers with p's row alone and with both rows.
+    let setup = || {
+        let repo = Repo::with_oracle(&[
+            (
+                "freezegate.toml",
+                &config(
+                    "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ncases = 10\n\n[[property]]\nid = \"q\"\noracle = \"python3 p.py\"\ncases = 10\n",
+                ),
+            ),
+            ("p.py", &oracle("doc.get('n', 0) > 5")),
+            ("freeze/allowed_signers", &signers),
+        ]);
+        let a = repo.pin("p", r#"{"n": 10}"#);
+        let b = repo.pin("q", r#"{"n": 10}"#);
+        repo.write("p.py", FLICKER);
+        let one = ledger(&repo, &[("p", &a, "remote", expires)]);
+        let both = ledger(
+            &repo,
+            &[("p", &a, "remote", expires), ("q", &b, "remote", expires)],
+        );
+        repo.write("freeze/ledger.json", &one);
+        repo.commit("pin two flickers, freeze p");
+        repo.amend_signed(&key);
+        repo.git(&["tag", "base"]);
+        (repo, b, one, both)
+    };
+    let judge = |repo: &Repo, b: &str, case: &str| {
+        let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+        assert_eq!(run.code, 1, "{case}: {}", run.stderr);
+        let report = json(&run);
+        assert_eq!(status(&report, "q", b), "flicker", "{case}: {}", run.stdout);
+        let note = report["fixtures"]
+            .as_array()
+            .expect("fixtures")
+            .iter()
+            .find(|f| f["property_id"] == "q")
+            .and_then(|f| f["note"].as_str())
+            .unwrap_or("")
+            .to_owned();
+        assert!(note.ends_with(": it freezes nothing"), "{case}: {note}");
+        note
+    };
+
+    // The ledger turned into a link to a file that holds the row.
+    let (repo, b, _, both) = setup();
+    repo.write("docs/ledger.json", &both);
+    std::fs::remove_file(repo.dir.join("freeze/ledger.json")).expect("remove");
+    std::os::unix::fs::symlink("../docs/ledger.json", repo.dir.join("freeze/ledger.json"))
+        .expect("link");
+    repo.commit("keep the ledger with the docs");
+    let note = judge(&repo, &b, "a link");
+    assert!(
+        note.contains("is neither in the ledger at base nor written by a commit of the patch that an allowed signer signed"),
+        "{note}"
+    );
+
+    // A merge whose second parent is an old commit that still had the row, which a signed
+    // commit has revoked since.
+    let (repo, b, one, both) = setup();
+    repo.write("freeze/ledger.json", &both);
+    repo.commit("freeze q");
+    repo.amend_signed(&key);
+    repo.git(&["tag", "old"]);
+    repo.write("freeze/ledger.json", &one);
+    repo.commit("revoke q: a real bug");
+    repo.amend_signed(&key);
+    repo.git(&["tag", "-f", "base"]);
+    repo.write("freeze/ledger.json", &both);
+    repo.git(&["add", "-A"]);
+    let tree = repo.git_stdout(&["write-tree"]);
+    let merge = repo.git_stdout(&[
+        "commit-tree",
+        &tree,
+        "-p",
+        "HEAD",
+        "-p",
+        "old",
+        "-m",
+        "merge",
+    ]);
+    repo.git(&["reset", "-q", "--hard", &merge]);
+    judge(&repo, &b, "a merge with an old parent");
+
+    // Revoked by a signed commit of the range, put back by an unsigned one.
+    let (repo, b, one, both) = setup();
+    for (ledger, message) in [(&both, "freeze q"), (&one, "revoke q")] {
+        repo.write("freeze/ledger.json", ledger);
+        repo.commit(message);
+        repo.amend_signed(&key);
+    }
+    repo.write("freeze/ledger.json", &both);
+    repo.commit("put q back");
+    let note = judge(&repo, &b, "revoked, then put back");
+    assert!(note.contains("without an allowed signature"), "{note}");
+
+    // An unsigned commit that adds the row and breaks the file's syntax, mended by a signed
+    // commit that only fixes the syntax: the signer did not write the row.
+    let (repo, b, _, both) = setup();
+    let broken = both.replacen("\"rows\":[", "\"rows\":[[", 1);
+    repo.write("freeze/ledger.json", &broken);
+    repo.commit("freeze q");
+    repo.write("freeze/ledger.json", &both);
+    repo.commit("fix the ledger's syntax");
+    repo.amend_signed(&key);
+    judge(&repo, &b, "mended syntax");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The gate itself (SPEC §9 steps 1 and 3-5): validate, replay every pinned fixture, run
 //! the campaigns, decide.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -455,22 +455,49 @@ fn rel(root: &Path, path: &Path) -> String {
 
 /// Runs the gate: validation, replays of every pinned fixture, campaigns, decision.
 pub fn run(settings: &Settings, ctx: &Context<'_>) -> Result<Report, GateError> {
-    run_trusting(settings, ctx, &[])
+    run_trusting(settings, ctx, None)
 }
 
-/// A ledger row that a commit of the patch brought in (added, or changed to what it is)
-/// without an allowed signature: it freezes nothing in that run.
-#[derive(Debug, Clone)]
-struct UnapprovedRow {
-    row: freezegate_ledger::Row,
-    commit: String,
+/// The ledger rows that may freeze in a `--base` run whose patch has a change without an
+/// allowed signature: those of the ledger at the base revision, and those that a commit of
+/// the range an allowed signer signed brought in (added, or changed to what they are), less
+/// those such a commit took out (commits are taken parents first). A row
+/// is taken field for field, as the commits' files hold it: a row on disk that no such file
+/// holds (a ledger reached through a link, a checkout filter) freezes nothing.
+#[derive(Debug, Default)]
+struct Trust {
+    /// The base revision, as the caller named it.
+    base: String,
+    /// The rows that may freeze.
+    trusted: HashSet<freezegate_ledger::Row>,
+    /// Rows that a commit without an allowed signature brought in, with that commit.
+    unsigned: HashMap<freezegate_ledger::Row, String>,
 }
 
-/// [`run`], where the rows of `unapproved` freeze nothing.
+impl Trust {
+    /// Why `row`, which would freeze a fixture, does not.
+    fn refusal(&self, row: &freezegate_ledger::Row) -> Option<String> {
+        if self.trusted.contains(row) {
+            return None;
+        }
+        Some(match self.unsigned.get(row) {
+            Some(commit) => format!(
+                "the row of {LEDGER_FILE} that would freeze it came in commit {} without an allowed signature: it freezes nothing",
+                short(commit)
+            ),
+            None => format!(
+                "the row of {LEDGER_FILE} that would freeze it is neither in the ledger at {} nor written by a commit of the patch that an allowed signer signed: it freezes nothing",
+                self.base
+            ),
+        })
+    }
+}
+
+/// [`run`], where only the rows `trust` allows freeze (all valid rows without it).
 fn run_trusting(
     settings: &Settings,
     ctx: &Context<'_>,
-    unapproved: &[UnapprovedRow],
+    trust: Option<&Trust>,
 ) -> Result<Report, GateError> {
     let started = Instant::now();
     let root = ctx.root.as_path();
@@ -481,14 +508,14 @@ fn run_trusting(
 
     // Step 1: the ledger and every fixture file.
     let mut ledger = load_ledger(root, settings, ctx.now)?;
-    // The valid rows less those the patch brought in unsigned: the rows that may freeze.
-    let trusted = (!unapproved.is_empty()).then(|| {
+    // The valid rows that the patch's signatures allow: the rows that may freeze.
+    let trusted = trust.map(|t| {
         Ledger::from_rows(
             ledger
                 .valid
                 .rows()
                 .iter()
-                .filter(|r| !unapproved.iter().any(|u| u.row == **r))
+                .filter(|r| t.trusted.contains(r))
                 .cloned()
                 .collect(),
         )
@@ -663,13 +690,11 @@ fn run_trusting(
             .map(freeze_info);
         let row_note = if freeze.is_some() {
             None
-        } else if let Some(u) =
-            lookup(&ledger.valid).and_then(|row| unapproved.iter().find(|u| u.row == row))
+        } else if let Some(refusal) = trust
+            .zip(lookup(&ledger.valid))
+            .and_then(|(t, row)| t.refusal(&row))
         {
-            Some(format!(
-                "the row of {LEDGER_FILE} that would freeze it came in commit {} without an allowed signature: it freezes nothing",
-                short(&u.commit)
-            ))
+            Some(refusal)
         } else if lookup(&ledger.ledger).is_some()
             || ledger
                 .broken
@@ -1684,12 +1709,12 @@ pub fn run_with_base(
 ) -> Result<Report, RunError> {
     let mut patch_findings = Vec::new();
     let mut section = None;
-    let mut unapproved = Vec::new();
+    let mut trust = None;
     if let Some(base) = base {
         let options = crate::patch::PatchOptions::default();
         let report =
             crate::patch::check_patch(&ctx.root, base, &options).map_err(RunError::Patch)?;
-        unapproved = unapproved_rows(settings, ctx, &report, &options).map_err(RunError::Patch)?;
+        trust = ledger_trust(settings, ctx, base, &report, &options).map_err(RunError::Patch)?;
         let mut at_base = crate::patch::files_at(
             &ctx.root,
             &report.base,
@@ -1778,7 +1803,7 @@ pub fn run_with_base(
             ));
         }
     }
-    let mut report = run_trusting(settings, ctx, &unapproved).map_err(RunError::Gate)?;
+    let mut report = run_trusting(settings, ctx, trust.as_ref()).map_err(RunError::Gate)?;
     report.patch = section;
     report.findings.extend(patch_findings);
     report.findings.sort();
@@ -1786,23 +1811,20 @@ pub fn run_with_base(
     Ok(report)
 }
 
-/// The ledger rows that the commits changing the ledger without an allowed signature
-/// brought in: each such commit's rows that none of its parents has, field for field (for a
-/// merge, the merge's own rows; those of the commits it brings in are judged with them).
-fn unapproved_rows(
+/// Which ledger rows may freeze in a `--base` run ([`Trust`]); `None` when every change of
+/// the patch has an allowed signature, so that every valid row may. With an unsigned
+/// change the run blocks anyway; this keeps its reports from showing a fixture frozen by a
+/// row no allowed signer wrote, however the patch brought the row in (an unsigned commit, a
+/// clean merge of unsigned halves, a merge with an old parent that still had it, a link).
+fn ledger_trust(
     settings: &Settings,
     ctx: &Context<'_>,
+    base: &str,
     report: &crate::patch::PatchReport,
     options: &crate::patch::PatchOptions,
-) -> Result<Vec<UnapprovedRow>, crate::patch::PatchError> {
-    let unsigned: BTreeSet<&str> = report
-        .violations
-        .iter()
-        .filter(|v| v.path == LEDGER_FILE)
-        .map(|v| v.commit.as_str())
-        .collect();
-    if unsigned.is_empty() {
-        return Ok(Vec::new());
+) -> Result<Option<Trust>, crate::patch::PatchError> {
+    if report.violations.is_empty() {
+        return Ok(None);
     }
     // The rows that pass the schema, as the gate reads them (the rules do not matter here:
     // a row that breaks one freezes nothing anyway).
@@ -1810,36 +1832,61 @@ fn unapproved_rows(
     let signers = AllowedSigners::default();
     let fixtures = crate::integrity::DiskFixtures::new(&ctx.root);
     let checks = Checks::new(&policy, ctx.now, &signers, &fixtures);
-    let rows_at = |rev: &str| -> Result<Vec<freezegate_ledger::Row>, crate::patch::PatchError> {
-        let bytes = crate::patch::files_at(&ctx.root, rev, &[LEDGER_FILE], options)?
-            .pop()
-            .flatten();
-        Ok(bytes
-            .and_then(|b| freezegate_ledger::check_and_load(&b, &checks).ok())
-            .map(|(ledger, _)| ledger.into_rows())
-            .unwrap_or_default())
+    // The rows of the ledger at `rev`: none when it has no ledger (or a link or folder in
+    // its place), `None` when its ledger does not parse.
+    let rows_at =
+        |rev: &str| -> Result<Option<HashSet<freezegate_ledger::Row>>, crate::patch::PatchError> {
+            let bytes = crate::patch::files_at(&ctx.root, rev, &[LEDGER_FILE], options)?
+                .pop()
+                .flatten();
+            Ok(match bytes {
+                None => Some(HashSet::new()),
+                Some(b) => freezegate_ledger::check_and_load(&b, &checks)
+                    .ok()
+                    .map(|(ledger, _)| ledger.into_rows().into_iter().collect()),
+            })
+        };
+    let mut trust = Trust {
+        base: base.to_owned(),
+        trusted: rows_at(&report.base)?.unwrap_or_default(),
+        unsigned: HashMap::new(),
     };
-    let mut out = Vec::new();
-    for commit in report
-        .commits
-        .iter()
-        .filter(|c| unsigned.contains(c.commit.as_str()))
-    {
-        let parents = commit
-            .parents
+    for commit in &report.commits {
+        // Only a commit whose own change touches the ledger, or a merge, can bring a row in.
+        if commit.parents.len() < 2 && !commit.protected_paths.iter().any(|p| p == LEDGER_FILE) {
+            continue;
+        }
+        let Some(own) = rows_at(&commit.commit)? else {
+            continue;
+        };
+        let mut parents = Vec::with_capacity(commit.parents.len());
+        for parent in &commit.parents {
+            parents.push(rows_at(parent)?);
+        }
+        let brought = own
             .iter()
-            .map(|p| rows_at(p))
-            .collect::<Result<Vec<_>, _>>()?;
-        for row in rows_at(&commit.commit)? {
-            if !parents.iter().any(|rows| rows.contains(&row)) {
-                out.push(UnapprovedRow {
-                    row,
-                    commit: commit.commit.clone(),
-                });
+            .filter(|row| !parents.iter().flatten().any(|rows| rows.contains(*row)))
+            .cloned();
+        if commit.signature.status.is_allowed() {
+            // After a parent whose ledger does not parse, every row would look new: a signer
+            // who mended the syntax did not write them.
+            if parents.iter().all(Option::is_some) {
+                // A row the signer took out (revoked, or changed) is vouched for no more,
+                // whoever puts it back later without a signature.
+                for row in parents.iter().flatten().flatten() {
+                    if !own.contains(row) {
+                        trust.trusted.remove(row);
+                    }
+                }
+                trust.trusted.extend(brought);
+            }
+        } else {
+            for row in brought {
+                trust.unsigned.insert(row, commit.commit.clone());
             }
         }
     }
-    Ok(out)
+    Ok(Some(trust))
 }
 
 /// A finding of the patch checks about no file in particular (callers name one with struct
