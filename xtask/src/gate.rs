@@ -221,19 +221,8 @@ fn check_writable(args: &Args) -> Result<(), Failure> {
         }
         Ok(())
     };
-    if let Some(path) = &args.out {
-        open(path, "--out")?;
-    }
-    for (format, path) in args.extra_reports() {
-        open(path, extra_flag(format))?;
-    }
-    if let Some(path) = &args.infra_out {
-        open(path, "--infra-out")?;
-    }
-    if args.format == GateFormat::Github
-        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
-    {
-        open(Path::new(&path), "$GITHUB_STEP_SUMMARY")?;
+    for (flag, path) in outputs(args) {
+        open(&path, flag)?;
     }
     Ok(())
 }
@@ -284,13 +273,76 @@ pub fn now(flag: Option<&str>) -> Result<freezegate_ledger::Timestamp, Failure> 
     }
 }
 
+/// Writes a report to `path` (atomically: a reader never sees half of it), or to stdout.
 fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
     freezegate_gate::process::park_if_stopping();
     match path {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => freezegate_canon::fixture::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))
             .map_err(Failure::usage),
         None => crate::exit::write_stdout(text),
+    }
+}
+
+/// The files a run writes, each with the flag (or variable) that names it.
+fn outputs(args: &Args) -> Vec<(&'static str, PathBuf)> {
+    let mut out: Vec<(&'static str, PathBuf)> = Vec::new();
+    if let Some(path) = &args.out {
+        out.push(("--out", path.clone()));
+    }
+    for (format, path) in args.extra_reports() {
+        out.push((extra_flag(format), path.clone()));
+    }
+    if let Some(path) = &args.infra_out {
+        out.push(("--infra-out", path.clone()));
+    }
+    if args.format == GateFormat::Github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
+    {
+        out.push(("$GITHUB_STEP_SUMMARY", PathBuf::from(path)));
+    }
+    out
+}
+
+/// `path` as the file system names it: its folder resolved (links, `..`) when it exists.
+fn resolved(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => std::fs::canonicalize(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        })
+        .map_or_else(|_| path.to_path_buf(), |dir| dir.join(name)),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Two of a run's outputs naming one file would leave whichever was written last: a usage
+/// error, before anything is touched.
+fn check_distinct(args: &Args) -> Result<(), Failure> {
+    let outputs = outputs(args);
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        let here = resolved(path);
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| resolved(p) == here) {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "{flag} {} is also {other}: give each output its own file",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Removes the report files a run is asked to write (`--out` and the `-out` formats, not the
+/// queues it appends to), so that each holds this run's report or does not exist: a run
+/// stopped before its report (a signal, a job timeout) leaves none, never an earlier run's,
+/// nor one the patch committed at that path for an artifact upload to publish.
+fn remove_stale_reports(args: &Args) {
+    for path in args.out.iter().chain(args.extra_reports().map(|(_, p)| p)) {
+        // Best effort: a path that cannot be removed is reported when it is opened.
+        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
@@ -323,6 +375,8 @@ fn append(path: &Path, what: &str, text: &str) -> Result<(), Failure> {
 /// document, the error and its place, so that a dashboard shows why (the sentence also goes
 /// to stderr as for every command).
 pub fn run(args: Args) -> Outcome {
+    check_distinct(&args)?;
+    remove_stale_reports(&args);
     let format = args.format;
     let out = args.out.clone();
     let extra: Vec<(GateFormat, PathBuf)> =

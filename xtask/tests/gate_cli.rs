@@ -3307,16 +3307,54 @@ fn unwritable_report_paths_stop_the_gate_before_it_runs() {
             "{args:?}: an oracle ran"
         );
     }
+    // Two outputs naming one file (however it is spelled) are a usage error, before
+    // anything is touched.
+    repo.write("r.json", "kept");
+    for (a, b) in [
+        (["--out", "r.json"], ["--json-out", "./r.json"]),
+        (["--junit-out", "r.json"], ["--text-out", "sub/../r.json"]),
+        (["--json-out", "r.json"], ["--infra-out", "r.json"]),
+    ] {
+        std::fs::create_dir_all(repo.dir.join("sub")).expect("sub");
+        let run = repo.gate(&[a[0], a[1], b[0], b[1]], &[]);
+        assert_eq!(run.code, 3, "{a:?} {b:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("{} ", b[0]))
+                && run.stderr.contains(&format!("{} is also {}:", b[1], a[0])),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(repo.read("r.json"), "kept");
+        assert!(!repo.dir.join("ran.txt").exists());
+    }
     // A run that stops later with exit 3 (a property with nothing to run) leaves no empty
-    // report behind.
+    // report behind, and no earlier one either (a file at a report's path, as a patch could
+    // commit for an artifact upload to publish, is gone); the infra queue it appends to
+    // keeps what it holds.
     repo.write(
         "freezegate.toml",
         &format!("{toml}\n[[property]]\nid = \"q\"\n"),
     );
-    let run = repo.gate(&["--out", "report.txt", "--infra-out", "q.jsonl"], &[]);
+    repo.write("old.json", "{\"decision\": \"pass\"}");
+    repo.write("queue.jsonl", "{}\n");
+    let run = repo.gate(
+        &[
+            "--out",
+            "report.txt",
+            "--infra-out",
+            "q.jsonl",
+            "--text-out",
+            "old.json",
+        ],
+        &[],
+    );
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(!repo.dir.join("report.txt").exists());
     assert!(!repo.dir.join("q.jsonl").exists());
+    assert!(!repo.dir.join("old.json").exists());
+    let run = repo.gate(&["--infra-out", "queue.jsonl"], &[]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(repo.read("queue.jsonl"), "{}\n");
 }
 
 /// A second input that shrinks to a fixture pinned before keeps the first pin's meta file,

@@ -566,9 +566,12 @@ fn new_failure_details(c: &CampaignResult) -> Vec<String> {
     details
 }
 
-/// Escapes a value for a workflow command's message (`%`, CR, LF).
+/// Escapes a value for a workflow command's message: first as [`escape_text`] does (so that
+/// no control character, escape sequence, line or paragraph separator or bidirectional
+/// control reaches the job log), then `%`, CR and LF as the workflow commands require.
 fn gh_data(s: &str) -> String {
-    s.replace('%', "%25")
+    escape_text(s)
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }
@@ -1463,6 +1466,33 @@ mod tests {
             "{text:?}"
         );
         insta::assert_snapshot!("text_escaped", text);
+    }
+
+    /// Annotations are one line each, and what oracles, the ledger and files wrote reaches
+    /// the job log with no control character, escape sequence, separator or bidirectional
+    /// control: written visibly, as in the text report.
+    #[test]
+    fn github_annotations_escape_what_oracles_and_the_ledger_wrote() {
+        let report = hostile_report();
+        let out = github(&report);
+        let error = error_github("bad \u{1b}[2J\u{2028}\u{202e}x\r\ny", None);
+        for text in [&out, &error] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c != '\n' && c != '\\' && needs_escape(c)),
+                "{text:?}"
+            );
+            assert!(text.lines().all(|l| l.starts_with("::")), "{text}");
+        }
+        assert!(
+            out.contains(r"sig line one\nline two\r\u{1b}[31mred"),
+            "{out}"
+        );
+        assert!(
+            error.ends_with("::bad \\u{1b}[2J\\u{2028}\\u{202e}x\\r\\ny\n"),
+            "{error}"
+        );
     }
 
     #[test]
