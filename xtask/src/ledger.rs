@@ -254,7 +254,9 @@ fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
     let breaking = rows.iter().filter(|r| !r.broken.is_empty()).count();
     if breaking > 0 {
         eprintln!(
-            "note: {breaking} of these rows break rules and freeze nothing (`ledger check` says where)"
+            "note: {breaking} of these rows {} rules and freeze{} nothing (`ledger check` says where)",
+            if breaking == 1 { "breaks" } else { "break" },
+            if breaking == 1 { "s" } else { "" }
         );
     }
     match format {
@@ -283,13 +285,21 @@ fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
     for row in &lifted {
         eprintln!(
             "lifted {} {} seed {} {} (owner {})",
-            row.property_id, row.fixture_id, row.seed, row.env_class, row.owner
+            row.property_id,
+            row.fixture_id,
+            row.seed,
+            row.env_class,
+            freezegate_gate::render::escape_text(&row.owner)
         );
     }
     match format {
         Format::Text => write_stdout(&format!(
-            "lifted {} row(s) from {LEDGER_PATH}; commit the change signed\n",
-            lifted.len()
+            "lifted {} from {LEDGER_PATH}; commit the change signed\n",
+            if lifted.len() == 1 {
+                "1 row".to_owned()
+            } else {
+                format!("{} rows", lifted.len())
+            }
         ))?,
         Format::Json => {
             let rows = lifted.iter().map(|row| row.to_value()).collect();

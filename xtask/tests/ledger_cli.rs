@@ -333,7 +333,7 @@ fn list_marks_rows_that_break_rules() -> TestResult {
     )?;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("1 of these rows break rules and freeze nothing"),
+        stderr(&out).contains("1 of these rows breaks rules and freezes nothing"),
         "{}",
         stderr(&out)
     );
@@ -387,6 +387,8 @@ fn lift_removes_the_fixtures_rows_only() -> TestResult {
         let a = pinned_row(root, 0).unwrap();
         let mut a_local = a.clone();
         a_local.env_class = EnvClass::Local;
+        // An owner no terminal should see raw.
+        a_local.owner = "\u{1b}[2Jbob\nlifted nothing".to_owned();
         let b = pinned_row(root, 1).unwrap();
         gone = Some(a.fixture_id);
         keep = Some(b.clone());
@@ -403,7 +405,13 @@ fn lift_removes_the_fixtures_rows_only() -> TestResult {
     ];
     let out = xtask(dir.path(), &args)?;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(stdout(&out).contains("lifted 2 row(s)"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("lifted 2 rows"), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(r"(owner \u{1b}[2Jbob\nlifted nothing)")
+            && !stderr(&out).contains('\u{1b}'),
+        "{}",
+        stderr(&out)
+    );
     let ledger = read(&dir.path().join("freeze/ledger.json"))?;
     assert_eq!(ledger.rows(), [keep.ok_or("no row")?]);
     // Lifting again finds nothing and leaves the file byte-identical.

@@ -136,8 +136,9 @@ pub struct Problem {
 }
 
 /// `text` as it is when `{:?}` would escape none of it (and it is not empty), else quoted and
-/// escaped.
-fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+/// escaped: what the ledger's own text looks like in a message or a table, one line that
+/// sends nothing to a terminal.
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     let quoted = format!("{text:?}");
     if !text.is_empty() && quoted.get(1..quoted.len() - 1) == Some(text) {
         std::borrow::Cow::Borrowed(text)
@@ -256,9 +257,25 @@ impl Report {
 
     /// The report as one JSON document (`freezegate-ledger-check-v1`): `ok` (under
     /// `strict`), then every problem with `severity`, `rule`, `row`, `fixture_id`, `field`,
-    /// `message`, `line` and `column` (absent values are `null`).
+    /// `message`, `line` and `column` (absent values are `null`). Under `strict` an expired
+    /// row is an error, as in [`Report::strict`] and `ledger check --strict`, so that the
+    /// document agrees with itself.
     pub fn to_json(&self, strict: bool) -> String {
-        let problems = self.problems.iter().map(Problem::to_value).collect();
+        let problems = self
+            .problems
+            .iter()
+            .map(|p| {
+                if strict && p.rule == Rule::Expired {
+                    Problem {
+                        severity: Severity::Error,
+                        ..p.clone()
+                    }
+                    .to_value()
+                } else {
+                    p.to_value()
+                }
+            })
+            .collect();
         to_pretty_string(&Value::Object(vec![
             ("schema".to_owned(), Value::String(CHECK_SCHEMA.to_owned())),
             ("ok".to_owned(), Value::Bool(!self.fails(strict))),

@@ -1,5 +1,7 @@
 //! The `ledger list` views: a text table for people and a JSON document for tools.
 
+use std::fmt::Write as _;
+
 use freezegate_canon::{Int, Value, to_pretty_string};
 
 use crate::check::Rule;
@@ -32,6 +34,10 @@ impl Listed<'_> {
 
     fn expiry(&self, now: Timestamp) -> String {
         let mut text = format!("{} ({}", self.row.expires_at, expiry_text(self.row, now));
+        if now < self.row.created_at && self.broken.is_empty() {
+            // Listed without checks: say what the JSON's `active` says.
+            let _ = write!(text, "; freezes nothing before {}", self.row.created_at);
+        }
         if !self.broken.is_empty() {
             let rules: Vec<&str> = self.broken.iter().map(|r| r.as_str()).collect();
             text.push_str("; freezes nothing, breaks ");
@@ -73,6 +79,8 @@ pub fn expiry_text(row: &Row, now: Timestamp) -> String {
 
 /// The rows as a table: property, fixture id, owner, env class, expiry (a row that breaks
 /// rules says so there: `2026-09-25T09:30:00Z (in 7 days; freezes nothing, breaks owner)`).
+/// An owner with a character that `{:?}` would escape (a line break, a terminal escape) is
+/// shown quoted and escaped, so that a row stays one line and sends nothing to a terminal.
 /// Ends with a newline; no rows gives `no freeze rows`.
 pub fn list_text<'a, L: Into<Listed<'a>>>(
     rows: impl IntoIterator<Item = L>,
@@ -86,7 +94,7 @@ pub fn list_text<'a, L: Into<Listed<'a>>>(
         table.push([
             row.property_id.to_string(),
             row.fixture_id.to_string(),
-            row.owner.clone(),
+            crate::check::shown(&row.owner).into_owned(),
             row.env_class.to_string(),
             listed.expiry(now),
         ]);

@@ -125,6 +125,43 @@ fn list_table_snapshot() {
     );
 }
 
+/// The table shows the ledger's own text so that each row stays one line and sends nothing
+/// to a terminal, and a row listed without checks whose `created_at` is still to come says
+/// that it freezes nothing yet, as the JSON's `active` does.
+#[test]
+fn the_table_escapes_owners_and_says_when_a_row_is_not_yet_in_force() {
+    let mut hostile = row("tax.cached_total_equals_fresh_sum", 0);
+    hostile.owner = "\u{1b}[31mEVIL\u{1b}[0m\nconfig.fake  0000  root".to_owned();
+    let mut early = row("cart.discount_never_negative", 1);
+    early.created_at = ts("2026-09-20T00:00:00Z");
+    early.expires_at = ts("2026-09-25T00:00:00Z");
+    let ledger = Ledger::from_rows(vec![hostile, early]);
+    let table = list_text(ledger.rows(), now());
+    assert_eq!(table.lines().count(), 3, "{table}");
+    assert!(
+        !table.chars().any(|c| c.is_control() && c != '\n'),
+        "{table:?}"
+    );
+    assert!(
+        table.contains(r#""\u{1b}[31mEVIL\u{1b}[0m\nconfig.fake  0000  root""#),
+        "{table}"
+    );
+    assert!(
+        table.contains("(in 7 days, 12 hours; freezes nothing before 2026-09-20T00:00:00Z)"),
+        "{table}"
+    );
+    let value = parse(list_json(ledger.rows(), now()).as_bytes()).unwrap();
+    let early_at = ledger
+        .rows()
+        .iter()
+        .position(|r| r.created_at == ts("2026-09-20T00:00:00Z"))
+        .unwrap();
+    assert_eq!(
+        value.pointer(&format!("/rows/{early_at}/active")),
+        Some(&Value::Bool(false))
+    );
+}
+
 /// A row that breaks a rule freezes nothing: the listings say so, and do not call it active.
 #[test]
 fn listings_show_the_rules_a_row_breaks() {
@@ -376,6 +413,19 @@ fn expired_rows_warn_and_fail_only_when_strict() {
     assert_eq!(report.problems[0].severity, Severity::Warning);
     assert!(!report.fails(false));
     assert!(report.fails(true));
+    // The strict document agrees with itself, and with `strict()`: not ok, and the expired
+    // row an error.
+    let strict = parse(report.to_json(true).as_bytes()).unwrap();
+    assert_eq!(strict.pointer("/ok"), Some(&Value::Bool(false)));
+    assert_eq!(
+        strict.pointer("/problems/0/severity"),
+        Some(&s("error")),
+        "{strict:?}"
+    );
+    assert_eq!(report.to_json(true), report.clone().strict().to_json(true));
+    let lenient = parse(report.to_json(false).as_bytes()).unwrap();
+    assert_eq!(lenient.pointer("/ok"), Some(&Value::Bool(true)));
+    assert_eq!(lenient.pointer("/problems/0/severity"), Some(&s("warning")));
     // The same through the text path, which also knows the place: the key `expires_at`.
     let text = ledger.render();
     let mut from_text = check(text.as_bytes(), &checks).unwrap();
