@@ -1728,6 +1728,24 @@ fn where_the_oracle_looks_first_is_read_from_the_project_folder() {
         .map(|f| (f.rule.as_str(), f.file.as_str()))
         .collect();
     assert_eq!(shadowing, vec![("module-shadowed", "json.py")]);
+
+    // Under `-I` Python does not search that folder first: no `module-shadowed` finding. The
+    // place `prop.py` imports `json` from stays protected (looked for beside it, as ever).
+    repo.branch("isolated", &base);
+    repo.write(
+        "svc/freezegate.toml",
+        "[policy]\nproperty_paths = [\"tests/**\"]\n\n[[property]]\nid = \"m\"\noracle = \"python3 -I -m tests.prop\"\n",
+    );
+    let isolated_base = repo.commit("isolate the oracle");
+    let c = repo.commit_and_write("svc/json.py", "from _json import *\n", None);
+    let report = check_patch(
+        &repo.path().join("svc"),
+        &isolated_base,
+        &Repo::options("HEAD"),
+    )
+    .expect("judged");
+    assert_eq!(violations(&report), vec![(c, "json.py".to_string())]);
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
 }
 
 /// `PYTHONPATH=lib python3 -m prop`: Python finds `prop` in `lib/`, but the module's own

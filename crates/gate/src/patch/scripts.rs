@@ -368,6 +368,8 @@ fn simple_command(
     let mut candidates: Vec<&str> = Vec::new();
     // The folders of `PYTHONPATH=…` assignments: where `python -m` also looks.
     let mut python_path: Vec<&str> = Vec::new();
+    // Whether the command sets `PYTHONSAFEPATH` (to anything but nothing) for Python.
+    let mut safe_path_variable = false;
     let mut rest = words.iter().map(String::as_str).peekable();
     // `VAR=value` prefixes.
     while let Some(word) = rest.peek().copied() {
@@ -376,6 +378,7 @@ fn simple_command(
         if word.starts_with("PYTHONPATH=") {
             python_path.extend(value.split(':').filter(|d| !d.is_empty()));
         }
+        safe_path_variable |= word.starts_with("PYTHONSAFEPATH=") && !value.is_empty();
         rest.next();
     }
     // The folders of a `PYTHONPATH` value, from where the command runs (a word that needs the
@@ -419,6 +422,7 @@ fn simple_command(
                     if word.starts_with("PYTHONPATH=") {
                         python_path.extend(value.split(':').filter(|d| !d.is_empty()));
                     }
+                    safe_path_variable |= word.starts_with("PYTHONSAFEPATH=") && !value.is_empty();
                 } else if matches!(word, "-u" | "--unset" | "-C" | "--chdir") {
                     rest.next();
                     if let Some(arg) = rest.peek()
@@ -467,11 +471,16 @@ fn simple_command(
     let mut script: Option<&str> = None;
     let mut script_read = false;
     let mut option_argument = false;
+    // Python's option letters before what it runs (`-I`, `-P`, `-E` change its search path).
+    let mut letters = String::new();
     while let Some(word) = rest.next() {
         if python && !script_read {
             if option_argument {
                 option_argument = false;
             } else if word.starts_with('-') && word != "-" {
+                if let Some((flags, at)) = python_flags(word) {
+                    letters.push_str(at.map_or(flags, |i| &flags[..i]));
+                }
                 if let Some((flags, Some(i))) = python_flags(word) {
                     if matches!(&flags[i..i + 1], "m" | "c") {
                         script_read = true;
@@ -532,16 +541,25 @@ fn simple_command(
             .filter_map(|word| resolve(&here, word)),
     );
     if python {
+        // `-E` (and `-I`) ignore the `PYTHON*` variables; `-P`, `-I` and `PYTHONSAFEPATH` keep
+        // the script's folder (or the one the command runs in) off `sys.path`.
+        let ignores_environment = letters.contains(['E', 'I']);
+        let safe_path =
+            letters.contains(['P', 'I']) || (safe_path_variable && !ignores_environment);
         // The script's folder; for `-m`, `-c`, `-` or a script on stdin, the folder the
         // command runs in.
-        match script.and_then(|word| resolve(&here, word)) {
-            Some(mut file) => {
-                file.pop();
-                found.search_folders.push(file);
+        if !safe_path {
+            match script.and_then(|word| resolve(&here, word)) {
+                Some(mut file) => {
+                    file.pop();
+                    found.search_folders.push(file);
+                }
+                None => found.search_folders.push(here.clone()),
             }
-            None => found.search_folders.push(here.clone()),
         }
-        found.search_folders.extend(roots.iter().skip(1).cloned());
+        if !ignores_environment {
+            found.search_folders.extend(roots.iter().skip(1).cloned());
+        }
     }
     for root in &roots {
         found
@@ -1429,6 +1447,26 @@ mod tests {
             ["", "lib"]
         );
         assert_eq!(folders("export PYTHONPATH=lib"), Vec::<String>::new());
+        // `-P`, `-I` and `PYTHONSAFEPATH` keep the first folder off `sys.path`; `-E` and `-I`
+        // ignore `PYTHONPATH` (and `PYTHONSAFEPATH`), wherever it was set.
+        let none = Vec::<String>::new();
+        assert_eq!(folders("python3 -I t/o.py"), none);
+        assert_eq!(folders("python3 -IBm pkg"), none);
+        assert_eq!(folders("PYTHONPATH=lib python3 -P -m pkg"), ["lib"]);
+        assert_eq!(folders("PYTHONPATH=lib python3 -I -m pkg"), none);
+        assert_eq!(folders("PYTHONPATH=lib python3 -E t/o.py"), ["t"]);
+        assert_eq!(folders("export PYTHONPATH=lib; python3 -sE t/o.py"), ["t"]);
+        assert_eq!(folders("PYTHONSAFEPATH=1 python3 t/o.py"), none);
+        assert_eq!(
+            folders("env PYTHONSAFEPATH=1 PYTHONPATH=lib python3 -m x"),
+            ["lib"]
+        );
+        assert_eq!(folders("PYTHONSAFEPATH=1 python3 -E t/o.py"), ["t"]);
+        assert_eq!(folders("PYTHONSAFEPATH= python3 t/o.py"), ["t"]);
+        // An option's argument, or what Python runs, is no option of Python's.
+        assert_eq!(folders("python3 -W I t/o.py"), ["t"]);
+        assert_eq!(folders("python3 t/o.py -I"), ["t"]);
+        assert_eq!(folders("python3 -c 'import x' -I"), [""]);
     }
 
     /// The spellings a red-team audit found unread: Python's short options run together, a
