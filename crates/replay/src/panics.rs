@@ -13,8 +13,9 @@
 //! bare word `panicked`, the same for every input: so it is for a panic of another thread
 //! that a library raises again on the catching thread with `resume_unwind` (a thread pool's:
 //! the hook saw it on that other thread), and for every panic once a program replaces the
-//! panic hook after the first catch. (Such a panic after one the check handled itself, with
-//! `catch_unwind`, is named by the handled one's place.)
+//! panic hook after the first catch. A place is taken only for the panic it belongs to: the
+//! hook keeps the message with the place, and a caught panic whose message differs (one
+//! raised again after the check handled another itself, with `catch_unwind`) gets none.
 
 use std::any::Any;
 use std::cell::{Cell, RefCell};
@@ -26,8 +27,9 @@ thread_local! {
     static WATCHING: Cell<bool> = const { Cell::new(false) };
     /// Whether this thread is inside a quiet [`catch`].
     static QUIET: Cell<bool> = const { Cell::new(false) };
-    /// Where the last watched panic of this thread happened.
-    static SITE: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Where the last watched panic of this thread happened, and its message (when it is
+    /// text), to tell it from a panic raised again without the hook.
+    static SITE: RefCell<Option<(Option<String>, Option<String>)>> = const { RefCell::new(None) };
 }
 
 /// A caught panic.
@@ -63,7 +65,8 @@ fn install() {
                 let site = info
                     .location()
                     .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-                SITE.with(|s| *s.borrow_mut() = site);
+                let message = info.payload_as_str().map(str::to_owned);
+                SITE.with(|s| *s.borrow_mut() = Some((site, message)));
             }
             if !QUIET.with(Cell::get) {
                 previous(info);
@@ -82,22 +85,28 @@ pub fn catch<R>(quiet: bool, f: impl FnOnce() -> R) -> Result<R, Caught> {
     let result = panic::catch_unwind(AssertUnwindSafe(f));
     QUIET.with(|q| q.set(was_quiet));
     WATCHING.with(|w| w.set(was_watching));
-    let site = SITE.with(|s| s.borrow_mut().take());
-    result.map_err(|payload| Caught {
-        site,
-        message: message(payload.as_ref()),
+    let seen = SITE.with(|s| s.borrow_mut().take());
+    result.map_err(|payload| {
+        let text = text(payload.as_ref());
+        Caught {
+            // The hook's place, if it saw this panic: the last it saw here said the same.
+            site: seen
+                .filter(|(_, seen)| seen.as_deref() == text)
+                .and_then(|(site, _)| site),
+            message: text.map_or_else(
+                || "a panic with a non-string payload".to_owned(),
+                str::to_owned,
+            ),
+        }
     })
 }
 
-/// The message of a panic payload (`panic!("...")` gives a `&str` or a `String`).
-fn message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "a panic with a non-string payload".to_owned()
-    }
+/// The text of a panic payload (`panic!("...")` gives a `&str` or a `String`).
+fn text(payload: &(dyn Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
 }
 
 #[cfg(test)]
@@ -143,6 +152,28 @@ mod tests {
         let caught = catch(true, || panic::resume_unwind(Box::new("bare"))).unwrap_err();
         assert_eq!(caught.site, None);
         assert_eq!(caught.message, "bare");
+    }
+
+    #[test]
+    fn a_panic_raised_again_after_a_handled_one_is_not_named_by_it() {
+        // One catch: the check handles a panic of its own, then raises one from a worker
+        // thread again, which no hook here saw.
+        let caught = catch(true, || {
+            let _ = panic::catch_unwind(|| panic!("handled"));
+            let Err(payload) = std::thread::spawn(|| panic!("in a worker")).join();
+            panic::resume_unwind(payload)
+        })
+        .unwrap_err();
+        assert_eq!(caught.message, "in a worker");
+        assert_eq!(caught.site, None, "{caught:?}");
+        // A non-string payload is told from a handled one's too.
+        let caught = catch(true, || {
+            let _ = panic::catch_unwind(|| panic!("handled"));
+            panic::resume_unwind(Box::new(7_u8))
+        })
+        .unwrap_err();
+        assert_eq!(caught.site, None, "{caught:?}");
+        assert_eq!(caught.message, "a panic with a non-string payload");
     }
 
     #[test]
