@@ -1249,13 +1249,10 @@ fn base_shows_the_patch_ledger_and_settings_diffs_and_blocks_unsigned_edits() {
     );
 }
 
-/// A freeze row is a human's word only when an allowed signer signed the commit that wrote
-/// it: a row that an unsigned commit of `--base`'s range brings in freezes nothing in that
-/// run (its flicker says why, and no format shows it frozen by the row's owner), while a row
-/// a signed commit wrote freezes; signing the commit makes its row freeze too.
-#[test]
-fn a_freeze_row_an_unsigned_commit_brings_in_freezes_nothing() {
-    let (_keys, key, signers) = support::signing_key();
+/// A repository with two properties, `p` and `q`, whose oracle flickers, each with one
+/// pinned fixture (not yet committed), and `signers` as `freeze/allowed_signers`; with the two
+/// fixture ids.
+fn two_flickers(signers: &str) -> (Repo, String, String) {
     let repo = Repo::with_oracle(&[
         (
             "freezegate.toml",
@@ -1264,11 +1261,22 @@ fn a_freeze_row_an_unsigned_commit_brings_in_freezes_nothing() {
             ),
         ),
         ("p.py", &oracle("doc.get('n', 0) > 5")),
-        ("freeze/allowed_signers", &signers),
+        ("freeze/allowed_signers", signers),
     ]);
     let a = repo.pin("p", r#"{"n": 10}"#);
     let b = repo.pin("q", r#"{"n": 10}"#);
     repo.write("p.py", FLICKER);
+    (repo, a, b)
+}
+
+/// A freeze row is a human's word only when an allowed signer signed the commit that wrote
+/// it: a row that an unsigned commit of `--base`'s range brings in freezes nothing in that
+/// run (its flicker says why, and no format shows it frozen by the row's owner), while a row
+/// a signed commit wrote freezes; signing the commit makes its row freeze too.
+#[test]
+fn a_freeze_row_an_unsigned_commit_brings_in_freezes_nothing() {
+    let (_keys, key, signers) = support::signing_key();
+    let (repo, a, b) = two_flickers(&signers);
     repo.commit("pin two flickers");
     repo.git(&["tag", "base"]);
     let expires = "2026-12-10T00:00:00Z";
@@ -1350,19 +1358,7 @@ fn a_row_no_allowed_signer_wrote_freezes_nothing_however_it_came_in() {
     // Two flickers, p frozen at the base by a signed row; returns the repo, q's fixture and
     // the ledgers with p's row alone and with both rows.
     let setup = || {
-        let repo = Repo::with_oracle(&[
-            (
-                "freezegate.toml",
-                &config(
-                    "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ncases = 10\n\n[[property]]\nid = \"q\"\noracle = \"python3 p.py\"\ncases = 10\n",
-                ),
-            ),
-            ("p.py", &oracle("doc.get('n', 0) > 5")),
-            ("freeze/allowed_signers", &signers),
-        ]);
-        let a = repo.pin("p", r#"{"n": 10}"#);
-        let b = repo.pin("q", r#"{"n": 10}"#);
-        repo.write("p.py", FLICKER);
+        let (repo, a, b) = two_flickers(&signers);
         let one = ledger(&repo, &[("p", &a, "remote", expires)]);
         let both = ledger(
             &repo,
