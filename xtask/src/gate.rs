@@ -317,12 +317,27 @@ fn resolved(path: &Path) -> PathBuf {
     }
 }
 
-/// Two of a run's outputs naming one file would leave whichever was written last: a usage
-/// error, before anything is touched.
-fn check_distinct(args: &Args) -> Result<(), Failure> {
+/// Two of a run's outputs naming one file would leave whichever was written last, and an
+/// output among the gate's own files (`freezegate.toml`, `freeze/`, `fixtures/` of the root
+/// the run works in) would replace what it reads: usage errors, before anything is touched.
+fn check_outputs(args: &Args) -> Result<(), Failure> {
     let outputs = outputs(args);
+    let root = std::env::current_dir().and_then(std::fs::canonicalize).ok();
+    let own = |path: &Path| {
+        root.as_ref().is_some_and(|root| {
+            path == root.join(freezegate_gate::config::CONFIG_FILE)
+                || path.starts_with(root.join("freeze"))
+                || path.starts_with(root.join(freezegate_canon::fixture::FIXTURES_DIR))
+        })
+    };
     for (i, (flag, path)) in outputs.iter().enumerate() {
         let here = resolved(path);
+        if own(&here) {
+            return Err(Failure::usage(anyhow::anyhow!(
+                "{flag} {}: the gate's own files (freezegate.toml, freeze/, fixtures/) take no output",
+                path.display()
+            )));
+        }
         if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| resolved(p) == here) {
             return Err(Failure::usage(anyhow::anyhow!(
                 "{flag} {} is also {other}: give each output its own file",
@@ -375,7 +390,7 @@ fn append(path: &Path, what: &str, text: &str) -> Result<(), Failure> {
 /// document, the error and its place, so that a dashboard shows why (the sentence also goes
 /// to stderr as for every command).
 pub fn run(args: Args) -> Outcome {
-    check_distinct(&args)?;
+    check_outputs(&args)?;
     remove_stale_reports(&args);
     let format = args.format;
     let out = args.out.clone();

@@ -3323,6 +3323,33 @@ fn unwritable_report_paths_stop_the_gate_before_it_runs() {
         assert_eq!(repo.read("r.json"), "kept");
         assert!(!repo.dir.join("ran.txt").exists());
     }
+    // The gate's own files take no output (a report would replace what the gate reads).
+    std::fs::create_dir_all(repo.dir.join("freeze")).expect("freeze");
+    repo.write(
+        "freeze/ledger.json",
+        "{\"schema\": \"freezegate-ledger-v1\", \"rows\": []}\n",
+    );
+    for (flag, path) in [
+        ("--out", "freezegate.toml"),
+        ("--json-out", "freeze/ledger.json"),
+        ("--text-out", "fixtures/p/x.json"),
+    ] {
+        let before = std::fs::read(repo.dir.join("freezegate.toml")).expect("config");
+        let run = repo.gate(&[flag, path], &[]);
+        assert_eq!(run.code, 3, "{flag} {path}: {}", run.stderr);
+        assert!(
+            run.stderr.contains(
+                "the gate's own files (freezegate.toml, freeze/, fixtures/) take no output"
+            ),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read(repo.dir.join("freezegate.toml")).expect("config"),
+            before
+        );
+        assert!(repo.read("freeze/ledger.json").contains("rows"));
+    }
     // A run that stops later with exit 3 (a property with nothing to run) leaves no empty
     // report behind, and no earlier one either (a file at a report's path, as a patch could
     // commit for an artifact upload to publish, is gone); the infra queue it appends to
