@@ -165,13 +165,12 @@ fn settings(args: &Args) -> Result<FreezeSettings, Failure> {
 /// `gate` and `classify` do.
 fn runner(args: &Args, config: &Config) -> Result<(EnvClass, String), Failure> {
     let env = RunOverrides::from_env(|k| std::env::var(k).ok());
-    let overrides = RunOverrides {
-        env_class: env.env_class,
-        env_runner_id: env.env_runner_id,
-        flag_env_class: args.env_class.clone(),
-        flag_runner_id: args.runner_id.clone(),
-        ..RunOverrides::default()
-    };
+    // Only where the run happens: the seed, replays and deadline are the file's.
+    let mut overrides = RunOverrides::default();
+    overrides.env_class = env.env_class;
+    overrides.env_runner_id = env.env_runner_id;
+    overrides.flag_env_class = args.env_class.clone();
+    overrides.flag_runner_id = args.runner_id.clone();
     let settings = Settings::resolve(config.clone(), &overrides, 1).map_err(Failure::usage)?;
     Ok((settings.env_class, settings.runner_id))
 }

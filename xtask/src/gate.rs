@@ -105,27 +105,26 @@ impl Args {
         crate::root::anchor(start, &mut self.infra_out);
         crate::root::anchor(start, &mut self.rust_runner);
     }
-}
 
-impl Args {
-    /// The reports asked for besides `--format`'s: `--json-out`, `--junit-out`, `--text-out`.
-    fn extra_reports(&self) -> impl Iterator<Item = (GateFormat, &PathBuf)> {
+    /// The reports asked for besides `--format`'s (`--json-out`, `--junit-out`,
+    /// `--text-out`), each with its flag.
+    fn extra_reports(&self) -> impl Iterator<Item = (&'static str, GateFormat, &PathBuf)> {
         [
-            (GateFormat::Json, &self.json_out),
-            (GateFormat::Junit, &self.junit_out),
-            (GateFormat::Text, &self.text_out),
+            ("--json-out", GateFormat::Json, &self.json_out),
+            ("--junit-out", GateFormat::Junit, &self.junit_out),
+            ("--text-out", GateFormat::Text, &self.text_out),
         ]
         .into_iter()
-        .filter_map(|(format, path)| path.as_ref().map(|p| (format, p)))
+        .filter_map(|(flag, format, path)| path.as_ref().map(|p| (flag, format, p)))
     }
-}
 
-/// The flag that asks for an extra report in `format`.
-fn extra_flag(format: GateFormat) -> &'static str {
-    match format {
-        GateFormat::Json => "--json-out",
-        GateFormat::Junit => "--junit-out",
-        GateFormat::Text | GateFormat::Github => "--text-out",
+    /// The report files of the run, each with its flag: `--out` and the extra reports (not
+    /// the queues it appends to).
+    fn report_files(&self) -> impl Iterator<Item = (&'static str, &PathBuf)> {
+        self.out
+            .iter()
+            .map(|p| ("--out", p))
+            .chain(self.extra_reports().map(|(flag, _, p)| (flag, p)))
     }
 }
 
@@ -208,6 +207,11 @@ impl Progress for Announce<'_> {
 /// did not exist is removed again, so that a run that stops before its report leaves none.
 fn check_writable(args: &Args) -> Result<(), Failure> {
     let open = |path: &Path, what: &str| {
+        // A pipe or a device cannot be tried without a side effect (opening a named pipe and
+        // closing it again ends its reader's input): it is written when the report is out.
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            return Ok(());
+        }
         let existed = std::fs::symlink_metadata(path).is_ok();
         std::fs::OpenOptions::new()
             .append(true)
@@ -273,10 +277,16 @@ pub fn now(flag: Option<&str>) -> Result<freezegate_ledger::Timestamp, Failure> 
     }
 }
 
-/// Writes a report to `path` (atomically: a reader never sees half of it), or to stdout.
+/// Writes a report to `path`, or to stdout. A new file is written whole, by a rename, so
+/// that a reader never sees half of it; what is still there (a pipe, a device, a process
+/// substitution's `/dev/fd/N`, a link out of the root: see [`remove_stale_reports`]) is
+/// written in place.
 fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
     freezegate_gate::process::park_if_stopping();
     match path {
+        Some(path) if std::fs::symlink_metadata(path).is_ok() => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))
+            .map_err(Failure::usage),
         Some(path) => freezegate_canon::fixture::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))
             .map_err(Failure::usage),
@@ -286,13 +296,10 @@ fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
 
 /// The files a run writes, each with the flag (or variable) that names it.
 fn outputs(args: &Args) -> Vec<(&'static str, PathBuf)> {
-    let mut out: Vec<(&'static str, PathBuf)> = Vec::new();
-    if let Some(path) = &args.out {
-        out.push(("--out", path.clone()));
-    }
-    for (format, path) in args.extra_reports() {
-        out.push((extra_flag(format), path.clone()));
-    }
+    let mut out: Vec<(&'static str, PathBuf)> = args
+        .report_files()
+        .map(|(flag, path)| (flag, path.clone()))
+        .collect();
     if let Some(path) = &args.infra_out {
         out.push(("--infra-out", path.clone()));
     }
@@ -304,8 +311,12 @@ fn outputs(args: &Args) -> Vec<(&'static str, PathBuf)> {
     out
 }
 
-/// `path` as the file system names it: its folder resolved (links, `..`) when it exists.
+/// `path` as the file system names it: resolved (links, `..`) when it exists, else its
+/// folder resolved when that exists.
 fn resolved(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
     match (path.parent(), path.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(if dir.as_os_str().is_empty() {
             Path::new(".")
@@ -317,27 +328,39 @@ fn resolved(path: &Path) -> PathBuf {
     }
 }
 
-/// Two of a run's outputs naming one file would leave whichever was written last, and an
-/// output among the gate's own files (`freezegate.toml`, `freeze/`, `fixtures/` of the root
-/// the run works in) would replace what it reads: usage errors, before anything is touched.
-fn check_outputs(args: &Args) -> Result<(), Failure> {
-    let outputs = outputs(args);
-    let root = std::env::current_dir().and_then(std::fs::canonicalize).ok();
-    let own = |path: &Path| {
-        root.as_ref().is_some_and(|root| {
-            path == root.join(freezegate_gate::config::CONFIG_FILE)
-                || path.starts_with(root.join("freeze"))
-                || path.starts_with(root.join(freezegate_canon::fixture::FIXTURES_DIR))
-        })
+/// The root the run works in, resolved.
+fn resolved_root() -> Option<PathBuf> {
+    std::env::current_dir().and_then(std::fs::canonicalize).ok()
+}
+
+/// An output among the gate's own files (`freezegate.toml`, `freeze/`, `fixtures/` of the
+/// root; through a link too) would replace what the gate reads: a usage error, before
+/// anything is touched.
+fn check_own_files(args: &Args) -> Result<(), Failure> {
+    let Some(root) = resolved_root() else {
+        return Ok(());
     };
-    for (i, (flag, path)) in outputs.iter().enumerate() {
-        let here = resolved(path);
-        if own(&here) {
+    for (flag, path) in outputs(args) {
+        let here = resolved(&path);
+        if here == root.join(freezegate_gate::config::CONFIG_FILE)
+            || here.starts_with(root.join("freeze"))
+            || here.starts_with(root.join(freezegate_canon::fixture::FIXTURES_DIR))
+        {
             return Err(Failure::usage(anyhow::anyhow!(
                 "{flag} {}: the gate's own files (freezegate.toml, freeze/, fixtures/) take no output",
                 path.display()
             )));
         }
+    }
+    Ok(())
+}
+
+/// Two of a run's outputs naming one file would leave whichever was written last (or remove
+/// a queue as an earlier report): a usage error, before anything is touched.
+fn check_distinct(args: &Args) -> Result<(), Failure> {
+    let outputs = outputs(args);
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        let here = resolved(path);
         if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| resolved(p) == here) {
             return Err(Failure::usage(anyhow::anyhow!(
                 "{flag} {} is also {other}: give each output its own file",
@@ -348,17 +371,35 @@ fn check_outputs(args: &Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Removes the report files a run is asked to write (`--out` and the `-out` formats, not the
-/// queues it appends to), so that each holds this run's report or does not exist: a run
-/// stopped before its report (a signal, a job timeout) leaves none, never an earlier run's,
-/// nor one the patch committed at that path for an artifact upload to publish.
-fn remove_stale_reports(args: &Args) {
-    for path in args.out.iter().chain(args.extra_reports().map(|(_, p)| p)) {
-        // Best effort: a path that cannot be removed is reported when it is opened.
-        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_dir()) {
-            let _ = std::fs::remove_file(path);
+/// Removes what stands at the report paths (not the queues the run appends to), so that each
+/// holds this run's report or does not exist: a run stopped before its report (a signal, a
+/// job timeout) leaves none, never an earlier run's, nor one the patch committed there for
+/// an artifact upload to publish. A regular file goes, and so does a link inside the root
+/// (the patch's to place); a link out of the root (`/dev/stdout`), a pipe or a device is
+/// where the caller wants the report, and stays. A file that cannot be removed is a usage
+/// error.
+fn remove_stale_reports(args: &Args) -> Result<(), Failure> {
+    let root = resolved_root();
+    for (flag, path) in args.report_files() {
+        let Ok(meta) = std::fs::symlink_metadata(path) else {
+            continue;
+        };
+        let kind = meta.file_type();
+        let in_root = || {
+            path.parent()
+                .and_then(|dir| std::fs::canonicalize(dir).ok())
+                .zip(root.as_ref())
+                .is_some_and(|(dir, root)| dir.starts_with(root))
+        };
+        if kind.is_file() || (kind.is_symlink() && in_root()) {
+            std::fs::remove_file(path)
+                .with_context(|| {
+                    format!("cannot remove the earlier {flag} report {}", path.display())
+                })
+                .map_err(Failure::usage)?;
         }
     }
+    Ok(())
 }
 
 /// The whole report in `format` (the text report with its settings block).
@@ -390,12 +431,17 @@ fn append(path: &Path, what: &str, text: &str) -> Result<(), Failure> {
 /// document, the error and its place, so that a dashboard shows why (the sentence also goes
 /// to stderr as for every command).
 pub fn run(args: Args) -> Outcome {
-    check_outputs(&args)?;
-    remove_stale_reports(&args);
+    // The reports of this run, or none: what stands at their paths goes first (unless it is
+    // the gate's own, or also a queue the run appends to), whatever stops the run later.
+    check_own_files(&args)?;
+    check_distinct(&args)?;
+    remove_stale_reports(&args)?;
     let format = args.format;
     let out = args.out.clone();
-    let extra: Vec<(GateFormat, PathBuf)> =
-        args.extra_reports().map(|(f, p)| (f, p.clone())).collect();
+    let extra: Vec<(GateFormat, PathBuf)> = args
+        .extra_reports()
+        .map(|(_, format, path)| (format, path.clone()))
+        .collect();
     // Set once the report is out: an error after it (writing the step summary or the infra
     // queue) must not add a second document.
     let mut reported = false;
@@ -494,7 +540,7 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     };
     write_out(args.out.as_ref(), &document)?;
     *reported = true;
-    for (format, path) in args.extra_reports() {
+    for (_, format, path) in args.extra_reports() {
         write_out(
             Some(path),
             &document_of(&report, format, Style { color: false }),

@@ -289,7 +289,7 @@ fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
             row.fixture_id,
             row.seed,
             row.env_class,
-            freezegate_gate::render::escape_text(&row.owner)
+            freezegate_ledger::shown(&row.owner)
         );
     }
     match format {

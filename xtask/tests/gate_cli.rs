@@ -1384,7 +1384,20 @@ fn a_row_no_allowed_signer_wrote_freezes_nothing_however_it_came_in() {
             .unwrap_or("")
             .to_owned();
         assert!(note.ends_with(": it freezes nothing"), "{case}: {note}");
+        // The settings block counts the rows that may freeze in this run: p's.
+        assert_eq!(report["settings"]["ledger_active"], 1, "{case}");
         note
+    };
+    // `text` with the last `from` (q's row comes after p's) replaced by `to`.
+    let last = |text: &str, from: &str, to: &str| {
+        let at = text.rfind(from).expect("found");
+        format!("{}{to}{}", &text[..at], &text[at + from.len()..])
+    };
+    // A ledger rendered one field per line, as a merge needs.
+    let pretty = |text: &str| {
+        freezegate_ledger::Ledger::from_slice(text.as_bytes())
+            .expect("ledger")
+            .render()
     };
 
     // The ledger turned into a link to a file that holds the row.
@@ -1437,7 +1450,55 @@ fn a_row_no_allowed_signer_wrote_freezes_nothing_however_it_came_in() {
     repo.write("freeze/ledger.json", &both);
     repo.commit("put q back");
     let note = judge(&repo, &b, "revoked, then put back");
-    assert!(note.contains("without an allowed signature"), "{note}");
+    assert!(
+        note.contains("was taken out by commit ")
+            && note.contains(", which an allowed signer signed, and is back without a signature"),
+        "{note}"
+    );
+
+    // Two unsigned branches each change one field of q's expired row, and git merges them
+    // cleanly: the merged row is in no commit of its own.
+    let (repo, b, _, both) = setup();
+    let stale = pretty(&last(&both, expires, "2026-11-30T00:00:00Z"));
+    repo.write("freeze/ledger.json", &stale);
+    repo.commit("keep q's old row");
+    repo.amend_signed(&key);
+    repo.git(&["tag", "-f", "base"]);
+    repo.git(&["checkout", "-q", "-b", "renew"]);
+    repo.write(
+        "freeze/ledger.json",
+        &last(&stale, "2026-11-30T00:00:00Z", expires),
+    );
+    repo.commit("renew q");
+    repo.git(&["checkout", "-q", "-b", "reword", "base"]);
+    repo.write(
+        "freeze/ledger.json",
+        &last(&stale, "thread scheduling", "a timing race"),
+    );
+    repo.commit("reword q");
+    repo.git(&["merge", "-q", "--no-edit", "renew"]);
+    assert!(repo.read("freeze/ledger.json").contains("a timing race"));
+    judge(&repo, &b, "a clean merge of two halves");
+
+    // A signed commit that mends a broken ledger and takes q's row out of it; an unsigned
+    // one puts it back.
+    let (repo, b, one, both) = setup();
+    repo.write("freeze/ledger.json", &both);
+    repo.commit("freeze q");
+    repo.amend_signed(&key);
+    repo.git(&["tag", "-f", "base"]);
+    repo.write(
+        "freeze/ledger.json",
+        &both.replacen("\"rows\":[", "\"rows\":[[", 1),
+    );
+    repo.commit("break the ledger");
+    repo.write("freeze/ledger.json", &one);
+    repo.commit("mend it, and revoke q");
+    repo.amend_signed(&key);
+    repo.write("freeze/ledger.json", &both);
+    repo.commit("put q back");
+    let note = judge(&repo, &b, "revoked by a mend");
+    assert!(note.contains("was taken out by commit "), "{note}");
 
     // An unsigned commit that adds the row and breaks the file's syntax, mended by a signed
     // commit that only fixes the syntax: the signer did not write the row.
@@ -3265,6 +3326,68 @@ fn the_settings_are_out_before_any_oracle_runs() {
         "{}",
         repo.read("report.txt")
     );
+}
+
+/// A report path that is a link out of the root, or a pipe, is where the caller wants the
+/// report: it is written through, and stays (a process substitution's `/dev/fd/N` is both).
+/// A link inside the root is the patch's to place: it goes, and the report takes its place.
+#[test]
+fn reports_go_through_pipes_and_links_out_of_the_root() {
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"exit 0\"\ngenerate = \"seq 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml), ("docs/fake.json", "fake")]);
+    std::os::unix::fs::symlink("docs/fake.json", repo.dir.join("report.json")).expect("link");
+    let outside = tempfile::tempdir().expect("temp dir");
+    let target = outside.path().join("target.xml");
+    std::fs::write(&target, "old").expect("target");
+    let link = outside.path().join("link.xml");
+    std::os::unix::fs::symlink(&target, &link).expect("link");
+    let pipe = outside.path().join("pipe");
+    let made = Command::new("mkfifo")
+        .arg(&pipe)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let got = outside.path().join("got.txt");
+    let mut reader = Command::new("sh")
+        .arg("-c")
+        .arg(format!("cat '{}' > '{}'", pipe.display(), got.display()))
+        .spawn()
+        .expect("sh runs");
+    let run = repo.gate(
+        &[
+            "--json-out",
+            "report.json",
+            "--junit-out",
+            link.to_str().expect("utf-8"),
+            "--text-out",
+            pipe.to_str().expect("utf-8"),
+        ],
+        &[],
+    );
+    assert!(reader.wait().expect("cat ends").success());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report = std::fs::symlink_metadata(repo.dir.join("report.json")).expect("report");
+    assert!(report.file_type().is_file());
+    assert!(
+        repo.read("report.json")
+            .contains("freezegate-gate-report-v1")
+    );
+    assert_eq!(repo.read("docs/fake.json"), "fake");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .expect("link")
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(&target)
+            .expect("target")
+            .contains("<testsuites")
+    );
+    let text = std::fs::read_to_string(&got).expect("piped");
+    assert!(text.starts_with("freezegate gate\n"), "{text}");
 }
 
 /// A report, infra queue or step summary path that cannot be written is bad input at once

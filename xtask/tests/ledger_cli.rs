@@ -407,7 +407,7 @@ fn lift_removes_the_fixtures_rows_only() -> TestResult {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("lifted 2 rows"), "{}", stdout(&out));
     assert!(
-        stderr(&out).contains(r"(owner \u{1b}[2Jbob\nlifted nothing)")
+        stderr(&out).contains(r#"(owner "\u{1b}[2Jbob\nlifted nothing")"#)
             && !stderr(&out).contains('\u{1b}'),
         "{}",
         stderr(&out)

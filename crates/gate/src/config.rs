@@ -859,7 +859,10 @@ pub enum SettingsError {
 }
 
 /// Values a run may set over the file: from the environment and from flags (flags win).
+/// Start from [`RunOverrides::from_env`] or `default()` and set fields (the struct may gain
+/// fields, so it is not built by a struct expression outside this crate).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunOverrides {
     /// `PROP_SEED`.
     pub env_seed: Option<String>,

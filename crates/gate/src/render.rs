@@ -484,7 +484,10 @@ pub fn junit(report: &Report) -> String {
                 let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 s.set_type("new_failure");
                 s.set_message(xml_attr(&new_failure_headline(c)));
-                s.set_description(xml(&new_failure_details(c).join("\n")));
+                let details = new_failure_details(c);
+                if !details.is_empty() {
+                    s.set_description(xml(&details.join("\n")));
+                }
                 s
             }
             CampaignStatus::Infra => {
@@ -553,10 +556,11 @@ fn new_failure_headline(c: &CampaignResult) -> String {
 /// What a reader of a new failure needs besides its headline, one item each: the minimal
 /// input, the failure signature, and the note (what to do).
 fn new_failure_details(c: &CampaignResult) -> Vec<String> {
-    let mut details = vec![format!(
-        "minimal failing input: {}",
-        c.minimal.as_deref().unwrap_or("?")
-    )];
+    let mut details: Vec<String> = c
+        .minimal
+        .iter()
+        .map(|min| format!("minimal failing input: {min}"))
+        .collect();
     if let Some(sig) = &c.signature {
         details.push(format!("failure: {sig}"));
     }
@@ -692,12 +696,10 @@ pub fn github(report: &Report) -> String {
                 "error",
                 file.as_deref(),
                 "freezegate new failure",
-                &format!(
-                    "{}: {} — {}",
-                    c.property_id,
-                    new_failure_headline(c),
-                    new_failure_details(c).join(" — ")
-                ),
+                &std::iter::once(format!("{}: {}", c.property_id, new_failure_headline(c)))
+                    .chain(new_failure_details(c))
+                    .collect::<Vec<_>>()
+                    .join(" — "),
             );
         }
         if let Some(infra) = &c.infra {

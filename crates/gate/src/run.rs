@@ -472,6 +472,8 @@ struct Trust {
     trusted: HashSet<freezegate_ledger::Row>,
     /// Rows that a commit without an allowed signature brought in, with that commit.
     unsigned: HashMap<freezegate_ledger::Row, String>,
+    /// Rows that a commit an allowed signer signed took out, with that commit.
+    revoked: HashMap<freezegate_ledger::Row, String>,
 }
 
 impl Trust {
@@ -480,12 +482,16 @@ impl Trust {
         if self.trusted.contains(row) {
             return None;
         }
-        Some(match self.unsigned.get(row) {
-            Some(commit) => format!(
+        Some(match (self.unsigned.get(row), self.revoked.get(row)) {
+            (_, Some(commit)) => format!(
+                "the row of {LEDGER_FILE} that would freeze it was taken out by commit {}, which an allowed signer signed, and is back without a signature: it freezes nothing",
+                short(commit)
+            ),
+            (Some(commit), None) => format!(
                 "the row of {LEDGER_FILE} that would freeze it came in commit {} without an allowed signature: it freezes nothing",
                 short(commit)
             ),
-            None => format!(
+            (None, None) => format!(
                 "the row of {LEDGER_FILE} that would freeze it is neither in the ledger at {} nor written by a commit of the patch that an allowed signer signed: it freezes nothing",
                 self.base
             ),
@@ -521,7 +527,15 @@ fn run_trusting(
         )
     });
     // The report's settings block, shown now, before any oracle runs.
-    let view = settings_view(settings, ctx, &ledger);
+    let mut view = settings_view(settings, ctx, &ledger);
+    if let Some(trusted) = &trusted {
+        // Only the rows the patch's signatures allow may freeze in this run.
+        view.ledger_active = trusted
+            .rows()
+            .iter()
+            .filter(|r| r.is_active(ctx.now))
+            .count();
+    }
     ctx.progress.settings(&view);
     let mut findings = std::mem::take(&mut ledger.findings);
     let declared = |id: &PropertyId| config.property(id.as_str()).map(|p| p.canonicalization);
@@ -1702,6 +1716,10 @@ pub fn clock_now() -> Timestamp {
 
 /// Runs the gate and, with `base`, the patch checks of SPEC §9 step 2 on `base..HEAD`:
 /// signatures on protected paths, gaming moves, and overrides that weaken the signed policy.
+/// When a commit of the range changes something protected without an allowed signature (the
+/// run blocks), a ledger row freezes only if, field for field, the ledger at `base` holds it
+/// or a commit of the range that an allowed signer signed wrote it, and no such commit took
+/// it out since; any other row's fixture is reported as a flicker with a note saying why.
 pub fn run_with_base(
     settings: &Settings,
     ctx: &Context<'_>,
@@ -1827,29 +1845,36 @@ fn ledger_trust(
         return Ok(None);
     }
     // The rows that pass the schema, as the gate reads them (the rules do not matter here:
-    // a row that breaks one freezes nothing anyway).
+    // a row that breaks one freezes nothing anyway, so no fixture file is read).
     let policy = ledger_policy(settings);
     let signers = AllowedSigners::default();
-    let fixtures = crate::integrity::DiskFixtures::new(&ctx.root);
-    let checks = Checks::new(&policy, ctx.now, &signers, &fixtures);
-    // The rows of the ledger at `rev`: none when it has no ledger (or a link or folder in
-    // its place), `None` when its ledger does not parse.
-    let rows_at =
-        |rev: &str| -> Result<Option<HashSet<freezegate_ledger::Row>>, crate::patch::PatchError> {
-            let bytes = crate::patch::files_at(&ctx.root, rev, &[LEDGER_FILE], options)?
-                .pop()
-                .flatten();
-            Ok(match bytes {
-                None => Some(HashSet::new()),
-                Some(b) => freezegate_ledger::check_and_load(&b, &checks)
-                    .ok()
-                    .map(|(ledger, _)| ledger.into_rows().into_iter().collect()),
-            })
+    let no_fixtures = |_: &PropertyId, _: FixtureId| freezegate_ledger::FixtureFile::Missing;
+    let checks = Checks::new(&policy, ctx.now, &signers, &no_fixtures);
+    // The rows of the ledger at each revision read: none when it has no ledger (or a link or
+    // folder in its place), `None` when its ledger does not parse.
+    type Rows = Option<HashSet<freezegate_ledger::Row>>;
+    let mut read: HashMap<String, Rows> = HashMap::new();
+    let mut rows_at = |rev: &str| -> Result<Rows, crate::patch::PatchError> {
+        if let Some(rows) = read.get(rev) {
+            return Ok(rows.clone());
+        }
+        let bytes = crate::patch::files_at(&ctx.root, rev, &[LEDGER_FILE], options)?
+            .pop()
+            .flatten();
+        let rows = match bytes {
+            None => Some(HashSet::new()),
+            Some(b) => freezegate_ledger::check_and_load(&b, &checks)
+                .ok()
+                .map(|(ledger, _)| ledger.into_rows().into_iter().collect()),
         };
+        read.insert(rev.to_owned(), rows.clone());
+        Ok(rows)
+    };
     let mut trust = Trust {
         base: base.to_owned(),
         trusted: rows_at(&report.base)?.unwrap_or_default(),
         unsigned: HashMap::new(),
+        revoked: HashMap::new(),
     };
     for commit in &report.commits {
         // Only a commit whose own change touches the ledger, or a merge, can bring a row in.
@@ -1868,17 +1893,37 @@ fn ledger_trust(
             .filter(|row| !parents.iter().flatten().any(|rows| rows.contains(*row)))
             .cloned();
         if commit.signature.status.is_allowed() {
+            // A row the signer took out (revoked, or changed) is vouched for no more, whoever
+            // puts it back later without a signature. After a parent whose ledger does not
+            // parse, what it took out is unknown: every vouched row its ledger lacks.
+            let mended = parents.iter().any(Option::is_none);
+            let taken: Vec<freezegate_ledger::Row> = if mended {
+                trust
+                    .trusted
+                    .iter()
+                    .filter(|r| !own.contains(*r))
+                    .cloned()
+                    .collect()
+            } else {
+                parents
+                    .iter()
+                    .flatten()
+                    .flatten()
+                    .filter(|r| !own.contains(*r))
+                    .cloned()
+                    .collect()
+            };
+            for row in taken {
+                trust.trusted.remove(&row);
+                trust.revoked.insert(row, commit.commit.clone());
+            }
             // After a parent whose ledger does not parse, every row would look new: a signer
             // who mended the syntax did not write them.
-            if parents.iter().all(Option::is_some) {
-                // A row the signer took out (revoked, or changed) is vouched for no more,
-                // whoever puts it back later without a signature.
-                for row in parents.iter().flatten().flatten() {
-                    if !own.contains(row) {
-                        trust.trusted.remove(row);
-                    }
+            if !mended {
+                for row in brought {
+                    trust.revoked.remove(&row);
+                    trust.trusted.insert(row);
                 }
-                trust.trusted.extend(brought);
             }
         } else {
             for row in brought {

@@ -135,10 +135,15 @@ pub struct Problem {
     pub at: Option<Position>,
 }
 
-/// `text` as it is when `{:?}` would escape none of it (and it is not empty), else quoted and
-/// escaped: what the ledger's own text looks like in a message or a table, one line that
-/// sends nothing to a terminal.
-pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+/// The ledger's own text (an owner, a fixture id, a field name) as messages and the table
+/// show it: as it is when `{:?}` would escape none of it (and it is not empty), else quoted
+/// and escaped, so that it stays one line and sends nothing to a terminal.
+///
+/// ```
+/// assert_eq!(freezegate_ledger::shown("alice@example.com"), "alice@example.com");
+/// assert_eq!(freezegate_ledger::shown("bob\n\u{1b}[2J"), r#""bob\n\u{1b}[2J""#);
+/// ```
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     let quoted = format!("{text:?}");
     if !text.is_empty() && quoted.get(1..quoted.len() - 1) == Some(text) {
         std::borrow::Cow::Borrowed(text)

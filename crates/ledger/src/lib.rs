@@ -115,6 +115,7 @@ mod store;
 
 pub use check::{
     CHECK_SCHEMA, Checks, FixtureFile, FixtureLookup, Problem, Recorded, Report, Rule, Severity,
+    shown,
 };
 pub use error::Error;
 pub use freeze::{FreezeOutcome, FreezeRequest, Refusal, freeze_row, precheck, renewable};

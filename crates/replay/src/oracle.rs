@@ -10,8 +10,10 @@ use crate::Label;
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Everything about a run except the candidate: the environment an oracle sees and its
-/// deadline.
+/// deadline. Built with [`RunContext::new`] and the `with_` methods (the struct may gain
+/// fields).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RunContext {
     /// The seed (`PROP_SEED`).
     pub seed: u64,

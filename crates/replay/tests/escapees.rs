@@ -385,12 +385,7 @@ while read -r line; do
 done"#
     );
     let oracle = WorkerOracle::new(script, dir.path())?.with_grace(Duration::from_millis(100));
-    let ctx = |timeout| RunContext {
-        seed: 7,
-        replay: 0,
-        timeout,
-        property_id: String::new(),
-    };
+    let ctx = |timeout| RunContext::new(7).with_timeout(timeout);
     let long = Duration::from_secs(30);
     assert_eq!(oracle.run(CANDIDATE, &ctx(long)).label, Label::AssertPass);
     // Serving: its escapees are left alone.

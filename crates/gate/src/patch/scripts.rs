@@ -368,8 +368,6 @@ fn simple_command(
     let mut candidates: Vec<&str> = Vec::new();
     // The folders of `PYTHONPATH=…` assignments: where `python -m` also looks.
     let mut python_path: Vec<&str> = Vec::new();
-    // Whether the command sets `PYTHONSAFEPATH` (to anything but nothing) for Python.
-    let mut safe_path_variable = false;
     let mut rest = words.iter().map(String::as_str).peekable();
     // `VAR=value` prefixes.
     while let Some(word) = rest.peek().copied() {
@@ -378,7 +376,6 @@ fn simple_command(
         if word.starts_with("PYTHONPATH=") {
             python_path.extend(value.split(':').filter(|d| !d.is_empty()));
         }
-        safe_path_variable |= word.starts_with("PYTHONSAFEPATH=") && !value.is_empty();
         rest.next();
     }
     // The folders of a `PYTHONPATH` value, from where the command runs (a word that needs the
@@ -422,7 +419,6 @@ fn simple_command(
                     if word.starts_with("PYTHONPATH=") {
                         python_path.extend(value.split(':').filter(|d| !d.is_empty()));
                     }
-                    safe_path_variable |= word.starts_with("PYTHONSAFEPATH=") && !value.is_empty();
                 } else if matches!(word, "-u" | "--unset" | "-C" | "--chdir") {
                     rest.next();
                     if let Some(arg) = rest.peek()
@@ -541,11 +537,11 @@ fn simple_command(
             .filter_map(|word| resolve(&here, word)),
     );
     if python {
-        // `-E` (and `-I`) ignore the `PYTHON*` variables; `-P`, `-I` and `PYTHONSAFEPATH` keep
-        // the script's folder (or the one the command runs in) off `sys.path`.
+        // `-E` (and `-I`) ignore `PYTHONPATH`; `-P` and `-I` keep the script's folder (or the
+        // one the command runs in) off `sys.path`. Not `PYTHONSAFEPATH`: a Python before 3.11
+        // ignores it, where `-P` is refused and `-I` has been read since 3.4.
         let ignores_environment = letters.contains(['E', 'I']);
-        let safe_path =
-            letters.contains(['P', 'I']) || (safe_path_variable && !ignores_environment);
+        let safe_path = letters.contains(['P', 'I']);
         // The script's folder; for `-m`, `-c`, `-` or a script on stdin, the folder the
         // command runs in.
         if !safe_path {
@@ -1447,8 +1443,9 @@ mod tests {
             ["", "lib"]
         );
         assert_eq!(folders("export PYTHONPATH=lib"), Vec::<String>::new());
-        // `-P`, `-I` and `PYTHONSAFEPATH` keep the first folder off `sys.path`; `-E` and `-I`
-        // ignore `PYTHONPATH` (and `PYTHONSAFEPATH`), wherever it was set.
+        // `-P` and `-I` keep the first folder off `sys.path`; `-E` and `-I` ignore
+        // `PYTHONPATH`, wherever it was set. `PYTHONSAFEPATH` is not read: a Python before
+        // 3.11 searches that folder anyway.
         let none = Vec::<String>::new();
         assert_eq!(folders("python3 -I t/o.py"), none);
         assert_eq!(folders("python3 -IBm pkg"), none);
@@ -1456,13 +1453,11 @@ mod tests {
         assert_eq!(folders("PYTHONPATH=lib python3 -I -m pkg"), none);
         assert_eq!(folders("PYTHONPATH=lib python3 -E t/o.py"), ["t"]);
         assert_eq!(folders("export PYTHONPATH=lib; python3 -sE t/o.py"), ["t"]);
-        assert_eq!(folders("PYTHONSAFEPATH=1 python3 t/o.py"), none);
+        assert_eq!(folders("PYTHONSAFEPATH=1 python3 t/o.py"), ["t"]);
         assert_eq!(
             folders("env PYTHONSAFEPATH=1 PYTHONPATH=lib python3 -m x"),
-            ["lib"]
+            ["", "lib"]
         );
-        assert_eq!(folders("PYTHONSAFEPATH=1 python3 -E t/o.py"), ["t"]);
-        assert_eq!(folders("PYTHONSAFEPATH= python3 t/o.py"), ["t"]);
         // An option's argument, or what Python runs, is no option of Python's.
         assert_eq!(folders("python3 -W I t/o.py"), ["t"]);
         assert_eq!(folders("python3 t/o.py -I"), ["t"]);
