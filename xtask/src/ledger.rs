@@ -216,7 +216,7 @@ pub fn ledger_failure(e: LedgerError, doing: Option<&str>) -> Failure {
     match (doing, e.syntax()) {
         (Some(doing), _) => Failure::usage(anyhow!(e).context(doing.to_owned())),
         // A syntax error has no file of its own: name the ledger.
-        (None, Some(_)) => Failure::usage(anyhow!(e).context(LEDGER_PATH)),
+        (None, Some(_)) => Failure::usage(anyhow!(e).context(format!("{LEDGER_PATH} is not JSON"))),
         (None, None) => Failure::usage(e),
     }
 }

@@ -218,8 +218,31 @@ fn empty_truncated_or_non_json_ledgers_exit_3_with_line_and_column() -> TestResu
             err.contains("freeze/ledger.json") && err.contains(place),
             "{text:?}: {err}"
         );
+        // `list` says it in `check`'s words; `lift`, which writes, says what it could not do.
+        let first = err.lines().next().unwrap_or("").to_owned();
+        assert!(
+            first.starts_with("error: freeze/ledger.json is not JSON: "),
+            "{first}"
+        );
         let out = xtask(dir.path(), &["ledger", "list", "--now", NOW])?;
         assert_eq!(out.status.code(), Some(3), "{text:?}");
+        assert_eq!(stderr(&out).lines().next().unwrap_or(""), first, "{text:?}");
+        let lift = [
+            "ledger",
+            "lift",
+            "--property",
+            PROPERTY,
+            "--fixture",
+            "0000000000000000",
+        ];
+        let out = xtask(dir.path(), &lift)?;
+        assert_eq!(out.status.code(), Some(3), "{text:?}");
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("error: cannot update the ledger: freeze/ledger.json: ")
+                && err.contains(place),
+            "{text:?}: {err}"
+        );
     }
     Ok(())
 }
