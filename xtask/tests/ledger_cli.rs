@@ -247,6 +247,33 @@ fn empty_truncated_or_non_json_ledgers_exit_3_with_line_and_column() -> TestResu
     Ok(())
 }
 
+/// A row's meta file that cannot be read leaves the row's `canonicalization` and
+/// `origin_digest` unchecked: `ledger check` says so instead of passing in silence.
+#[test]
+fn check_warns_of_a_meta_file_it_cannot_read() -> TestResult {
+    let mut id = None;
+    let dir = repo(|root| {
+        let row = pinned_row(root, 0).unwrap();
+        id = Some(row.fixture_id);
+        vec![row]
+    })?;
+    let id = id.ok_or("no row")?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("warning"), "{}", stderr(&out));
+    let meta = format!("fixtures/{PROPERTY}/{id}.meta.json");
+    std::fs::write(dir.path().join(&meta), "{")?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(&format!("warning: {meta} cannot be read, so its row's canonicalization and origin_digest are not checked against it: "))
+            && err.contains("(`xtask gate` reports it as an integrity error)"),
+        "{err}"
+    );
+    Ok(())
+}
+
 #[test]
 fn a_broken_allowed_signers_file_exits_3_with_line_and_column() -> TestResult {
     let dir = repo(|root| vec![pinned_row(root, 0).unwrap()])?;

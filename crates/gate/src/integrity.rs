@@ -167,6 +167,31 @@ impl DiskFixtures {
     pub fn new(root: impl Into<PathBuf>) -> DiskFixtures {
         DiskFixtures { root: root.into() }
     }
+
+    /// The meta files of the fixtures that `rows` name which exist but cannot be read or
+    /// break their schema, each once (relative to the root as `new` was given it), with why:
+    /// for such a row the ledger's `meta` rule has nothing to compare with, so a caller that
+    /// validates the ledger alone (`ledger check`) can say so. [`verify`] reports them as
+    /// integrity errors.
+    pub fn unreadable_metas<'r>(
+        &self,
+        rows: impl IntoIterator<Item = &'r freezegate_ledger::Row>,
+    ) -> Vec<(PathBuf, String)> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for row in rows {
+            let path = fixture::meta_path(&self.root, &row.property_id, row.fixture_id);
+            if !seen.insert(path.clone())
+                || !fixture::fixture_path(&self.root, &row.property_id, row.fixture_id).exists()
+            {
+                continue;
+            }
+            if let Err(e) = fixture::read_meta(&self.root, &row.property_id, row.fixture_id) {
+                out.push((path, freezegate_canon::ErrorChain(&e).to_string()));
+            }
+        }
+        out
+    }
 }
 
 impl FixtureLookup for DiskFixtures {
