@@ -543,7 +543,7 @@ pub fn junit(report: &Report) -> String {
 }
 
 /// A new failure in one line: the action, the fixture and its replays' labels
-/// (`pin_fixture 87ba… (assert_fail ×7)`).
+/// (`pin_fixture 87ba… (FFFFFFF)`).
 fn new_failure_headline(c: &CampaignResult) -> String {
     format!(
         "{} {} ({})",
