@@ -1480,6 +1480,26 @@ fn a_row_no_allowed_signer_wrote_freezes_nothing_however_it_came_in() {
     assert!(repo.read("freeze/ledger.json").contains("a timing race"));
     judge(&repo, &b, "a clean merge of two halves");
 
+    // The base's row of q, changed by an unsigned commit, taken out by a signed one, and put
+    // back as the base had it: the signer's word on q's key stands.
+    let (repo, b, one, both) = setup();
+    repo.write("freeze/ledger.json", &both);
+    repo.commit("freeze q");
+    repo.amend_signed(&key);
+    repo.git(&["tag", "-f", "base"]);
+    repo.write(
+        "freeze/ledger.json",
+        &last(&both, "thread scheduling", "a timing race"),
+    );
+    repo.commit("reword q");
+    repo.write("freeze/ledger.json", &one);
+    repo.commit("revoke q");
+    repo.amend_signed(&key);
+    repo.write("freeze/ledger.json", &both);
+    repo.commit("put q back as it was");
+    let note = judge(&repo, &b, "changed, revoked, put back as at the base");
+    assert!(note.contains("was taken out by commit "), "{note}");
+
     // A signed commit that mends a broken ledger and takes q's row out of it; an unsigned
     // one puts it back.
     let (repo, b, one, both) = setup();

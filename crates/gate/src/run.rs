@@ -474,6 +474,9 @@ struct Trust {
     unsigned: HashMap<freezegate_ledger::Row, String>,
     /// Rows that a commit an allowed signer signed took out, with that commit.
     revoked: HashMap<freezegate_ledger::Row, String>,
+    /// Rows that a signed commit holds after a parent whose ledger did not parse: a signature
+    /// on a syntax fix vouches for none of them.
+    mended: HashMap<freezegate_ledger::Row, String>,
 }
 
 impl Trust {
@@ -483,6 +486,10 @@ impl Trust {
             return None;
         }
         Some(match (self.unsigned.get(row), self.revoked.get(row)) {
+            (None, None) if self.mended.contains_key(row) => format!(
+                "the row of {LEDGER_FILE} that would freeze it has no signature but that of commit {}, which mended a ledger that did not parse (a signature on a syntax fix vouches for no row): it freezes nothing",
+                short(self.mended.get(row).map_or("", String::as_str))
+            ),
             (_, Some(commit)) => format!(
                 "the row of {LEDGER_FILE} that would freeze it was taken out by commit {}, which an allowed signer signed, and is back without a signature: it freezes nothing",
                 short(commit)
@@ -1875,6 +1882,7 @@ fn ledger_trust(
         trusted: rows_at(&report.base)?.unwrap_or_default(),
         unsigned: HashMap::new(),
         revoked: HashMap::new(),
+        mended: HashMap::new(),
     };
     for commit in &report.commits {
         // Only a commit whose own change touches the ledger, or a merge, can bring a row in.
@@ -1893,35 +1901,39 @@ fn ledger_trust(
             .filter(|row| !parents.iter().flatten().any(|rows| rows.contains(*row)))
             .cloned();
         if commit.signature.status.is_allowed() {
-            // A row the signer took out (revoked, or changed) is vouched for no more, whoever
-            // puts it back later without a signature. After a parent whose ledger does not
-            // parse, what it took out is unknown: every vouched row its ledger lacks.
+            // The signer's word on each key the commit touched (a row of a parent it took out
+            // or changed): a vouched row of that key that its ledger lacks is vouched for no
+            // more, whichever version it was (the base's too), whoever puts it back later
+            // without a signature. After a parent whose ledger does not parse, what it touched
+            // is unknown: every vouched row its ledger lacks.
             let mended = parents.iter().any(Option::is_none);
-            let taken: Vec<freezegate_ledger::Row> = if mended {
-                trust
-                    .trusted
-                    .iter()
-                    .filter(|r| !own.contains(*r))
-                    .cloned()
-                    .collect()
-            } else {
-                parents
-                    .iter()
-                    .flatten()
-                    .flatten()
-                    .filter(|r| !own.contains(*r))
-                    .cloned()
-                    .collect()
-            };
+            let touched: HashSet<freezegate_ledger::Key> = parents
+                .iter()
+                .flatten()
+                .flatten()
+                .filter(|r| !own.contains(*r))
+                .map(freezegate_ledger::Row::key)
+                .collect();
+            let taken: Vec<freezegate_ledger::Row> = trust
+                .trusted
+                .iter()
+                .filter(|r| !own.contains(*r) && (mended || touched.contains(&r.key())))
+                .cloned()
+                .collect();
             for row in taken {
                 trust.trusted.remove(&row);
                 trust.revoked.insert(row, commit.commit.clone());
             }
-            // After a parent whose ledger does not parse, every row would look new: a signer
-            // who mended the syntax did not write them.
-            if !mended {
+            if mended {
+                // After a parent whose ledger does not parse, every row would look new: a
+                // signer who mended the syntax did not write them.
+                for row in brought {
+                    trust.mended.insert(row, commit.commit.clone());
+                }
+            } else {
                 for row in brought {
                     trust.revoked.remove(&row);
+                    trust.mended.remove(&row);
                     trust.trusted.insert(row);
                 }
             }
