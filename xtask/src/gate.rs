@@ -98,6 +98,10 @@ pub struct Args {
 impl Args {
     /// Makes the report paths absolute against `start`, where the command was typed.
     pub fn anchor(&mut self, start: &std::path::Path) {
+        // `--out -` is standard output, where the report goes without it.
+        if self.out.as_deref() == Some(Path::new("-")) {
+            self.out = None;
+        }
         crate::root::anchor(start, &mut self.out);
         crate::root::anchor(start, &mut self.json_out);
         crate::root::anchor(start, &mut self.junit_out);
@@ -311,11 +315,23 @@ fn outputs(args: &Args) -> Vec<(&'static str, PathBuf)> {
     out
 }
 
-/// `path` as the file system names it: resolved (links, `..`) when it exists, else its
-/// folder resolved when that exists.
+/// `path` as the file system names it: resolved (links, `..`) when it exists; else, after
+/// the links that lead nowhere yet (the file a write would create), its folder resolved when
+/// that exists.
 fn resolved(path: &Path) -> PathBuf {
-    if let Ok(real) = std::fs::canonicalize(path) {
-        return real;
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        if let Ok(real) = std::fs::canonicalize(&path) {
+            return real;
+        }
+        match std::fs::read_link(&path) {
+            Ok(target) => {
+                path = path
+                    .parent()
+                    .map_or(target.clone(), |dir| dir.join(&target))
+            }
+            Err(_) => break,
+        }
     }
     match (path.parent(), path.file_name()) {
         (Some(dir), Some(name)) => std::fs::canonicalize(if dir.as_os_str().is_empty() {
@@ -333,35 +349,114 @@ fn resolved_root() -> Option<PathBuf> {
     std::env::current_dir().and_then(std::fs::canonicalize).ok()
 }
 
-/// An output among the gate's own files (`freezegate.toml`, `freeze/`, `fixtures/` of the
-/// root; through a link too) would replace what the gate reads: a usage error, before
-/// anything is touched.
+/// `path` with `.` and `..` taken away as written, links not followed.
+fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Outputs that would write where the caller did not mean, usage errors before anything is
+/// touched: one among the gate's own files (`freezegate.toml`, `freeze/`, `fixtures/` of the
+/// root; through a link too), which it would replace; one inside the root whose folder is a
+/// link out of it (a patch could place that link and aim the run's writes, and its removal
+/// of an earlier report, anywhere); a queue that is a link inside the root; and `-` for a
+/// report besides `--format`'s, which has standard output.
 fn check_own_files(args: &Args) -> Result<(), Failure> {
     let Some(root) = resolved_root() else {
         return Ok(());
     };
+    let written_root = std::env::current_dir().map(|d| lexical(&d)).ok();
     for (flag, path) in outputs(args) {
+        let refuse = |why: &str| {
+            Err(Failure::usage(anyhow::anyhow!(
+                "{flag} {}: {why}",
+                path.display()
+            )))
+        };
+        if path.as_os_str() == "-" {
+            return refuse("standard output holds the report of --format: name a file");
+        }
+        let as_written = lexical(&path);
+        let inside = written_root
+            .as_ref()
+            .is_some_and(|r| as_written.starts_with(r))
+            || as_written.starts_with(&root);
+        let folder_outside = as_written
+            .parent()
+            .and_then(|dir| std::fs::canonicalize(dir).ok())
+            .is_some_and(|dir| !dir.starts_with(&root));
+        if flag != "$GITHUB_STEP_SUMMARY" && inside && folder_outside {
+            return refuse(
+                "its folder is a link out of the repository: name the folder it points to",
+            );
+        }
+        if flag == "--infra-out"
+            && inside
+            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return refuse("a link inside the repository: name the queue's own file");
+        }
         let here = resolved(&path);
         if here == root.join(freezegate_gate::config::CONFIG_FILE)
             || here.starts_with(root.join("freeze"))
             || here.starts_with(root.join(freezegate_canon::fixture::FIXTURES_DIR))
         {
-            return Err(Failure::usage(anyhow::anyhow!(
-                "{flag} {}: the gate's own files (freezegate.toml, freeze/, fixtures/) take no output",
-                path.display()
-            )));
+            return refuse(
+                "the gate's own files (freezegate.toml, freeze/, fixtures/) take no output",
+            );
         }
     }
     Ok(())
 }
 
-/// Two of a run's outputs naming one file would leave whichever was written last (or remove
-/// a queue as an earlier report): a usage error, before anything is touched.
+/// What a path names: the file (device and inode) when it exists, else the path resolved; a
+/// character device (`/dev/null`, a terminal) is no file two outputs could spoil.
+#[derive(PartialEq, Eq)]
+enum Identity {
+    File(u64, u64),
+    Path(PathBuf),
+    Device(usize),
+}
+
+fn identity(path: &Path, index: usize) -> Identity {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    match std::fs::metadata(path) {
+        Ok(m) if m.file_type().is_char_device() => Identity::Device(index),
+        Ok(m) => Identity::File(m.dev(), m.ino()),
+        Err(_) => Identity::Path(resolved(path)),
+    }
+}
+
+/// Two of a run's outputs naming one file (however spelt: `/dev/stdout` and
+/// `/proc/self/fd/1` are one pipe), or one naming the standard output that `--format`'s
+/// report goes to, would leave whichever was written last, or mix them (or remove a queue as
+/// an earlier report): a usage error, before anything is touched.
 fn check_distinct(args: &Args) -> Result<(), Failure> {
-    let outputs = outputs(args);
+    let mut outputs: Vec<(&'static str, PathBuf)> = Vec::new();
+    if args.out.is_none() {
+        outputs.push((
+            "the standard output of --format",
+            PathBuf::from("/dev/stdout"),
+        ));
+    }
+    outputs.extend(self::outputs(args));
+    let identities: Vec<Identity> = outputs
+        .iter()
+        .enumerate()
+        .map(|(i, (_, p))| identity(p, i))
+        .collect();
     for (i, (flag, path)) in outputs.iter().enumerate() {
-        let here = resolved(path);
-        if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| resolved(p) == here) {
+        if let Some(at) = identities[..i].iter().position(|id| *id == identities[i]) {
+            let other = outputs[at].0;
             return Err(Failure::usage(anyhow::anyhow!(
                 "{flag} {} is also {other}: give each output its own file",
                 path.display()

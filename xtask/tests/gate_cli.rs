@@ -3521,6 +3521,55 @@ fn unwritable_report_paths_stop_the_gate_before_it_runs() {
     let run = repo.gate(&["--infra-out", "queue.jsonl"], &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert_eq!(repo.read("queue.jsonl"), "{}\n");
+
+    // No output where a link a patch could place would aim a write: a link that leads
+    // nowhere yet (into freeze/), a folder that is a link out of the repository (whose file
+    // the run would remove), a queue that is a link inside it; and no extra report on the
+    // standard output that --format's holds.
+    let outside = tempfile::tempdir().expect("temp dir");
+    std::fs::write(outside.path().join("gate.json"), "elsewhere").expect("outside file");
+    std::os::unix::fs::symlink("freeze/new.json", repo.dir.join("dangling.json")).expect("link");
+    std::os::unix::fs::symlink(outside.path(), repo.dir.join("reports")).expect("link");
+    std::os::unix::fs::symlink(
+        outside.path().join("gate.json"),
+        repo.dir.join("queue-link.jsonl"),
+    )
+    .expect("link");
+    for (flag, path, why) in [
+        ("--json-out", "dangling.json", "the gate's own files"),
+        (
+            "--json-out",
+            "reports/gate.json",
+            "its folder is a link out of the repository",
+        ),
+        (
+            "--infra-out",
+            "queue-link.jsonl",
+            "a link inside the repository",
+        ),
+        (
+            "--junit-out",
+            "-",
+            "standard output holds the report of --format",
+        ),
+    ] {
+        let run = repo.gate(&[flag, path], &[]);
+        assert_eq!(run.code, 3, "{flag} {path}: {}", run.stderr);
+        assert!(run.stderr.contains(why), "{flag} {path}: {}", run.stderr);
+        assert!(!repo.dir.join("freeze/new.json").exists());
+        assert_eq!(
+            std::fs::read_to_string(outside.path().join("gate.json")).expect("kept"),
+            "elsewhere"
+        );
+    }
+    // `--out -` is standard output, as without it.
+    let run = repo.gate(&["--out", "-", "--format", "json"], &[]);
+    assert!(
+        run.stdout.contains("freezegate-gate-error-v1"),
+        "{}",
+        run.stderr
+    );
+    assert!(!repo.dir.join("-").exists());
 }
 
 /// A second input that shrinks to a fixture pinned before keeps the first pin's meta file,
