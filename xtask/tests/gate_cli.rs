@@ -1480,45 +1480,33 @@ fn a_row_no_allowed_signer_wrote_freezes_nothing_however_it_came_in() {
     assert!(repo.read("freeze/ledger.json").contains("a timing race"));
     judge(&repo, &b, "a clean merge of two halves");
 
-    // The base's row of q, changed by an unsigned commit, taken out by a signed one, and put
-    // back as the base had it: the signer's word on q's key stands.
-    let (repo, b, one, both) = setup();
-    repo.write("freeze/ledger.json", &both);
-    repo.commit("freeze q");
-    repo.amend_signed(&key);
-    repo.git(&["tag", "-f", "base"]);
-    repo.write(
-        "freeze/ledger.json",
-        &last(&both, "thread scheduling", "a timing race"),
+    // The base holds q's row; an unsigned commit rewrites the ledger (`middle`), a signed one
+    // takes q out, an unsigned one puts q back as the base had it: the signer's word on q's
+    // key stands, whether the rewrite changed q or broke the file.
+    let revoked_after = |middle: &dyn Fn(&str) -> String, case: &str| {
+        let (repo, b, one, both) = setup();
+        repo.write("freeze/ledger.json", &both);
+        repo.commit("freeze q");
+        repo.amend_signed(&key);
+        repo.git(&["tag", "-f", "base"]);
+        repo.write("freeze/ledger.json", &middle(&both));
+        repo.commit("rewrite the ledger");
+        repo.write("freeze/ledger.json", &one);
+        repo.commit("revoke q");
+        repo.amend_signed(&key);
+        repo.write("freeze/ledger.json", &both);
+        repo.commit("put q back as it was");
+        let note = judge(&repo, &b, case);
+        assert!(note.contains("was taken out by commit "), "{case}: {note}");
+    };
+    revoked_after(
+        &|both| last(both, "thread scheduling", "a timing race"),
+        "changed, revoked, put back as at the base",
     );
-    repo.commit("reword q");
-    repo.write("freeze/ledger.json", &one);
-    repo.commit("revoke q");
-    repo.amend_signed(&key);
-    repo.write("freeze/ledger.json", &both);
-    repo.commit("put q back as it was");
-    let note = judge(&repo, &b, "changed, revoked, put back as at the base");
-    assert!(note.contains("was taken out by commit "), "{note}");
-
-    // A signed commit that mends a broken ledger and takes q's row out of it; an unsigned
-    // one puts it back.
-    let (repo, b, one, both) = setup();
-    repo.write("freeze/ledger.json", &both);
-    repo.commit("freeze q");
-    repo.amend_signed(&key);
-    repo.git(&["tag", "-f", "base"]);
-    repo.write(
-        "freeze/ledger.json",
-        &both.replacen("\"rows\":[", "\"rows\":[[", 1),
+    revoked_after(
+        &|both| both.replacen("\"rows\":[", "\"rows\":[[", 1),
+        "broken, mended and revoked, put back",
     );
-    repo.commit("break the ledger");
-    repo.write("freeze/ledger.json", &one);
-    repo.commit("mend it, and revoke q");
-    repo.amend_signed(&key);
-    repo.write("freeze/ledger.json", &both);
-    repo.commit("put q back");
-    let note = judge(&repo, &b, "revoked by a mend");
-    assert!(note.contains("was taken out by commit "), "{note}");
 
     // An unsigned commit that adds the row and breaks the file's syntax, mended by a signed
     // commit that only fixes the syntax: the signer did not write the row.
