@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use freezegate_gate::config::{Config, RunOverrides, Settings};
+use freezegate_gate::outputs::{self, Output, Role};
 use freezegate_gate::render::{self, Style};
 use freezegate_gate::report::Report;
 use freezegate_gate::run::{self, Progress};
@@ -205,36 +206,6 @@ impl Progress for Announce<'_> {
     }
 }
 
-/// Opens what the run will write to, before it starts, so that a path that cannot be
-/// written is bad input (exit 3) at once, not after every oracle has run and the report
-/// is lost. Each is opened to append, which changes nothing in a file that exists; one that
-/// did not exist is removed again, so that a run that stops before its report leaves none.
-fn check_writable(args: &Args) -> Result<(), Failure> {
-    let open = |path: &Path, what: &str| {
-        // A pipe or a device cannot be tried without a side effect (opening a named pipe and
-        // closing it again ends its reader's input): it is written when the report is out.
-        if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-            return Ok(());
-        }
-        let existed = std::fs::symlink_metadata(path).is_ok();
-        std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .with_context(|| format!("cannot open {what} {}", path.display()))
-            .map_err(Failure::usage)?;
-        if !existed {
-            // Best effort: an empty file left behind is all a failure here costs.
-            let _ = std::fs::remove_file(path);
-        }
-        Ok(())
-    };
-    for (flag, path) in outputs(args) {
-        open(&path, flag)?;
-    }
-    Ok(())
-}
-
 /// Resolves the settings of a run from `freezegate.toml`, the environment and the flags.
 pub fn settings(flags: &RunFlags) -> Result<Settings, Failure> {
     let root = std::env::current_dir()
@@ -281,220 +252,34 @@ pub fn now(flag: Option<&str>) -> Result<freezegate_ledger::Timestamp, Failure> 
     }
 }
 
-/// Writes a report to `path`, or to stdout. A new file is written whole, by a rename, so
-/// that a reader never sees half of it; what is still there (a pipe, a device, a process
-/// substitution's `/dev/fd/N`, a link out of the root: see [`remove_stale_reports`]) is
-/// written in place.
+/// Writes a report to `path` ([`outputs::write`]), or to stdout.
 fn write_out(path: Option<&PathBuf>, text: &str) -> Result<(), Failure> {
     freezegate_gate::process::park_if_stopping();
     match path {
-        Some(path) if std::fs::symlink_metadata(path).is_ok() => std::fs::write(path, text)
-            .with_context(|| format!("cannot write {}", path.display()))
-            .map_err(Failure::usage),
-        Some(path) => freezegate_canon::fixture::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))
-            .map_err(Failure::usage),
+        Some(path) => outputs::write(path, text).map_err(Failure::usage),
         None => crate::exit::write_stdout(text),
     }
 }
 
 /// The files a run writes, each with the flag (or variable) that names it.
-fn outputs(args: &Args) -> Vec<(&'static str, PathBuf)> {
-    let mut out: Vec<(&'static str, PathBuf)> = args
+fn outputs_of(args: &Args) -> Vec<Output> {
+    let mut out: Vec<Output> = args
         .report_files()
-        .map(|(flag, path)| (flag, path.clone()))
+        .map(|(flag, path)| Output::new(flag, path.clone(), Role::Report))
         .collect();
     if let Some(path) = &args.infra_out {
-        out.push(("--infra-out", path.clone()));
+        out.push(Output::new("--infra-out", path.clone(), Role::Queue));
     }
     if args.format == GateFormat::Github
         && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
     {
-        out.push(("$GITHUB_STEP_SUMMARY", PathBuf::from(path)));
-    }
-    out
-}
-
-/// `path` as the file system names it: resolved (links, `..`) when it exists; else, after
-/// the links that lead nowhere yet (the file a write would create), its folder resolved when
-/// that exists.
-fn resolved(path: &Path) -> PathBuf {
-    let mut path = path.to_path_buf();
-    for _ in 0..40 {
-        if let Ok(real) = std::fs::canonicalize(&path) {
-            return real;
-        }
-        match std::fs::read_link(&path) {
-            Ok(target) => {
-                path = path
-                    .parent()
-                    .map_or(target.clone(), |dir| dir.join(&target))
-            }
-            Err(_) => break,
-        }
-    }
-    match (path.parent(), path.file_name()) {
-        (Some(dir), Some(name)) => std::fs::canonicalize(if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        })
-        .map_or_else(|_| path.to_path_buf(), |dir| dir.join(name)),
-        _ => path.to_path_buf(),
-    }
-}
-
-/// The root the run works in, resolved.
-fn resolved_root() -> Option<PathBuf> {
-    std::env::current_dir().and_then(std::fs::canonicalize).ok()
-}
-
-/// `path` with `.` and `..` taken away as written, links not followed.
-fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// Outputs that would write where the caller did not mean, usage errors before anything is
-/// touched: one among the gate's own files (`freezegate.toml`, `freeze/`, `fixtures/` of the
-/// root; through a link too), which it would replace; one inside the root whose folder is a
-/// link out of it (a patch could place that link and aim the run's writes, and its removal
-/// of an earlier report, anywhere); a queue that is a link inside the root; and `-` for a
-/// report besides `--format`'s, which has standard output.
-fn check_own_files(args: &Args) -> Result<(), Failure> {
-    let Some(root) = resolved_root() else {
-        return Ok(());
-    };
-    let written_root = std::env::current_dir().map(|d| lexical(&d)).ok();
-    for (flag, path) in outputs(args) {
-        let refuse = |why: &str| {
-            Err(Failure::usage(anyhow::anyhow!(
-                "{flag} {}: {why}",
-                path.display()
-            )))
-        };
-        if path.as_os_str() == "-" {
-            return refuse("standard output holds the report of --format: name a file");
-        }
-        let as_written = lexical(&path);
-        let inside = written_root
-            .as_ref()
-            .is_some_and(|r| as_written.starts_with(r))
-            || as_written.starts_with(&root);
-        let folder_outside = as_written
-            .parent()
-            .and_then(|dir| std::fs::canonicalize(dir).ok())
-            .is_some_and(|dir| !dir.starts_with(&root));
-        if flag != "$GITHUB_STEP_SUMMARY" && inside && folder_outside {
-            return refuse(
-                "its folder is a link out of the repository: name the folder it points to",
-            );
-        }
-        if flag == "--infra-out"
-            && inside
-            && std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink())
-        {
-            return refuse("a link inside the repository: name the queue's own file");
-        }
-        let here = resolved(&path);
-        if here == root.join(freezegate_gate::config::CONFIG_FILE)
-            || here.starts_with(root.join("freeze"))
-            || here.starts_with(root.join(freezegate_canon::fixture::FIXTURES_DIR))
-        {
-            return refuse(
-                "the gate's own files (freezegate.toml, freeze/, fixtures/) take no output",
-            );
-        }
-    }
-    Ok(())
-}
-
-/// What a path names: the file (device and inode) when it exists, else the path resolved; a
-/// character device (`/dev/null`, a terminal) is no file two outputs could spoil.
-#[derive(PartialEq, Eq)]
-enum Identity {
-    File(u64, u64),
-    Path(PathBuf),
-    Device(usize),
-}
-
-fn identity(path: &Path, index: usize) -> Identity {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
-    match std::fs::metadata(path) {
-        Ok(m) if m.file_type().is_char_device() => Identity::Device(index),
-        Ok(m) => Identity::File(m.dev(), m.ino()),
-        Err(_) => Identity::Path(resolved(path)),
-    }
-}
-
-/// Two of a run's outputs naming one file (however spelt: `/dev/stdout` and
-/// `/proc/self/fd/1` are one pipe), or one naming the standard output that `--format`'s
-/// report goes to, would leave whichever was written last, or mix them (or remove a queue as
-/// an earlier report): a usage error, before anything is touched.
-fn check_distinct(args: &Args) -> Result<(), Failure> {
-    let mut outputs: Vec<(&'static str, PathBuf)> = Vec::new();
-    if args.out.is_none() {
-        outputs.push((
-            "the standard output of --format",
-            PathBuf::from("/dev/stdout"),
+        out.push(Output::new(
+            "$GITHUB_STEP_SUMMARY",
+            PathBuf::from(path),
+            Role::RunnerFile,
         ));
     }
-    outputs.extend(self::outputs(args));
-    let identities: Vec<Identity> = outputs
-        .iter()
-        .enumerate()
-        .map(|(i, (_, p))| identity(p, i))
-        .collect();
-    for (i, (flag, path)) in outputs.iter().enumerate() {
-        if let Some(at) = identities[..i].iter().position(|id| *id == identities[i]) {
-            let other = outputs[at].0;
-            return Err(Failure::usage(anyhow::anyhow!(
-                "{flag} {} is also {other}: give each output its own file",
-                path.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// Removes what stands at the report paths (not the queues the run appends to), so that each
-/// holds this run's report or does not exist: a run stopped before its report (a signal, a
-/// job timeout) leaves none, never an earlier run's, nor one the patch committed there for
-/// an artifact upload to publish. A regular file goes, and so does a link inside the root
-/// (the patch's to place); a link out of the root (`/dev/stdout`), a pipe or a device is
-/// where the caller wants the report, and stays. A file that cannot be removed is a usage
-/// error.
-fn remove_stale_reports(args: &Args) -> Result<(), Failure> {
-    let root = resolved_root();
-    for (flag, path) in args.report_files() {
-        let Ok(meta) = std::fs::symlink_metadata(path) else {
-            continue;
-        };
-        let kind = meta.file_type();
-        let in_root = || {
-            path.parent()
-                .and_then(|dir| std::fs::canonicalize(dir).ok())
-                .zip(root.as_ref())
-                .is_some_and(|(dir, root)| dir.starts_with(root))
-        };
-        if kind.is_file() || (kind.is_symlink() && in_root()) {
-            std::fs::remove_file(path)
-                .with_context(|| {
-                    format!("cannot remove the earlier {flag} report {}", path.display())
-                })
-                .map_err(Failure::usage)?;
-        }
-    }
-    Ok(())
+    out
 }
 
 /// The whole report in `format` (the text report with its settings block).
@@ -511,26 +296,18 @@ fn document_of(report: &Report, format: GateFormat, style: Style) -> String {
     }
 }
 
-/// Appends `text` to the file at `path` (created if need be); `what` names it in the error.
-fn append(path: &Path, what: &str, text: &str) -> Result<(), Failure> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut file| file.write_all(text.as_bytes()))
-        .with_context(|| format!("cannot write {what} {}", path.display()))
-        .map_err(Failure::usage)
-}
-
 /// Runs `xtask gate`. When the gate cannot run at all (exit 3) a machine format still gets a
 /// document, the error and its place, so that a dashboard shows why (the sentence also goes
 /// to stderr as for every command).
 pub fn run(args: Args) -> Outcome {
     // The reports of this run, or none: what stands at their paths goes first (unless it is
     // the gate's own, or also a queue the run appends to), whatever stops the run later.
-    check_own_files(&args)?;
-    check_distinct(&args)?;
-    remove_stale_reports(&args)?;
+    let outs = outputs_of(&args);
+    let root = std::env::current_dir()
+        .context("cannot read the current directory")
+        .map_err(Failure::usage)?;
+    outputs::prepare(&root, &outs, args.out.is_none()).map_err(Failure::usage)?;
+    let summary = outs.iter().find(|o| o.role == Role::RunnerFile).cloned();
     let format = args.format;
     let out = args.out.clone();
     let extra: Vec<(GateFormat, PathBuf)> = args
@@ -540,7 +317,7 @@ pub fn run(args: Args) -> Outcome {
     // Set once the report is out: an error after it (writing the step summary or the infra
     // queue) must not add a second document.
     let mut reported = false;
-    let result = run_gate(args, &mut reported);
+    let result = run_gate(args, &outs, &mut reported);
     if let Err(failure) = &result
         && failure.code == USAGE
         && !reported
@@ -562,13 +339,10 @@ pub fn run(args: Args) -> Outcome {
                 let _ = write_out(Some(path), &document);
             }
         }
-        if format == GateFormat::Github
-            && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
-        {
+        if let Some(summary) = &summary {
             // As above: stderr and the exit code say it if this fails.
-            let _ = append(
-                Path::new(&path),
-                "$GITHUB_STEP_SUMMARY",
+            let _ = outputs::append(
+                summary,
                 &render::error_step_summary(&message, place.as_ref()),
             );
         }
@@ -576,7 +350,7 @@ pub fn run(args: Args) -> Outcome {
     result
 }
 
-fn run_gate(args: Args, reported: &mut bool) -> Outcome {
+fn run_gate(args: Args, outs: &[Output], reported: &mut bool) -> Outcome {
     let settings = settings(&args.run)?;
     let now = now(args.run.now.as_deref())?;
     let root = std::env::current_dir()
@@ -604,7 +378,7 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     let style = Style { color };
 
     let patch_id = pin_patch_id(args.run.patch_id.clone(), &root)?;
-    check_writable(&args)?;
+    outputs::check_writable(outs).map_err(Failure::usage)?;
     let bar = Bar {
         phase: Mutex::new((String::new(), 0, Instant::now())),
     };
@@ -644,17 +418,13 @@ fn run_gate(args: Args, reported: &mut bool) -> Outcome {
     if args.out.is_some() || args.format != GateFormat::Text {
         eprintln!("{}", report.summary_line());
     }
-    if args.format == GateFormat::Github
-        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
-    {
-        append(
-            Path::new(&path),
-            "$GITHUB_STEP_SUMMARY",
-            &render::github_step_summary(&report),
-        )?;
-    }
-    if let Some(path) = &args.infra_out {
-        append(path, "--infra-out", &render::infra_lines(&report))?;
+    for out in outs {
+        let text = match out.role {
+            Role::RunnerFile => render::github_step_summary(&report),
+            Role::Queue => render::infra_lines(&report),
+            _ => continue,
+        };
+        outputs::append(out, &text).map_err(Failure::usage)?;
     }
     if report.decision.exit_code == USAGE {
         return Ok(USAGE);

@@ -251,6 +251,8 @@ pub mod diffs;
 pub mod integrity;
 #[cfg(target_os = "linux")]
 pub mod oracles;
+#[cfg(unix)]
+pub mod outputs;
 pub mod patch;
 #[cfg(target_os = "linux")]
 pub mod process;
