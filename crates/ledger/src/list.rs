@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use freezegate_canon::{Int, Value, to_pretty_string};
+use unicode_width::UnicodeWidthStr as _;
 
 use crate::check::Rule;
 use crate::row::Row;
@@ -81,7 +82,9 @@ pub fn expiry_text(row: &Row, now: Timestamp) -> String {
 /// rules says so there: `2026-09-25T09:30:00Z (in 7 days; freezes nothing, breaks owner)`).
 /// An owner with a character that `{:?}` would escape (a line break, a terminal escape) is
 /// shown quoted and escaped, so that a row stays one line and sends nothing to a terminal.
-/// Ends with a newline; no rows gives `no freeze rows`.
+/// Columns are padded by display width, so that an owner in wide characters (CJK, emoji)
+/// keeps the columns after it aligned in a terminal. Ends with a newline; no rows gives
+/// `no freeze rows`.
 pub fn list_text<'a, L: Into<Listed<'a>>>(
     rows: impl IntoIterator<Item = L>,
     now: Timestamp,
@@ -105,7 +108,7 @@ pub fn list_text<'a, L: Into<Listed<'a>>>(
     let mut widths = [0usize; 5];
     for line in &table {
         for (w, cell) in widths.iter_mut().zip(line) {
-            *w = (*w).max(cell.chars().count());
+            *w = (*w).max(cell.width());
         }
     }
     let mut out = String::new();
@@ -115,7 +118,7 @@ pub fn list_text<'a, L: Into<Listed<'a>>>(
             if i + 1 == line.len() {
                 text.push_str(cell);
             } else {
-                let pad = widths[i] - cell.chars().count();
+                let pad = widths[i] - cell.width();
                 text.push_str(cell);
                 text.extend(std::iter::repeat_n(' ', pad + 2));
             }

@@ -162,6 +162,56 @@ fn the_table_escapes_owners_and_says_when_a_row_is_not_yet_in_force() {
     );
 }
 
+/// Owners in wide characters (CJK, emoji) keep the table's later columns aligned on a
+/// terminal: padding counts display columns, not characters.
+#[test]
+fn the_table_pads_owners_by_display_width() {
+    // Display width by hand for these owners: an ideograph or an emoji takes two columns.
+    let columns = |s: &str| -> usize {
+        s.chars()
+            .map(|c| match c {
+                '\u{4e00}'..='\u{9fff}' | '\u{1f300}'..='\u{1faff}' => 2,
+                _ => 1,
+            })
+            .sum()
+    };
+    let owners = [
+        "\u{5c71}\u{7530}\u{592a}\u{90ce}@example.com",
+        "jos\u{e9}@example.com",
+        "\u{1f980}@example.com",
+        "alice@example.com",
+    ];
+    let rows = owners
+        .iter()
+        .zip(0..)
+        .map(|(owner, i)| {
+            let mut r = row("cart.discount_never_negative", i);
+            r.owner = (*owner).to_owned();
+            r
+        })
+        .collect();
+    let ledger = Ledger::from_rows(rows);
+    let table = list_text(ledger.rows(), now());
+    let env_columns: Vec<usize> = table
+        .lines()
+        .map(|line| {
+            let at = line
+                .find("ENV")
+                .or_else(|| line.find("remote"))
+                .unwrap_or_else(|| panic!("no env cell in {line:?}"));
+            columns(&line[..at])
+        })
+        .collect();
+    assert_eq!(env_columns.len(), 5, "{table}");
+    assert!(
+        env_columns.iter().all(|&c| c == env_columns[0]),
+        "{env_columns:?}\n{table}"
+    );
+    // The widest owner sets the column: 4 ideographs and 12 ASCII, two spaces after.
+    let owner_at = table.lines().next().and_then(|l| l.find("OWNER")).unwrap();
+    assert_eq!(env_columns[0], owner_at + 8 + 12 + 2, "{table}");
+}
+
 /// A row that breaks a rule freezes nothing: the listings say so, and do not call it active.
 #[test]
 fn listings_show_the_rules_a_row_breaks() {
