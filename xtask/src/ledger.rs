@@ -232,30 +232,33 @@ fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
     // The rows are checked as `ledger check` checks them; a policy or signers file that
     // cannot be read leaves them unchecked, with a warning, since the listing is still true.
     let broken = if ledger.rows().is_empty() {
-        Vec::new()
+        None
     } else {
         match rule_inputs() {
-            Ok((policy, signers)) => ledger.broken_rules(&Checks::new(
+            Ok((policy, signers)) => Some(ledger.broken_rules(&Checks::new(
                 &policy,
                 now,
                 &signers,
                 &DiskFixtures::new("."),
-            )),
+            ))),
             Err(failure) => {
                 eprintln!(
                     "warning: the rows are listed unchecked against the rules: {}",
                     freezegate_canon::ErrorChain(&*failure.error)
                 );
-                vec![Vec::new(); ledger.rows().len()]
+                None
             }
         }
     };
     let rows: Vec<Listed> = ledger
         .rows()
         .iter()
-        .zip(&broken)
-        .filter(|(row, _)| expiring.is_none_or(|days| row.expires_within(now, days)))
-        .map(|(row, broken)| Listed { row, broken })
+        .enumerate()
+        .filter(|(_, row)| expiring.is_none_or(|days| row.expires_within(now, days)))
+        .map(|(at, row)| match broken.as_ref().and_then(|b| b.get(at)) {
+            Some(rules) => Listed::checked(row, rules),
+            None => Listed::unchecked(row),
+        })
         .collect();
     let breaking = rows.iter().filter(|r| !r.broken.is_empty()).count();
     if breaking > 0 {

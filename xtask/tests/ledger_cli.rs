@@ -402,6 +402,7 @@ fn list_marks_rows_that_break_rules() -> TestResult {
             Vec::new()
         };
         assert_eq!(row.get("broken"), Some(&Value::Array(rules)), "{row:?}");
+        assert_eq!(row.get("checked"), Some(&Value::Bool(true)), "{row:?}");
     }
     let out = xtask(dir.path(), &["ledger", "list", "--now", NOW])?;
     let text = stdout(&out);
@@ -426,6 +427,25 @@ fn list_marks_rows_that_break_rules() -> TestResult {
         "{}",
         stdout(&out)
     );
+    // The JSON says so on every row, since a tool reads stdout alone.
+    let out = xtask(
+        dir.path(),
+        &["ledger", "list", "--now", NOW, "--format", "json"],
+    )?;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let doc = parse(&out.stdout)?;
+    let Some(Value::Array(rows)) = doc.get("rows") else {
+        return Err("no rows".into());
+    };
+    assert_eq!(rows.len(), 2, "{}", stdout(&out));
+    for row in rows {
+        assert_eq!(row.get("checked"), Some(&Value::Bool(false)), "{row:?}");
+        assert_eq!(
+            row.get("broken"),
+            Some(&Value::Array(Vec::new())),
+            "{row:?}"
+        );
+    }
     Ok(())
 }
 

@@ -10,25 +10,54 @@ use crate::row::Row;
 use crate::stamp::Timestamp;
 
 /// A row as the listings show it: the row, and the rules it breaks (errors of
-/// [`crate::Ledger::check`]), for which it freezes nothing while it stands. A `&Row` converts
-/// into one that breaks none, so `list_text(ledger.rows(), now)` lists rows as read.
-#[derive(Debug, Clone, Copy)]
+/// [`crate::Ledger::check`]), for which it freezes nothing while it stands.
+///
+/// Build one with [`Listed::checked`] from what [`crate::Ledger::broken_rules`] found, as
+/// `ledger list` does. A `&Row` converts into an unchecked one ([`Listed::unchecked`]), so
+/// `list_text(ledger.rows(), now)` lists rows as read; the JSON listing says which rows
+/// were checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Listed<'a> {
     /// The row.
     pub row: &'a Row,
-    /// The rules it breaks, each once, in `Rule`'s order; empty for a valid row.
+    /// The rules it breaks, each once, in `Rule`'s order; empty for a valid row, and for a
+    /// row that was not checked.
     pub broken: &'a [Rule],
+    /// Whether the row was checked against the rules. When it was not, `broken` is empty
+    /// because nothing was looked at, not because the row is valid.
+    pub checked: bool,
+}
+
+impl<'a> Listed<'a> {
+    /// A row checked against the rules, with the rules it breaks (`&[]` for a valid row).
+    pub fn checked(row: &'a Row, broken: &'a [Rule]) -> Self {
+        Listed {
+            row,
+            broken,
+            checked: true,
+        }
+    }
+
+    /// A row listed as read, without checks.
+    pub fn unchecked(row: &'a Row) -> Self {
+        Listed {
+            row,
+            broken: &[],
+            checked: false,
+        }
+    }
 }
 
 impl<'a> From<&'a Row> for Listed<'a> {
     fn from(row: &'a Row) -> Self {
-        Listed { row, broken: &[] }
+        Listed::unchecked(row)
     }
 }
 
 impl Listed<'_> {
     /// Whether the row freezes its fixture at `now`: created, not expired, and breaking no
-    /// rule.
+    /// rule (of those checked: an unchecked row breaks none that is known).
     pub fn is_active(&self, now: Timestamp) -> bool {
         self.broken.is_empty() && self.row.is_active(now)
     }
@@ -130,9 +159,11 @@ pub fn list_text<'a, L: Into<Listed<'a>>>(
 }
 
 /// The rows as one JSON document: `{"schema", "now", "rows": [{row fields..., "active",
-/// "expires_in_seconds", "broken"}]}`, rendered like the ledger: `active` is whether the row
-/// freezes its fixture at `now` ([`Listed::is_active`]), `broken` the names of the rules it
-/// breaks (`["owner"]`; `[]` for a valid row).
+/// "expires_in_seconds", "broken", "checked"}]}`, rendered like the ledger: `active` is
+/// whether the row freezes its fixture at `now` ([`Listed::is_active`]), `broken` the names
+/// of the rules it breaks (`["owner"]`; `[]` for a valid row), `checked` whether the rules
+/// were looked at ([`Listed::checked`]). For an unchecked row, `broken` is `[]` and
+/// `active` says only that the row is created and not expired.
 pub fn list_json<'a, L: Into<Listed<'a>>>(
     rows: impl IntoIterator<Item = L>,
     now: Timestamp,
@@ -161,6 +192,7 @@ pub fn list_json<'a, L: Into<Listed<'a>>>(
                             .collect(),
                     ),
                 ));
+                members.push(("checked".to_owned(), Value::Bool(listed.checked)));
             }
             value
         })

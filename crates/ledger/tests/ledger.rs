@@ -246,7 +246,7 @@ fn listings_show_the_rules_a_row_breaks() {
         .rows()
         .iter()
         .zip(&broken)
-        .map(|(row, broken)| Listed { row, broken })
+        .map(|(row, broken)| Listed::checked(row, broken))
         .collect();
     let value = parse(list_json(listed.clone(), now()).as_bytes()).unwrap();
     for (i, rules) in broken.iter().enumerate() {
@@ -259,6 +259,10 @@ fn listings_show_the_rules_a_row_breaks() {
             value.pointer(&format!("/rows/{i}/broken")),
             Some(&Value::Array(names))
         );
+        assert_eq!(
+            value.pointer(&format!("/rows/{i}/checked")),
+            Some(&Value::Bool(true))
+        );
     }
     insta::assert_snapshot!("list_table_broken", list_text(listed, now()));
     // Rows listed as read break nothing that the listing knows of.
@@ -266,7 +270,8 @@ fn listings_show_the_rules_a_row_breaks() {
     assert_eq!(
         plain.pointer("/rows/0/broken"),
         Some(&Value::Array(Vec::new()))
-    );
+    ); // ...and say that they were not checked.
+    assert_eq!(plain.pointer("/rows/0/checked"), Some(&Value::Bool(false)));
 }
 
 /// A ledger that breaks every rule once (and an envelope with an unknown field).
