@@ -2394,6 +2394,62 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
     );
 }
 
+/// A patch whose unsigned commit breaks the ledger stops the gate (bad input, exit 3) with
+/// the ledger's place, and the error names that commit: the reader learns the patch broke a
+/// protected file, not that the repository is misconfigured. A signed commit that breaks it
+/// is named by nobody: the error is the file's alone.
+#[test]
+fn a_ledger_an_unsigned_commit_breaks_is_blamed_on_that_commit() {
+    let (_keys, key, signers) = support::signing_key();
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &config("")),
+        ("freeze/allowed_signers", &signers),
+    ]);
+    repo.commit("base");
+    repo.git(&["tag", "base"]);
+    repo.write(
+        "freeze/ledger.json",
+        "{\"schema\": \"freezegate-ledger-v1\",\n  \"rows\": [",
+    );
+    repo.commit("break the ledger");
+    let head = repo.git_stdout(&["rev-parse", "HEAD"]);
+    let blame = format!(
+        "freeze/ledger.json was changed without an allowed signature by commit {}: ",
+        &head.trim()[..12]
+    );
+    let run = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    let doc = error_doc(&run, &blame, "freeze/ledger.json", Some((2, 12)));
+    assert!(
+        doc["error"].as_str().is_some_and(|e| e.starts_with(&blame)),
+        "{doc}"
+    );
+    let text = repo.gate(&["--base", "base"], &[]);
+    assert_eq!(text.code, 3);
+    assert!(text.stderr.contains(&blame), "{}", text.stderr);
+    // Without --base nothing is judged, so nothing is blamed.
+    let plain = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(plain.code, 3);
+    assert!(
+        !plain.stderr.contains("without an allowed signature"),
+        "{}",
+        plain.stderr
+    );
+    // Signed, the same break is the file's alone.
+    repo.amend_signed(&key);
+    let signed = repo.gate(&["--base", "base", "--format", "json"], &[]);
+    error_doc(
+        &signed,
+        "freeze/ledger.json",
+        "freeze/ledger.json",
+        Some((2, 12)),
+    );
+    assert!(
+        !signed.stderr.contains("without an allowed signature"),
+        "{}",
+        signed.stderr
+    );
+}
+
 /// A `freezegate.toml` that is not UTF-8 is a configuration error at its first bad byte, named
 /// relative to the root like every other; so is a missing one.
 #[test]

@@ -1735,11 +1735,12 @@ pub fn run_with_base(
     let mut patch_findings = Vec::new();
     let mut section = None;
     let mut trust = None;
+    let mut patch_report = None;
     if let Some(base) = base {
         let options = crate::patch::PatchOptions::default();
-        let report =
-            crate::patch::check_patch(&ctx.root, base, &options).map_err(RunError::Patch)?;
-        trust = ledger_trust(settings, ctx, base, &report, &options).map_err(RunError::Patch)?;
+        let report = patch_report
+            .insert(crate::patch::check_patch(&ctx.root, base, &options).map_err(RunError::Patch)?);
+        trust = ledger_trust(settings, ctx, base, report, &options).map_err(RunError::Patch)?;
         let mut at_base = crate::patch::files_at(
             &ctx.root,
             &report.base,
@@ -1828,7 +1829,8 @@ pub fn run_with_base(
             ));
         }
     }
-    let mut report = run_trusting(settings, ctx, trust.as_ref()).map_err(RunError::Gate)?;
+    let mut report = run_trusting(settings, ctx, trust.as_ref())
+        .map_err(|e| blame_unsigned(e, patch_report.as_ref()))?;
     report.patch = section;
     report.findings.extend(patch_findings);
     report.findings.sort();
@@ -1982,6 +1984,67 @@ pub enum RunError {
     /// The patch could not be judged (git missing, REV unknown, REV's policy unreadable).
     #[error("the patch checks could not run")]
     Patch(#[source] crate::patch::PatchError),
+    /// The gate's own steps failed on a protected file that commits of the range changed
+    /// without an allowed signature ([`UnsignedBreak`]).
+    #[error(transparent)]
+    Unsigned(Box<UnsignedBreak>),
+}
+
+/// The gate's own steps failed on a protected file (the ledger, `allowed_signers`) that
+/// commits of `--base`'s range changed without an allowed signature: the patch broke it.
+/// The source says where.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{path} was changed without an allowed signature by commit {}",
+    commits.join(", ")
+)]
+#[non_exhaustive]
+pub struct UnsignedBreak {
+    /// The file the error names.
+    pub path: String,
+    /// The commits (12 hex digits) that changed it, or a folder or link on its way, without
+    /// an allowed signature, oldest first.
+    pub commits: Vec<String>,
+    /// The error.
+    #[source]
+    pub source: GateError,
+}
+
+/// The file a gate error names, if it names one.
+fn error_file(e: &GateError) -> Option<&str> {
+    match e {
+        GateError::LedgerSyntax { path, .. }
+        | GateError::Io { path, .. }
+        | GateError::Signers { path, .. } => Some(path),
+        _ => None,
+    }
+}
+
+/// `e`, named as the doing of unsigned commits when such commits changed the file it names
+/// (the file itself, or a folder or link on its way).
+fn blame_unsigned(e: GateError, report: Option<&crate::patch::PatchReport>) -> RunError {
+    let Some(path) = error_file(&e).map(str::to_owned) else {
+        return RunError::Gate(e);
+    };
+    let mut commits: Vec<String> = Vec::new();
+    for v in report.map_or(&[][..], |r| &r.violations[..]) {
+        let on_the_way = path
+            .strip_prefix(v.path.as_str())
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+        let commit = short(&v.commit).to_owned();
+        if on_the_way && !commits.contains(&commit) {
+            commits.push(commit);
+        }
+    }
+    if commits.is_empty() {
+        RunError::Gate(e)
+    } else {
+        RunError::Unsigned(Box::new(UnsignedBreak {
+            path,
+            commits,
+            source: e,
+        }))
+    }
 }
 
 /// What a fixture's verdict means for the merge, given whether an active, valid ledger row
