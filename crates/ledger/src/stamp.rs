@@ -51,17 +51,28 @@ impl Timestamp {
     /// The instant `dt`, converted to UTC, sub-second part dropped; an error when it falls
     /// outside the years 0000 to 9999 in UTC.
     pub fn from_datetime(dt: OffsetDateTime) -> Result<Timestamp, Error> {
-        let utc = dt.to_offset(UtcOffset::UTC);
-        Timestamp::checked(utc.replace_nanosecond(0).unwrap_or(utc)).ok_or_else(|| {
-            Error::Timestamp(format!(
-                "{dt} is outside the years 0000 to 9999 (UTC) that a ledger time can hold"
-            ))
-        })
+        // `to_offset` panics when UTC is past the years `time` holds (9999-12-31T23:30-01:00
+        // is year 10000 in UTC).
+        dt.checked_to_offset(UtcOffset::UTC)
+            .and_then(|utc| Timestamp::checked(utc.replace_nanosecond(0).unwrap_or(utc)))
+            .ok_or_else(|| {
+                Error::Timestamp(format!(
+                    "{dt} is outside the years 0000 to 9999 (UTC) that a ledger time can hold"
+                ))
+            })
     }
 
     /// Parses any RFC 3339 date-time (`2026-09-17T10:00:00+02:00`, fractions allowed), as
     /// `--now` accepts it; the result is in UTC with whole seconds, in the years 0000 to 9999.
+    ///
+    /// A leap second (`23:59:60`) is refused, as the stored layout refuses it: a ledger
+    /// counts days of 86 400 seconds, and `time` would otherwise read it as `23:59:59`.
     pub fn parse_rfc3339(text: &str) -> Result<Timestamp, Error> {
+        if text.get(17..19) == Some("60") {
+            return Err(Error::Timestamp(format!(
+                "{text:?} is a leap second, which a ledger time cannot hold"
+            )));
+        }
         let dt = OffsetDateTime::parse(text, &Rfc3339)
             .map_err(|e| Error::Timestamp(format!("{text:?} is not an RFC 3339 date-time: {e}")))?;
         Timestamp::from_datetime(dt).map_err(|_| {
@@ -184,11 +195,16 @@ mod tests {
         fn every_timestamp_reads_back(secs in proptest::prop_oneof![
             proptest::num::i64::ANY,
             -70_000_000_000i64..300_000_000_000,
-        ], days in -4_000_000i64..4_000_000) {
+        ], days in -4_000_000i64..4_000_000, offset_secs in -93_599i32..=93_599) {
             let in_range = (Timestamp::MIN.unix_seconds()..=Timestamp::MAX.unix_seconds()).contains(&secs);
             let built = Timestamp::from_unix_seconds(secs);
             proptest::prop_assert_eq!(built.is_some(), in_range);
             if let Some(t) = built {
+                // Seen through any offset `time` can hold, the instant is the same one.
+                let offset = UtcOffset::from_whole_seconds(offset_secs).unwrap();
+                if let Some(there) = t.datetime().checked_to_offset(offset) {
+                    proptest::prop_assert_eq!(Timestamp::from_datetime(there).ok(), Some(t));
+                }
                 proptest::prop_assert_eq!(t.to_string().parse::<Timestamp>().ok(), Some(t));
                 proptest::prop_assert_eq!(Timestamp::from_datetime(t.datetime()).ok(), Some(t));
                 if let Some(later) = t.plus_days(days) {
@@ -238,5 +254,32 @@ mod tests {
         let t = Timestamp::parse_rfc3339("2026-09-17T10:00:00.75+02:00").unwrap();
         assert_eq!(t.to_string(), "2026-09-17T08:00:00Z");
         assert!(Timestamp::parse_rfc3339("yesterday").is_err());
+    }
+
+    /// Year 10000 in UTC, reached through an offset west of it, is an error, not a panic.
+    #[test]
+    fn an_instant_past_9999_in_utc_is_refused() {
+        let err = Timestamp::parse_rfc3339("9999-12-31T23:59:59-01:00").unwrap_err();
+        assert!(
+            err.to_string().contains("outside the years 0000 to 9999"),
+            "{err}"
+        );
+        let late = datetime!(9999-12-31 23:30:00 -01:00);
+        assert!(Timestamp::from_datetime(late).is_err());
+        assert_eq!(
+            Timestamp::parse_rfc3339("9999-12-31T23:59:59+01:00")
+                .map(|t| t.to_string())
+                .ok(),
+            Some("9999-12-31T22:59:59Z".to_owned())
+        );
+    }
+
+    /// A leap second is refused by both readers, not read as `:59` by one of them.
+    #[test]
+    fn a_leap_second_is_refused_by_both_readers() {
+        let err = Timestamp::parse_rfc3339("2016-12-31T23:59:60Z").unwrap_err();
+        assert!(err.to_string().contains("leap second"), "{err}");
+        assert!("2016-12-31T23:59:60Z".parse::<Timestamp>().is_err());
+        assert!(Timestamp::parse_rfc3339("2016-12-31T23:59:59Z").is_ok());
     }
 }
