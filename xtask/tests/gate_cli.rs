@@ -2450,6 +2450,56 @@ fn a_ledger_an_unsigned_commit_breaks_is_blamed_on_that_commit() {
     );
 }
 
+/// A failure a campaign finds blocks even when its fixture files cannot be written (a
+/// read-only checkout, a full disk): the property failed, so the run is not "infra only",
+/// and a later run with a writable tree pins it.
+#[test]
+fn a_failure_whose_fixture_cannot_be_written_blocks_and_is_not_infra() {
+    let toml = config(
+        "[[property]]\nid = \"lists.short\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 20\nworker = true\n",
+    );
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        (
+            "p.py",
+            "import sys\nfrom oracle import serve\nsys.exit(serve(lambda d: 'long' if len(d) > 2 else None))\n",
+        ),
+        (
+            "gen.py",
+            "import os\nfor i in range(int(os.environ['PROP_CASES'])):\n    print([i] * (i % 5))\n",
+        ),
+        // A file where the origins folder goes: writing the origin fails, as root too.
+        ("fixtures/lists.short/origins", ""),
+    ]);
+    let run = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    let report = json(&run);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(campaign["status"], "failure", "{campaign}");
+    assert_eq!(campaign["blocking"], true, "{campaign}");
+    assert_eq!(campaign["infra"], serde_json::Value::Null, "{campaign}");
+    assert_eq!(campaign["minimal"], "[3,3,3]", "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("pinning the fixture failed: ")
+            && note.contains("make fixtures/ writable"),
+        "{note}"
+    );
+    assert_eq!(report["summary"]["infra"], 0, "{}", report["summary"]);
+    let text = repo.gate(&[], &[]);
+    assert_eq!(text.code, 1);
+    assert!(
+        text.stdout.contains("make fixtures/ writable") && !text.stdout.contains("infra only"),
+        "{}",
+        text.stdout
+    );
+    // Writable again, the same failure is pinned.
+    std::fs::remove_file(repo.dir.join("fixtures/lists.short/origins")).expect("remove");
+    let again = repo.gate(&["--format", "json"], &[]);
+    assert_eq!(again.code, 1, "{}", again.stderr);
+    assert_eq!(json(&again)["campaigns"][0]["action"], "pin_fixture");
+}
+
 /// A `freezegate.toml` that is not UTF-8 is a configuration error at its first bad byte, named
 /// relative to the root like every other; so is a missing one.
 #[test]

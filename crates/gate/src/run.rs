@@ -1284,13 +1284,17 @@ struct Examined {
     record: Result<classify::Record, String>,
     /// Whether it was shrunk now (not the origin of a pinned fixture).
     shrunk: bool,
+    /// Whether `record` is the error of writing its fixture files: a failure found but not
+    /// pinned (a read-only checkout, a full disk), which blocks rather than go to the infra
+    /// queue, since the property failed.
+    unpinned: bool,
 }
 
 impl Examined {
     /// Whether the case is a new failure that blocks: a fixture pinned now, not before.
     fn blocks(&self, already: Option<&BTreeSet<String>>) -> bool {
         let Ok(record) = &self.record else {
-            return false;
+            return self.unpinned;
         };
         let pinned_before = record.already_pinned
             || record.meta.as_ref().is_some_and(|m| {
@@ -1303,6 +1307,7 @@ impl Examined {
     /// a classification that failed.
     fn infra(&self) -> Option<String> {
         match &self.record {
+            Err(_) if self.unpinned => None,
             Err(message) => Some(format!("case {}: {message}", self.index)),
             Ok(r) if r.action == Action::InfraQueue => Some(format!(
                 "case {}: {}",
@@ -1519,13 +1524,16 @@ fn campaign(
      -> bool {
         let signature = first.signature.clone();
         let known = origins.get(&freezegate_canon::Digest::of(&cases[index]));
+        let mut unpinned = false;
         let record = match known {
             Some(meta) => Ok(known_failure(&ctx.root, meta)),
             None => {
                 ctx.progress
                     .phase(&format!("shrinking a failure of {}", property.id), 0);
-                classify::classify_observed(&plan, &inputs[index], Some(first))
-                    .map_err(|e| ErrorChain(&e).to_string())
+                classify::classify_observed(&plan, &inputs[index], Some(first)).map_err(|e| {
+                    unpinned = matches!(e, classify::ClassifyError::Pin(_));
+                    ErrorChain(&e).to_string()
+                })
             }
         };
         seen.insert(Arc::clone(&cases[index]));
@@ -1537,6 +1545,7 @@ fn campaign(
             signature: signature.clone(),
             record,
             shrunk: known.is_none(),
+            unpinned,
         };
         let blocks = case.blocks(already);
         if !blocks {
@@ -1636,6 +1645,16 @@ fn campaign(
     result.failing_case = u32::try_from(case.index).ok();
     result.signature = case.signature.clone();
     match &case.record {
+        Err(message) if case.unpinned => {
+            // The property failed on this case; only its fixture files could not be written.
+            result.status = CampaignStatus::Failure;
+            result.minimal = std::str::from_utf8(&cases[case.index])
+                .ok()
+                .map(str::to_owned);
+            result.note = Some(format!(
+                "{message}: the case blocks as generated, since its minimal input could not be pinned; make fixtures/ writable and run the gate again to pin it"
+            ));
+        }
         Err(message) => {
             result.status = CampaignStatus::Infra;
             result.note = Some(message.clone());
