@@ -4,6 +4,25 @@
 //! exit codes of SPEC §8. It holds no logic a crate could own: each subcommand lives in its
 //! own module and is a thin shell over one crate's API.
 
+/// `eprintln!` that carries on when stderr cannot be written (closed, a full disk,
+/// `2>/dev/full`), where std's panics and the process would exit 101, a code SPEC §8 does
+/// not have: a warning lost must not turn a ledger written or a report given into a crash.
+/// Defined before the modules, so it is the `eprintln!` of all of them.
+macro_rules! eprintln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that carries on when stderr cannot be written (see `eprintln!` above).
+macro_rules! eprint {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod canon;
 mod classify;
 mod demo;

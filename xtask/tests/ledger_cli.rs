@@ -495,6 +495,41 @@ fn lift_removes_the_fixtures_rows_only() -> TestResult {
     Ok(())
 }
 
+/// A stderr that cannot be written (`2>/dev/full`) loses the messages, not the work: `lift`
+/// still removes the rows and exits 0, `list` still lists, where a panic would exit 101.
+#[test]
+fn a_stderr_that_cannot_be_written_changes_no_exit_code() -> TestResult {
+    let mut gone = None;
+    let dir = repo(|root| {
+        let a = pinned_row(root, 0).unwrap();
+        let mut stranger = pinned_row(root, 1).unwrap();
+        stranger.owner = "eve@example.com".to_owned();
+        gone = Some(a.fixture_id);
+        vec![a, stranger]
+    })?;
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+    let run = |args: &[&str]| -> std::io::Result<Output> {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("-C")
+            .arg(dir.path())
+            .args(args)
+            .stderr(full()?)
+            .output()
+    };
+    // The stranger's row breaks a rule, so `list` has a note for stderr.
+    let out = run(&["ledger", "list", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out).lines().count(), 3, "{}", stdout(&out));
+    let gone = gone.ok_or("no fixture")?.to_string();
+    let out = run(&["ledger", "lift", "--property", PROPERTY, "--fixture", &gone])?;
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        read(&dir.path().join("freeze/ledger.json"))?.rows().len(),
+        1
+    );
+    Ok(())
+}
+
 #[test]
 fn lift_of_nothing_neither_creates_nor_rewrites_the_ledger() -> TestResult {
     let empty = repo(|_| Vec::new())?;

@@ -122,7 +122,11 @@ fn stop(signal: i32) -> ! {
         // Best effort: the process is ending, and nothing else would remove it.
         let _ = std::fs::remove_dir_all(dir);
     }
-    eprintln!(
+    // Not `eprintln!`, which panics when stderr cannot be written: the exit code below is
+    // what the caller waits for.
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stderr(),
         "error: stopped by {}: {}{}{}",
         name(signal),
         killed(runs),
