@@ -24,8 +24,11 @@ pub const LOCK_FILE_NAME: &str = ".ledger.lock";
 
 /// The bytes of the ledger file, or `None` when it does not exist. A symbolic link is
 /// followed; one whose target does not exist is an error naming the link.
+///
+/// Anything but a regular file (a folder, a named pipe, a socket, a device) is an error; a
+/// named pipe is opened without waiting for a writer, so it cannot hang the reader.
 pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Error> {
-    match fs::read(path) {
+    match read_regular(path) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => match dangling_link(path) {
             Some((link, missing)) => Err(Error::BrokenLink {
@@ -36,6 +39,44 @@ pub fn read_bytes(path: &Path) -> Result<Option<Vec<u8>>, Error> {
         },
         Err(e) => Err(Error::io(path, e)),
     }
+}
+
+/// The bytes of the regular file at `path` (links followed).
+fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // A named pipe opens at once instead of waiting for a writer; the check below then
+        // refuses it. The flag's bits fit an i32 on every unix.
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    let mut file = options.open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() && !meta.is_dir() {
+        return Err(not_regular());
+    }
+    // A folder fails here, as `fs::read` says it.
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+fn not_regular() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        "not a regular file (a named pipe, a socket or a device)",
+    )
+}
+
+/// Whether `path` is there and is neither a regular file, a folder nor a link.
+fn is_special(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| {
+        let t = m.file_type();
+        !t.is_file() && !t.is_dir() && !t.is_symlink()
+    })
 }
 
 fn is_symlink(path: &Path) -> bool {
@@ -161,18 +202,49 @@ fn open_lock(path: &Path, target: &Path) -> Result<(fs::File, PathBuf), Error> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        // The flag's bits fit an i32 on every unix.
-        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+        // No link followed; a named pipe fails at once rather than wait for a reader. The
+        // flags' bits fit an i32 on every unix.
+        options.custom_flags(
+            (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+        );
     }
     let file = options.open(&lock).map_err(|e| {
         if is_symlink(&lock) {
             Error::in_file(path, Error::LockLink { path: lock.clone() })
+        } else if is_special(&lock) {
+            Error::in_file(path, Error::io(&lock, not_regular()))
         } else {
             Error::in_file(path, Error::io(&lock, e))
         }
     })?;
+    if file.metadata().is_ok_and(|m| !m.is_file()) {
+        return Err(Error::in_file(path, Error::io(&lock, not_regular())));
+    }
     Ok((file, lock))
 }
+
+/// Whether `file`, the lock just taken, is still the file at `lock`: one removed or replaced
+/// while this writer waited (a `git clean` of a parallel job) locks nobody else out, and a
+/// writer that took it would write beside one that took the new file. Off unix, assumed so.
+fn still_the_lock(file: &fs::File, lock: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (file.metadata(), fs::symlink_metadata(lock)) {
+            (Ok(held), Ok(there)) => held.dev() == there.dev() && held.ino() == there.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (file, lock);
+        true
+    }
+}
+
+/// How many times a writer takes the lock again when the lock file was replaced under it
+/// before giving up; each time another process removed or replaced it.
+const LOCK_ATTEMPTS: u32 = 100;
 
 /// Reads a ledger file: a missing file is an empty ledger; an empty, truncated or
 /// schema-breaking one is an error naming the file (never silently empty).
@@ -222,17 +294,42 @@ pub fn update_waiting<T, W>(
     let target = write_target(path)?;
     let dir = parent_dir(&target);
     fs::create_dir_all(dir).map_err(|e| Error::io(path, e))?;
-    let (lock_file, lock) = open_lock(path, &target)?;
-    match lock_file.try_lock() {
-        Ok(()) => {}
-        Err(TryLockError::WouldBlock) => {
-            let wait = waiting(&lock);
-            let locked = lock_file.lock();
-            drop(wait);
-            locked.map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
+    let mut waiting = Some(waiting);
+    let mut wait = None;
+    let mut attempts = 0;
+    let (lock_file, lock) = loop {
+        let (lock_file, lock) = open_lock(path, &target)?;
+        match lock_file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => {
+                if let Some(waiting) = waiting.take() {
+                    wait = Some(waiting(&lock));
+                }
+                lock_file
+                    .lock()
+                    .map_err(|e| Error::in_file(path, Error::io(&lock, e)))?;
+            }
+            Err(TryLockError::Error(e)) => {
+                return Err(Error::in_file(path, Error::io(&lock, e)));
+            }
         }
-        Err(TryLockError::Error(e)) => return Err(Error::in_file(path, Error::io(&lock, e))),
-    }
+        if still_the_lock(&lock_file, &lock) {
+            break (lock_file, lock);
+        }
+        attempts += 1;
+        if attempts >= LOCK_ATTEMPTS {
+            return Err(Error::in_file(
+                path,
+                Error::io(
+                    &lock,
+                    io::Error::other(format!(
+                        "the lock file was removed or replaced {LOCK_ATTEMPTS} times while this writer took it"
+                    )),
+                ),
+            ));
+        }
+    };
+    drop(wait);
     remove_stale_temporaries(&target);
     let before = read_bytes(&target).map_err(|e| named(path, e))?;
     let mut ledger = match &before {

@@ -361,3 +361,78 @@ fn a_writer_is_told_when_it_has_to_wait_for_the_lock() {
     });
     assert_eq!(read(&ledger).unwrap().rows().len(), 2);
 }
+
+/// A lock file removed and made anew while a writer waits on the old one (a `git clean` in a
+/// parallel job, then another writer) does not let the waiter in beside the writer that holds
+/// the new one: it takes the new lock, and reads what that writer wrote.
+#[test]
+fn a_lock_file_replaced_while_a_writer_waits_is_taken_anew() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = dir.path().join("freeze/ledger.json");
+    update(&ledger, |l| l.upsert(row("p.q", 0))).unwrap();
+    let lock_path = dir.path().join("freeze").join(LOCK_FILE_NAME);
+    let old = std::fs::File::options()
+        .write(true)
+        .open(&lock_path)
+        .unwrap();
+    old.lock().unwrap();
+    let (told, wait) = mpsc::channel();
+    std::thread::scope(|s| {
+        let writer = s.spawn(|| {
+            freezegate_ledger::update_waiting(
+                &ledger,
+                |_| told.send(()).unwrap(),
+                |l| l.upsert(row("p.q", 1)),
+            )
+        });
+        wait.recv().unwrap();
+        std::fs::remove_file(&lock_path).unwrap();
+        let new = std::fs::File::create_new(&lock_path).unwrap();
+        new.lock().unwrap();
+        old.unlock().unwrap();
+        // The holder of the new lock writes; the waiter must not have read before this.
+        let mut rows = read(&ledger).unwrap().rows().to_vec();
+        rows.push(row("p.q", 2));
+        std::fs::write(&ledger, Ledger::from_rows(rows).render()).unwrap();
+        new.unlock().unwrap();
+        writer.join().unwrap().unwrap();
+    });
+    assert_eq!(read(&ledger).unwrap().rows().len(), 3, "no update is lost");
+}
+
+/// A named pipe in place of the ledger or of its lock is refused at once, never waited on.
+#[test]
+fn a_named_pipe_in_place_of_the_ledger_or_its_lock_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let freeze = dir.path().join("freeze");
+    std::fs::create_dir_all(&freeze).unwrap();
+    let ledger = freeze.join("ledger.json");
+    let mkfifo = |path: &Path| {
+        let made = std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    };
+    mkfifo(&ledger);
+    let error = read_bytes(&ledger).unwrap_err();
+    assert!(
+        freezegate_ledger::ErrorChain(&error)
+            .to_string()
+            .contains("not a regular file"),
+        "{error}"
+    );
+    assert!(update(&ledger, |l| l.upsert(row("p.q", 0))).is_err());
+    std::fs::remove_file(&ledger).unwrap();
+    let lock = freeze.join(LOCK_FILE_NAME);
+    let _ = std::fs::remove_file(&lock);
+    mkfifo(&lock);
+    let error = update(&ledger, |l| l.upsert(row("p.q", 0))).unwrap_err();
+    assert!(
+        freezegate_ledger::ErrorChain(&error)
+            .to_string()
+            .contains("not a regular file"),
+        "{error}"
+    );
+    assert!(!ledger.exists());
+}
