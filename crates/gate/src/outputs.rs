@@ -282,31 +282,51 @@ pub fn prepare(
 
 /// Opens each output as the run will write it, before it starts, so that a path that cannot
 /// be written is bad input at once, not after every oracle has run and the report is lost.
-/// Each is opened to append, which changes nothing in a file that exists; one that did not
-/// exist is removed again, so that a run that stops before its report leaves none. A pipe or
-/// a device is not tried: opening a named pipe and closing it again ends its reader's input.
+/// One that exists is opened to append, which changes nothing in it. For one that does not,
+/// a probe file (`.<name>.probe-<pid>.tmp`) is created beside it and removed again: never
+/// the path itself, so that a run killed in between leaves no empty report where a reader
+/// (an artifact upload after a timeout) would take it for this run's. A pipe or a device is
+/// not tried: opening a named pipe and closing it again ends its reader's input.
 pub fn check_writable(outputs: &[Output]) -> Result<(), OutputError> {
     for out in outputs {
         let path = &out.path;
         if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             continue;
         }
-        let existed = std::fs::symlink_metadata(path).is_ok();
-        std::fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(|source| OutputError::Open {
-                name: out.name,
-                path: path.clone(),
-                source,
-            })?;
-        if !existed {
-            // Best effort: an empty file left behind is all a failure here costs.
-            let _ = std::fs::remove_file(path);
+        let open_error = |source| OutputError::Open {
+            name: out.name,
+            path: path.clone(),
+            source,
+        };
+        if std::fs::symlink_metadata(path).is_ok() {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map_err(open_error)?;
+            continue;
         }
+        let probe = probe_path(path).ok_or_else(|| {
+            open_error(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "the path names no file",
+            ))
+        })?;
+        let _ = std::fs::remove_file(&probe);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .map_err(open_error)?;
+        // Best effort: a probe left behind is a hidden, empty file beside the report.
+        let _ = std::fs::remove_file(&probe);
     }
     Ok(())
+}
+
+/// The probe [`check_writable`] creates beside `path`: `.<name>.probe-<pid>.tmp`.
+fn probe_path(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?.to_string_lossy();
+    Some(path.with_file_name(format!(".{name}.probe-{}.tmp", std::process::id())))
 }
 
 /// Writes a report to `path`. A new file is written whole, by a rename, so that a reader
@@ -390,6 +410,40 @@ mod tests {
                 "kept"
             );
         }
+    }
+
+    /// Checking a new report path leaves nothing behind (its probe is a hidden file beside
+    /// it, gone again), an existing file unchanged, and a path that cannot be created is an
+    /// error naming the option and the path.
+    #[test]
+    fn check_writable_probes_beside_a_new_report_and_leaves_nothing() {
+        let root = tempfile::tempdir().expect("temp dir");
+        let new = root.path().join("r.json");
+        let kept = root.path().join("kept.json");
+        std::fs::write(&kept, "kept").expect("kept");
+        check_writable(&[
+            Output::new("--json-out", &new, Role::Report),
+            Output::new("--infra-out", &kept, Role::Queue),
+        ])
+        .expect("writable");
+        let left: Vec<_> = std::fs::read_dir(root.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name())
+            .collect();
+        assert_eq!(left, [std::ffi::OsString::from("kept.json")]);
+        assert_eq!(std::fs::read_to_string(&kept).expect("kept"), "kept");
+        assert_eq!(
+            probe_path(&new).and_then(|p| p.file_name().map(|n| n.to_owned())),
+            Some(format!(".r.json.probe-{}.tmp", std::process::id()).into())
+        );
+        let under_a_file = kept.join("r.json");
+        let error = check_writable(&[Output::new("--out", &under_a_file, Role::Report)])
+            .expect_err("not a folder")
+            .to_string();
+        assert!(
+            error.contains("--out") && error.contains(&under_a_file.display().to_string()),
+            "{error}"
+        );
     }
 
     /// A new report is written whole; a pipe or device that stands at the path is written
