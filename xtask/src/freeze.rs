@@ -193,7 +193,13 @@ pub fn run(args: Args) -> Outcome {
     let settings = settings(&args)?;
     let root = Path::new(".");
     let meta_file = meta_path(root, &property, fixture);
-    if !meta_file.exists() {
+    // `try_exists`, not `exists`: a folder that cannot be read is its own error, not "pin
+    // the fixture first".
+    let there = meta_file
+        .try_exists()
+        .with_context(|| format!("cannot read {}", meta_file.display()))
+        .map_err(Failure::usage)?;
+    if !there {
         return Err(Failure::usage(anyhow!(
             "{} does not exist: pin the fixture with `xtask classify` first; a freeze needs its meta file",
             meta_file.display()

@@ -90,8 +90,13 @@ pub fn run(args: Args) -> Outcome {
 /// The policy the ledger is judged by: `freezegate.toml`'s when the file exists (read by
 /// the gate crate, no flag or variable applied), else the SPEC defaults (7 replays, `remote`
 /// only, 14 days).
+///
+/// A `freezegate.toml` that is there but cannot be read (a link to nothing, a folder) is an
+/// error, as in the gate, not a missing file.
 pub fn policy() -> Result<Policy, Failure> {
-    if !Path::new(CONFIG_FILE).exists() {
+    if std::fs::symlink_metadata(CONFIG_FILE)
+        .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+    {
         return Ok(Policy::default());
     }
     Ok(ledger_policy(&file_settings()?))
@@ -105,13 +110,14 @@ pub fn file_settings() -> Result<Settings, Failure> {
 }
 
 /// `freeze/allowed_signers`, or `None` when the file does not exist (then nobody is allowed).
+/// A link to nothing there is an error, as for the ledger, not a missing file.
 pub fn signers_file() -> Result<Option<AllowedSigners>, Failure> {
-    match std::fs::read_to_string(SIGNERS_PATH) {
-        Ok(text) => AllowedSigners::parse(&text)
+    match read_bytes(Path::new(SIGNERS_PATH)) {
+        Ok(Some(bytes)) => AllowedSigners::from_bytes(&bytes)
             .map(Some)
             .with_context(|| format!("{SIGNERS_PATH} is not an allowed signers file"))
             .map_err(Failure::usage),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Ok(None) => Ok(None),
         Err(e) => Err(Failure::usage(
             anyhow!(e).context(format!("cannot read {SIGNERS_PATH}")),
         )),

@@ -503,7 +503,26 @@ fn bad_input_exits_3_before_any_refusal_or_replay() -> TestResult {
     // The oracle leaves a mark when it runs.
     const MARKING: &str = "touch ran; [ $((FREEZEGATE_REPLAY % 2)) -eq 0 ]";
     type Breakage = (&'static str, fn(&Path) -> std::io::Result<()>, &'static str);
-    let breakages: [Breakage; 4] = [
+    let breakages: [Breakage; 5] = [
+        (
+            "a meta whose origin_digest is not its origin's",
+            |root| {
+                let dir = root.join(format!("fixtures/{PROPERTY}"));
+                for entry in std::fs::read_dir(&dir)? {
+                    let path = entry?.path();
+                    if path.to_string_lossy().ends_with(".meta.json") {
+                        // The last hex digit: the origin's id, its first 16, still matches.
+                        let text = std::fs::read_to_string(&path)?;
+                        let at = text.find("\"origin_digest\": \"").unwrap_or(0) + 17 + 63;
+                        let last = if &text[at..=at] == "0" { "1" } else { "0" };
+                        let changed = format!("{}{last}{}", &text[..at], &text[at + 1..]);
+                        std::fs::write(&path, changed)?;
+                    }
+                }
+                Ok(())
+            },
+            "does not match the origin's digest",
+        ),
         (
             "a missing fixture file",
             |root| {

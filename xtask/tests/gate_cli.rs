@@ -2392,6 +2392,17 @@ fn a_gate_that_cannot_run_still_gives_machine_formats_a_document() {
         "freeze/allowed_signers",
         Some((2, 1)),
     );
+    // A signers file that is a link to nothing is not a missing one (nobody allowed): the
+    // gate stops and says so.
+    let repo = Repo::with_oracle(&[("freezegate.toml", ""), ("freeze/.keep", "")]);
+    std::os::unix::fs::symlink("gone", repo.dir.join("freeze/allowed_signers")).expect("link");
+    let run = repo.gate(&["--format", "json"], &[]);
+    error_doc(
+        &run,
+        "it is a symbolic link to",
+        "freeze/allowed_signers",
+        None,
+    );
 }
 
 /// A patch whose unsigned commit breaks the ledger stops the gate (bad input, exit 3) with

@@ -530,6 +530,40 @@ fn a_stderr_that_cannot_be_written_changes_no_exit_code() -> TestResult {
     Ok(())
 }
 
+/// A `freezegate.toml` or `allowed_signers` that is a link to nothing is an error naming the
+/// link (exit 3), as in the gate, not a missing file judged by the default policy or by no
+/// signers at all; an `allowed_signers` in UTF-16 is named with its place.
+#[test]
+fn a_config_or_signers_link_to_nothing_is_an_error_not_a_missing_file() -> TestResult {
+    for (file, link_to) in [
+        ("freezegate.toml", "gone.toml"),
+        ("freeze/allowed_signers", "../gone_signers"),
+    ] {
+        let dir = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
+        let _ = std::fs::remove_file(dir.path().join(file));
+        std::os::unix::fs::symlink(link_to, dir.path().join(file))?;
+        let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+        assert_eq!(out.status.code(), Some(3), "{file}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(file) && stderr(&out).contains("symbolic link"),
+            "{file}: {}",
+            stderr(&out)
+        );
+    }
+    let dir = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
+    let mut utf16 = vec![0xff, 0xfe];
+    utf16.extend(SIGNERS.encode_utf16().flat_map(u16::to_le_bytes));
+    std::fs::write(dir.path().join("freeze/allowed_signers"), utf16)?;
+    let out = xtask(dir.path(), &["ledger", "check", "--now", NOW])?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("line 1, column 1: not UTF-8"),
+        "{}",
+        stderr(&out)
+    );
+    Ok(())
+}
+
 #[test]
 fn lift_of_nothing_neither_creates_nor_rewrites_the_ledger() -> TestResult {
     let empty = repo(|_| Vec::new())?;

@@ -296,9 +296,20 @@ impl Config {
     /// cannot be read, one that is not UTF-8 (at its first byte that is not), and syntax and
     /// rule errors.
     pub fn load(root: &Path) -> Result<Config, ConfigError> {
-        let bytes = std::fs::read(root.join(CONFIG_FILE)).map_err(|source| ConfigError::Io {
+        let path = root.join(CONFIG_FILE);
+        let bytes = std::fs::read(&path).map_err(|source| ConfigError::Io {
             path: PathBuf::from(CONFIG_FILE),
-            source,
+            // A link to nothing says so: "No such file" alone reads as a missing file.
+            source: match std::fs::read_link(&path) {
+                Ok(target) if source.kind() == std::io::ErrorKind::NotFound => std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!(
+                        "it is a symbolic link to {}, which does not exist",
+                        target.display()
+                    ),
+                ),
+                _ => source,
+            },
         })?;
         let text = utf8(&bytes, Path::new(CONFIG_FILE))?;
         Config::parse(text, Path::new(CONFIG_FILE))

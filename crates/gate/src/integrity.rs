@@ -108,7 +108,7 @@ fn error_path(error: &Error) -> Option<PathBuf> {
 }
 
 /// Checks that the shrink path of `meta` (a meta file under `root`) re-applied to its origin
-/// gives its fixture byte for byte (SPEC §5). The fixture and origin are read and checked as
+/// gives its fixture byte for byte (SPEC §5), and that the meta's digests are the files'. The fixture and origin are read and checked as
 /// [`fixture::read_fixture`] and [`fixture::read_origin`] do, and their errors are returned as
 /// they are; a path that breaks the rule is an [`Error::Integrity`] of the meta file.
 pub fn check_shrink_path(root: &Path, meta: &Meta) -> Result<(), Error> {
@@ -121,6 +121,18 @@ pub fn check_shrink_path(root: &Path, meta: &Meta) -> Result<(), Error> {
         path: meta_file.clone(),
         problem,
     };
+    // The files are read by id, the first 16 hex digits: the meta's whole digests must
+    // match them too, as the gate's check of every folder says.
+    for (what, recorded, found) in [
+        ("fixture", meta.fixture_digest, fixture.digest()),
+        ("origin", meta.origin_digest, origin.digest()),
+    ] {
+        if recorded != found {
+            return Err(broken(format!(
+                "{what}_digest {recorded} does not match the {what}'s digest {found}"
+            )));
+        }
+    }
     let steps = freezegate_shrink::path_from_value(&Value::Array(meta.shrink_path.clone()))
         .map_err(|e| broken(format!("its shrink_path cannot be read: shrink_path {e}")))?;
     let arrived =

@@ -255,68 +255,59 @@ pub struct LedgerState {
     pub broken: BTreeSet<(String, String)>,
 }
 
+/// The bytes of the gate's own file `name` (the ledger, `allowed_signers`) under `root`, or
+/// `None` when it does not exist, read as the ledger crate reads the ledger: a link to nothing
+/// (the file or its folder) is an error, not a missing file, which would pass as an empty
+/// one, and so is anything but a regular file.
+fn read_own_file(root: &Path, name: &str) -> Result<Option<Vec<u8>>, GateError> {
+    match freezegate_ledger::read_bytes(&root.join(name)) {
+        Ok(bytes) => Ok(bytes),
+        Err(freezegate_ledger::Error::BrokenLink { path, target }) => Err(GateError::Io {
+            path: path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!(
+                    "it is a symbolic link to {}, which does not exist",
+                    target.display()
+                ),
+            ),
+        }),
+        Err(freezegate_ledger::Error::Io { source, .. }) => Err(GateError::Io {
+            path: name.into(),
+            source,
+        }),
+        Err(other) => Err(GateError::Io {
+            path: name.into(),
+            source: std::io::Error::other(other.to_string()),
+        }),
+    }
+}
+
 /// Reads and validates the ledger against the policy, the signers and the fixtures on disk.
 pub fn load_ledger(
     root: &Path,
     settings: &Settings,
     now: Timestamp,
 ) -> Result<LedgerState, GateError> {
-    let signers_path = root.join(SIGNERS_FILE);
-    let signers = match std::fs::read_to_string(&signers_path) {
-        Ok(text) => AllowedSigners::parse(&text).map_err(|source| GateError::Signers {
+    let signers = match read_own_file(root, SIGNERS_FILE)? {
+        Some(bytes) => AllowedSigners::from_bytes(&bytes).map_err(|source| GateError::Signers {
             path: SIGNERS_FILE.into(),
             source,
         })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => AllowedSigners::default(),
-        Err(source) => {
-            return Err(GateError::Io {
-                path: SIGNERS_FILE.into(),
-                source,
-            });
-        }
+        None => AllowedSigners::default(),
     };
     let policy = ledger_policy(settings);
-    let ledger_path = root.join(LEDGER_FILE);
-    // The ledger crate's reading: a link to nothing (the ledger or its folder) is an error,
-    // not a missing ledger, which would pass as an empty one.
-    let bytes = match freezegate_ledger::read_bytes(&ledger_path) {
-        Ok(Some(bytes)) => bytes,
-        Ok(None) => {
-            return Ok(LedgerState {
-                ledger: Ledger::new(),
-                valid: Ledger::new(),
-                findings: Vec::new(),
-                broken: BTreeSet::new(),
-            });
-        }
-        Err(freezegate_ledger::Error::BrokenLink { path, target }) => {
-            return Err(GateError::Io {
-                path: path
-                    .strip_prefix(root)
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string(),
-                source: std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    format!(
-                        "it is a symbolic link to {}, which does not exist",
-                        target.display()
-                    ),
-                ),
-            });
-        }
-        Err(freezegate_ledger::Error::Io { source, .. }) => {
-            return Err(GateError::Io {
-                path: LEDGER_FILE.into(),
-                source,
-            });
-        }
-        Err(other) => {
-            return Err(GateError::Io {
-                path: LEDGER_FILE.into(),
-                source: std::io::Error::other(other.to_string()),
-            });
-        }
+    let Some(bytes) = read_own_file(root, LEDGER_FILE)? else {
+        return Ok(LedgerState {
+            ledger: Ledger::new(),
+            valid: Ledger::new(),
+            findings: Vec::new(),
+            broken: BTreeSet::new(),
+        });
     };
     let lookup = crate::integrity::DiskFixtures::new(root);
     let checks = Checks::new(&policy, now, &signers, &lookup);

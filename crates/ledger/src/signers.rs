@@ -60,7 +60,18 @@ fn tokens(line: &str) -> Result<Vec<String>, usize> {
 impl AllowedSigners {
     /// Parses the text of an `allowed_signers` file. Errors name the 1-based line and
     /// column (characters) of the broken entry, or of its unterminated quote.
+    ///
+    /// A byte order mark at the start is an error at line 1, column 1: `ssh-keygen`, which
+    /// git asks to verify signatures with this file, would read it as part of the first
+    /// principal, so that signer's commits would never verify.
     pub fn parse(text: &str) -> Result<AllowedSigners, Error> {
+        if text.starts_with('\u{feff}') {
+            return Err(Error::Signers {
+                line: 1,
+                column: 1,
+                message: "the file starts with a byte order mark, which ssh-keygen reads as part of the first principal: save it without one".to_owned(),
+            });
+        }
         let mut principals = Vec::new();
         for (i, line) in text.lines().enumerate() {
             let trimmed = line.trim();
@@ -74,6 +85,13 @@ impl AllowedSigners {
                 column: indent + at + 1,
                 message: message.to_owned(),
             };
+            if let Some(at) = line.chars().position(|c| c == '\0') {
+                return Err(Error::Signers {
+                    line: i + 1,
+                    column: at + 1,
+                    message: "a NUL character (is the file UTF-16? save it as UTF-8)".to_owned(),
+                });
+            }
             let fields = tokens(trimmed).map_err(|at| bad(at, "unterminated double quote"))?;
             // principals, then optional options, then key type and key.
             if fields.len() < 3 {
@@ -95,6 +113,28 @@ impl AllowedSigners {
             }
         }
         Ok(AllowedSigners { principals })
+    }
+
+    /// Parses the bytes of an `allowed_signers` file: [`AllowedSigners::parse`], after a
+    /// check that they are UTF-8, whose error names the line and column (characters) of the
+    /// first byte that is not.
+    pub fn from_bytes(bytes: &[u8]) -> Result<AllowedSigners, Error> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => AllowedSigners::parse(text),
+            Err(e) => {
+                let valid = bytes.get(..e.valid_up_to()).unwrap_or_default();
+                let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let column = std::str::from_utf8(valid.get(line_start..).unwrap_or_default())
+                    .map_or(1, |s| s.chars().count() + 1);
+                Err(Error::Signers {
+                    line: valid.iter().filter(|&&b| b == b'\n').count() + 1,
+                    column,
+                    message:
+                        "not UTF-8 text (an allowed signers file in UTF-16 or another encoding?)"
+                            .to_owned(),
+                })
+            }
+        }
     }
 
     /// Whether `owner` is exactly one literal principal of the file.
@@ -153,6 +193,42 @@ mod tests {
             bob@example.com valid-before=\"20200101\" ssh-ed25519 AAAAC3Nzb\n";
         let s = AllowedSigners::parse(text).unwrap();
         assert_eq!(s.principals(), ["alice@example.com", "bob@example.com"]);
+    }
+
+    /// A byte order mark, and bytes that are not UTF-8, are errors with their place, not a
+    /// principal nobody can match or an error without one.
+    #[test]
+    fn a_byte_order_mark_and_bytes_not_utf8_are_named_where_they_are() {
+        let place = |e: Error| match e {
+            Error::Signers { line, column, .. } => (line, column),
+            other => panic!("{other}"),
+        };
+        let bom = "\u{feff}alice@example.com ssh-ed25519 AAAA\n";
+        let err = AllowedSigners::parse(bom).unwrap_err();
+        assert!(err.to_string().contains("byte order mark"), "{err}");
+        assert_eq!(place(err), (1, 1));
+        let bytes = b"alice@example.com ssh-ed25519 AAAA\n# caf\xc3\xa9 \xff\n";
+        let err = AllowedSigners::from_bytes(bytes).unwrap_err();
+        assert!(err.to_string().contains("not UTF-8"), "{err}");
+        assert_eq!(place(err), (2, 8));
+        // UTF-16, as some editors save it: the first byte is already not UTF-8.
+        let utf16: Vec<u8> = "alice".encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let mut with_bom = vec![0xff, 0xfe];
+        with_bom.extend(utf16);
+        assert_eq!(
+            place(AllowedSigners::from_bytes(&with_bom).unwrap_err()),
+            (1, 1)
+        );
+        // Without its mark, UTF-16 of ASCII is UTF-8 with NULs between the letters.
+        let bare: Vec<u8> = "alice@example.com ssh-ed25519 AAAA\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        let err = AllowedSigners::from_bytes(&bare).unwrap_err();
+        assert!(err.to_string().contains("UTF-16"), "{err}");
+        assert_eq!(place(err), (1, 2));
+        let fine = AllowedSigners::from_bytes(b"alice@example.com ssh-ed25519 AAAA\n").unwrap();
+        assert!(fine.allows("alice@example.com"));
     }
 
     #[test]
