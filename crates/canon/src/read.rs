@@ -500,9 +500,7 @@ impl<'a> Reader<'a> {
         if i == int_end {
             return Ok(Number::Int(text));
         }
-        let x: f64 = text
-            .parse()
-            .map_err(|_| self.err(start, K::InvalidNumber))?;
+        let x = float_of_literal(text).ok_or_else(|| self.err(start, K::InvalidNumber))?;
         if x.is_finite() {
             Ok(Number::Float(x))
         } else {
@@ -518,6 +516,68 @@ impl<'a> Reader<'a> {
             Ok(())
         }
     }
+}
+
+/// The nearest `f64` to a JSON number literal with a fraction or an exponent, as Python's
+/// `float` reads it (infinity past the range); `None` when it is not such a literal.
+///
+/// `core`'s parser is exact except for one case: it stops reading an exponent's digits once
+/// the exponent has passed 65 535 (so `e-700000` counts as `e-70000`), which is only wrong
+/// when the literal's own digits make up for such an exponent (`1` and 700 000 zeros,
+/// `e-700000`, is 1.0, not infinity). An exponent of five digits or more is therefore taken
+/// apart here: the significant digits, and the place of the decimal point counted exactly,
+/// give a literal `0.DIGITSeN` whose exponent is small.
+fn float_of_literal(text: &str) -> Option<f64> {
+    let x = text.parse::<f64>().ok()?;
+    let Some(e_at) = text.find(['e', 'E']) else {
+        return Some(x);
+    };
+    let (mantissa, exponent) = (&text[..e_at], &text[e_at + 1..]);
+    let exp_negative = exponent.starts_with('-');
+    let exp_digits = exponent
+        .trim_start_matches(['+', '-'])
+        .trim_start_matches('0');
+    if exp_digits.len() < 5 {
+        return Some(x);
+    }
+    let (negative, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mantissa),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let leading = int
+        .bytes()
+        .chain(frac.bytes())
+        .take_while(|&b| b == b'0')
+        .count();
+    let digits: String = int.chars().chain(frac.chars()).skip(leading).collect();
+    let digits = digits.trim_end_matches('0');
+    let zero = if negative { -0.0 } else { 0.0 };
+    if digits.is_empty() {
+        return Some(zero);
+    }
+    // Past 10^18 the value is infinite or zero whatever the digits (an input holds far
+    // fewer than 10^18 of them).
+    let exp: i128 = if exp_digits.len() > 18 {
+        10_i128.pow(18)
+    } else {
+        exp_digits.parse().ok()?
+    };
+    let exp = if exp_negative { -exp } else { exp };
+    // The value is 0.DIGITS × 10^point.
+    let point = i128::try_from(int.len()).ok()? - i128::try_from(leading).ok()? + exp;
+    if point > 400 {
+        return Some(if negative {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        });
+    }
+    if point < -400 {
+        return Some(zero);
+    }
+    let sign = if negative { "-" } else { "" };
+    format!("{sign}0.{digits}e{point}").parse().ok()
 }
 
 /// Parses JSON text into a [`Value`], keeping strings as written (canonical bytes apply NFC
@@ -1145,7 +1205,7 @@ impl Canonicalizer<'_> {
             if end > int_end {
                 let invalid = || self.r.err(start, K::InvalidNumber);
                 let text = self.r.text.get(start..end).ok_or_else(invalid)?;
-                let x: f64 = text.parse().map_err(|_| invalid())?;
+                let x = float_of_literal(text).ok_or_else(invalid)?;
                 if !x.is_finite() {
                     return Err(self.r.err(start, K::FloatOverflow).into());
                 }

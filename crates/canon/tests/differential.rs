@@ -131,6 +131,49 @@ fn canonical_bytes_match_the_python_reference_byte_for_byte() {
     assert_eq!(refused, 3);
 }
 
+/// Literals whose digits make up for an exponent of six digits or more (`core`'s parser stops
+/// reading an exponent's digits once it passes 65 535): `1` and 700 000 zeros `e-700000` is
+/// 1.0, as Python reads it, not infinity; and exponents of any length, leading zeros
+/// included.
+#[test]
+fn literals_with_huge_exponents_that_their_digits_make_up_for_match_python() {
+    let mut lines = Vec::new();
+    for zeros in [65_536usize, 655_360, 700_000] {
+        let z = "0".repeat(zeros);
+        for d in [-2i64, 0, 3] {
+            let k = i64::try_from(zeros).unwrap() + d;
+            lines.push(format!("[1{z}e-{k}]"));
+            lines.push(format!("[-0.{z}123e+{k}]"));
+            lines.push(format!("[12.5{z}E-000{k}]"));
+            lines.push(format!("[0.{z}e{k}]"));
+        }
+    }
+    for exp in [
+        "99999999999999999999999",
+        "00000000000000000000000000001",
+        "65536",
+    ] {
+        lines.push(format!("[123.456e-{exp},7e{exp},-0.0e{exp}]"));
+    }
+    let expected = python(&lines);
+    assert_eq!(expected.len(), lines.len());
+    for (line, want) in lines.iter().zip(&expected) {
+        let got = canonicalize(line.as_bytes(), Canonicalization::V1);
+        let agree = match &got {
+            Ok(c) => c.bytes() == want.as_slice(),
+            Err(_) => want.starts_with(b"ERROR "),
+        };
+        assert!(
+            agree,
+            "input of {} bytes starting {:?}\nrust:   {:?}\npython: {}",
+            line.len(),
+            &line[..line.len().min(40)],
+            got.map(|c| c.as_str().to_owned()),
+            String::from_utf8_lossy(want)
+        );
+    }
+}
+
 #[test]
 fn float_repr_matches_python_for_many_floats() {
     // Random bit patterns (all exponents, subnormals included) and binary fractions whose
