@@ -3774,3 +3774,28 @@ fn a_worker_that_never_answers_gives_way_to_fresh_processes() {
         "{infra}"
     );
 }
+
+/// A worker that writes something else on stdout before its first answer (a print when the
+/// code under test is imported, a log handler on stdout) answers no case: the campaign runs
+/// its cases, and shrinks, in fresh processes, where stdout before the last line is free, so
+/// the failure is found and blocks instead of the run being "infra only".
+#[test]
+fn a_worker_that_prints_before_answering_gives_way_to_fresh_processes() {
+    let script = "echo 'loading the code under test'\nif [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r n; do\n    if [ \"$n\" -gt 15 ]; then echo fail; else echo pass; fi\n  done\n  exit 0\nfi\nread -r n\n[ \"$n\" -gt 15 ] && exit 1\nexit 0\n";
+    let toml = "[policy]\nseed = 1\nreplays = 3\ntimeout_ms = 5000\njobs = 2\nmin_cases = 10\n\n\
+         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ngenerate = \"seq 40\"\ncases = 40\n";
+    let repo = Repo::new(&[("freezegate.toml", toml), ("p.sh", script)]);
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "{campaign}\n{}", run.stderr);
+    assert_eq!(campaign["status"], "failure", "{campaign}");
+    assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
+    assert_eq!(campaign["minimal"], "16", "{campaign}");
+    let infra = campaign["infra"].as_str().expect("infra item");
+    assert!(
+        infra.starts_with("case 0 was labelled harness_error")
+            && infra.contains("loading the code under test")
+            && infra.contains("so the campaign ran a fresh process per case instead"),
+        "{infra}"
+    );
+}

@@ -1177,9 +1177,10 @@ struct CaseScan {
     failing: Vec<(usize, freezegate_replay::RunOutcome)>,
     /// The first case, in index order, that timed out or broke the harness.
     infra: Option<String>,
-    /// Set once a chunk of cases timed out on a worker that has answered no candidate (one
-    /// that does not flush its answers looks so): from that chunk on, and for shrinking,
-    /// every run is a fresh process, which gives the same answers without the deadline
+    /// Set once a case of a chunk timed out or broke the harness on a worker that has
+    /// answered no candidate (one that does not flush its answers, or prints something else
+    /// on stdout first, looks so): from that chunk on, and for shrinking, every run is a
+    /// fresh process, which gives the answers the replays will give, without the deadline
     /// every case would otherwise cost.
     fresh_only: bool,
 }
@@ -1225,10 +1226,12 @@ fn run_cases(
                 && let Some((i, silent)) = outcomes
                     .iter()
                     .enumerate()
-                    .find(|(_, o)| o.label == Label::Timeout)
+                    .find(|(_, o)| matches!(o.label, Label::Timeout | Label::HarnessError))
             {
-                // No worker answered any of the chunk: run it again, and the rest, in fresh
-                // processes, and queue the worker's silence for the runner owners.
+                // No worker answered any of the chunk (it is silent, dies, or writes
+                // something else on stdout first: a print when the code under test is
+                // imported): run it again, and the rest, in fresh processes, which the
+                // replays use too, and queue the worker's trouble for the runner owners.
                 scan.infra.get_or_insert_with(|| {
                     format!(
                         "case {} was labelled {} ({}) and the worker has answered no case, so the campaign ran a fresh process per case instead",
