@@ -3793,9 +3793,42 @@ fn a_worker_that_prints_before_answering_gives_way_to_fresh_processes() {
     assert_eq!(campaign["minimal"], "16", "{campaign}");
     let infra = campaign["infra"].as_str().expect("infra item");
     assert!(
+        // The extra line arrives alone or with the first answer: either is outside the
+        // protocol.
         infra.starts_with("case 0 was labelled harness_error")
-            && infra.contains("loading the code under test")
+            && (infra.contains("loading the code under test")
+                || infra.contains("answered 2 lines to one candidate"))
             && infra.contains("so the campaign ran a fresh process per case instead"),
         "{infra}"
+    );
+}
+
+/// An oracle that crashes (a Python import error exits 1, which the protocol reads as a
+/// failure) gives no signature: the campaign's note, and then the regression's, quote the
+/// last line it wrote to stderr, so that the report says why every input "fails".
+#[test]
+fn a_failure_without_a_signature_quotes_the_end_of_its_stderr() {
+    let script = "cat >/dev/null\necho 'Traceback (most recent call last):' >&2\necho \"ModuleNotFoundError: No module named 'shop'\" >&2\nexit 1\n";
+    let toml = "[policy]\nseed = 1\nreplays = 3\ntimeout_ms = 5000\nmin_cases = 5\n\n\
+         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"seq 5\"\ncases = 5\n";
+    let repo = Repo::new(&[("freezegate.toml", toml), ("p.sh", script)]);
+    let (run, report) = repo.gate_json();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let campaign = &report["campaigns"][0];
+    let said = "stderr ends: ModuleNotFoundError: No module named 'shop'";
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(&format!("its first failing run's {said}")),
+        "{note}"
+    );
+    // Pinned, the fixture is a regression whose note says the same.
+    let (run, report) = repo.gate_json();
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let fixture = &report["fixtures"][0];
+    assert_eq!(fixture["status"], "regression", "{fixture}");
+    let note = fixture["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(&format!("a failing replay's {said}")),
+        "{note}"
     );
 }

@@ -726,7 +726,21 @@ fn run_trusting(
             .iter()
             .find(|o| o.label.is_infra())
             .map(|o| format!("{}: {}", o.label, infra_reason(o)));
-        let (status, note) = fixture_status(v, freeze.is_some(), row_note, infra_note);
+        let (status, mut note) = fixture_status(v, freeze.is_some(), row_note, infra_note);
+        if signature.is_none() && status.blocks() {
+            // No signature: what the oracle said on stderr (a traceback's last line: an
+            // import that failed, a crash) is the reader's only clue.
+            let said = runs
+                .iter()
+                .filter(|o| o.label == Label::AssertFail)
+                .find_map(|o| stderr_last_line(&o.stderr.text));
+            if let Some(line) = said {
+                add_note(
+                    &mut note,
+                    &format!("a failing replay's stderr ends: {line}"),
+                );
+            }
+        }
         fixtures.push(FixtureResult {
             property_id: property.id.to_string(),
             fixture_id: p.id.to_string(),
@@ -921,6 +935,14 @@ fn infra_reason(outcome: &freezegate_replay::RunOutcome) -> String {
         reason.push_str(&line);
     }
     reason
+}
+
+/// Appends `more` to a report's note, after `; ` when there is one.
+fn add_note(note: &mut Option<String>, more: &str) {
+    *note = Some(match note.take() {
+        Some(n) => format!("{n}; {more}"),
+        None => more.to_owned(),
+    });
 }
 
 fn millis(d: Duration) -> u64 {
@@ -1275,6 +1297,8 @@ struct Examined {
     index: usize,
     /// The failure signature of the case's first failing run, if it had one.
     signature: Option<String>,
+    /// The last line its first failing run wrote to stderr, if any.
+    stderr_line: Option<String>,
     record: Result<classify::Record, String>,
     /// Whether it was shrunk now (not the origin of a pinned fixture).
     shrunk: bool,
@@ -1517,6 +1541,7 @@ fn campaign(
                    examined: &mut Vec<Examined>|
      -> bool {
         let signature = first.signature.clone();
+        let stderr_line = stderr_last_line(&first.stderr.text);
         let known = origins.get(&freezegate_canon::Digest::of(&cases[index]));
         let mut unpinned = false;
         let record = match known {
@@ -1537,6 +1562,7 @@ fn campaign(
         let case = Examined {
             index,
             signature: signature.clone(),
+            stderr_line,
             record,
             shrunk: known.is_none(),
             unpinned,
@@ -1678,6 +1704,17 @@ fn campaign(
                 } else {
                     "new fixture pinned in the working tree: commit it with the patch, then make the property pass".to_owned()
                 });
+            }
+            if case.signature.is_none()
+                && record.action.pins()
+                && let Some(line) = &case.stderr_line
+            {
+                // No signature: the stderr of the case's first failing run (a traceback's
+                // last line: an import that failed, a crash) is the reader's only clue.
+                add_note(
+                    &mut result.note,
+                    &format!("its first failing run's stderr ends: {line}"),
+                );
             }
             if record.trivial {
                 let warning = "the minimal failing input is trivial: the oracle may be too weak";
