@@ -810,7 +810,7 @@ fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
             "silent",
             &["--max-calls", "40"][..],
             "FT",
-            "the worker could not answer on the input, which a fresh process fails: it was labelled timeout (the worker gave no answer within 2000 ms and has answered no candidate yet: does it flush its stdout after each answer?)",
+            "the worker could not answer on the input, which a fresh process fails: it was labelled timeout (the worker gave no answer within 2000 ms and has answered no candidate yet: does it flush stdout after each answer, read stdin line by line rather than to its end, and start within the deadline?)",
         ),
         (
             "names",

@@ -320,14 +320,15 @@ fn parse_answer(line: &[u8], duration: Duration) -> (RunOutcome, bool) {
 
 /// Why a worker's candidate is a `timeout`, in one sentence. A worker that never answered
 /// may have answered into a buffer it does not flush (Python's stdout is block-buffered when
-/// it is a pipe), which looks the same from here as a hang: the message says so.
+/// it is a pipe), be waiting for the end of its stdin, or still be starting: from here each
+/// looks like a hang, so the message names them.
 fn silent_message(timeout: Duration, answered: bool) -> String {
     let ms = timeout.as_millis();
     if answered {
         format!("the worker gave no answer within {ms} ms")
     } else {
         format!(
-            "the worker gave no answer within {ms} ms and has answered no candidate yet: does it flush its stdout after each answer?"
+            "the worker gave no answer within {ms} ms and has answered no candidate yet: does it flush stdout after each answer, read stdin line by line rather than to its end, and start within the deadline?"
         )
     }
 }

@@ -449,7 +449,7 @@ fn a_worker_that_does_not_flush_its_answers_is_told_why_it_timed_out() -> TestRe
         assert_eq!(
             out.message.as_deref(),
             Some(
-                "the worker gave no answer within 1500 ms and has answered no candidate yet: does it flush its stdout after each answer?"
+                "the worker gave no answer within 1500 ms and has answered no candidate yet: does it flush stdout after each answer, read stdin line by line rather than to its end, and start within the deadline?"
             )
         );
     }
