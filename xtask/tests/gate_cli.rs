@@ -3832,3 +3832,23 @@ fn a_failure_without_a_signature_quotes_the_end_of_its_stderr() {
         "{note}"
     );
 }
+
+/// A generator line that is not JSON (a test framework's verbose output on stdout) is quoted
+/// in the campaign's infra item, so the stray print is recognised at once.
+#[test]
+fn a_generator_line_that_is_not_json_is_quoted() {
+    let toml = "[policy]\nseed = 1\nreplays = 3\nmin_cases = 1\n\n\
+         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"sh gen.sh\"\ncases = 2\n";
+    let repo = Repo::new(&[
+        ("freezegate.toml", toml),
+        ("p.sh", "cat >/dev/null\nexit 0\n"),
+        ("gen.sh", "echo 1\necho 'Trying example: test_total(lines=[])'\necho 2\n"),
+    ]);
+    let (_, report) = repo.gate_json();
+    let infra = report["campaigns"][0]["infra"].as_str().unwrap_or_default();
+    assert!(
+        infra.contains(r#"generator output line 2 is not one JSON input ("#)
+            && infra.ends_with(r#"): "Trying example: test_total(lines=[])""#),
+        "{infra}"
+    );
+}

@@ -1130,8 +1130,15 @@ fn run_generator(
         match freezegate_canon::parse(line) {
             Ok(v) => inputs.push(v),
             Err(e) => {
+                // The line itself (its start), so that a stray print (a verbose test
+                // framework, a log handler on stdout) is recognised at once.
+                let text = String::from_utf8_lossy(line);
+                let shown = match text.char_indices().nth(STDERR_LINE_CHARS) {
+                    Some((i, _)) => format!("{}…", &text[..i]),
+                    None => text.into_owned(),
+                };
                 return Err(GeneratorFailure::Other(format!(
-                    "generator output line {}: {e}",
+                    "generator output line {} is not one JSON input ({e}): {shown:?}",
                     n + 1
                 )));
             }
