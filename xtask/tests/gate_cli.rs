@@ -772,11 +772,12 @@ fn classify_text(repo: &Repo, property: &str, input: &str, extra: &[&str]) -> Ru
 }
 
 /// A `worker = true` property whose worker cannot shrink the input (it dies in worker mode,
-/// never flushes its answers, names the failure differently from a fresh process, or cannot
-/// judge anything smaller than the input) is an infra item: exit 2, one sentence, and no
-/// un-shrunk input pinned as a fixture.
+/// never flushes its answers, or names the failure differently from a fresh process: a
+/// flake fixed for a worker's life looks so) is shrunk with a fresh process per candidate,
+/// as the replays run, and pinned, with a sentence saying why. One whose candidates nothing
+/// can judge is an infra item: exit 2, one sentence, and no un-shrunk input pinned.
 #[test]
-fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
+fn classify_shrinks_in_fresh_processes_when_the_worker_cannot() {
     // Every oracle fails (fresh process: exit 1) on inputs holding a `3`.
     const BROKEN: &str = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then echo 'worker mode not supported' >&2; exit 125; fi\nl=$(cat); case \"$l\" in *3*) exit 1;; esac; exit 0\n";
     const SILENT: &str = "import json, os, sys\ndef f(v): return '3' in json.dumps(v)\nif os.environ.get('FREEZEGATE_WORKER') == '1':\n    for l in sys.stdin: print('fail' if f(json.loads(l)) else 'pass')\n    sys.exit(0)\nsys.exit(1 if f(json.load(sys.stdin)) else 0)\n";
@@ -799,53 +800,59 @@ fn classify_queues_a_worker_that_cannot_shrink_and_pins_nothing() {
         ("only.sh", ONLY_INPUT),
     ]);
     let input = "[1,2,3,4,5,[6,7,[8,33]]]";
-    for (property, extra, labels, why) in [
+    let fresh_instead = ", so the input was shrunk with a fresh process per candidate";
+    for (property, extra, why) in [
         (
             "broken",
             &[][..],
-            "FE",
             "the worker could not answer on the input, which a fresh process fails: it was labelled harness_error (the worker died before answering",
         ),
         (
             "silent",
             &["--max-calls", "40"][..],
-            "FT",
             "the worker could not answer on the input, which a fresh process fails: it was labelled timeout (the worker gave no answer within 2000 ms and has answered no candidate yet: does it flush stdout after each answer, read stdin line by line rather than to its end, and start within the deadline?)",
         ),
         (
             "names",
             &[][..],
-            "FF",
             "the worker and a fresh process disagree on the input: the worker gives assert_fail with the signature \"Boom\" and a fresh process assert_fail with the signature \"boom\" (the two modes name the failure differently, or a flaky oracle)",
-        ),
-        (
-            "only",
-            &[][..],
-            "FF",
-            "shrink candidates timed out or broke, the last labelled harness_error (the worker answered outside the protocol: \"maybe\"): the oracle could not judge any smaller input",
         ),
     ] {
         let run = classify_text(&repo, property, input, extra);
-        assert_eq!(run.code, 2, "{property}: {}\n{}", run.stdout, run.stderr);
+        assert_eq!(run.code, 1, "{property}: {}\n{}", run.stdout, run.stderr);
         assert!(
-            run.stdout.contains("action: infra_queue\n")
-                && run.stdout.contains(&format!("labels: {labels}\n"))
-                && !run.stdout.contains("fixture:"),
+            run.stdout.contains("action: pin_fixture\n")
+                && run.stdout.contains(why)
+                && run.stdout.contains(fresh_instead),
             "{property}: {}",
             run.stdout
         );
-        assert!(
-            run.stdout.contains(why) && run.stderr.contains(why),
-            "{property}: {}\n{}",
-            run.stdout,
-            run.stderr
-        );
-        assert_eq!(
-            repo.files_under("fixtures"),
-            Vec::<String>::new(),
-            "{property}"
-        );
+        let pinned = repo.files_under(&format!("fixtures/{property}"));
+        assert_eq!(pinned.len(), 3, "{property}: {pinned:?}");
+        if property != "silent" {
+            // Within the default budget, the fresh processes shrink it all the way.
+            assert!(
+                run.stdout.contains("minimal: 3\n"),
+                "{property}: {}",
+                run.stdout
+            );
+        }
     }
+    // A worker that answers the input but breaks on every smaller candidate leaves nothing
+    // judged: infra queue, nothing pinned.
+    let why = "shrink candidates timed out or broke, the last labelled harness_error (the worker answered outside the protocol: \"maybe\"): the oracle could not judge any smaller input";
+    let run = classify_text(&repo, "only", input, &[]);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("action: infra_queue\n")
+            && run.stdout.contains("labels: FF\n")
+            && run.stdout.contains(why)
+            && run.stderr.contains(why),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    assert_eq!(repo.files_under("fixtures/only"), Vec::<String>::new());
     // The same oracle as `names` without a worker shrinks and pins as ever.
     let run = classify_text(&repo, "process", input, &[]);
     assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
@@ -3842,7 +3849,10 @@ fn a_generator_line_that_is_not_json_is_quoted() {
     let repo = Repo::new(&[
         ("freezegate.toml", toml),
         ("p.sh", "cat >/dev/null\nexit 0\n"),
-        ("gen.sh", "echo 1\necho 'Trying example: test_total(lines=[])'\necho 2\n"),
+        (
+            "gen.sh",
+            "echo 1\necho 'Trying example: test_total(lines=[])'\necho 2\n",
+        ),
     ]);
     let (_, report) = repo.gate_json();
     let infra = report["campaigns"][0]["infra"].as_str().unwrap_or_default();

@@ -286,8 +286,9 @@ pub fn classify(plan: &Plan<'_>, input: &Value) -> Result<Record, ClassifyError>
 /// worker the worker is then asked about the input too: it is what shrinks, so a worker that
 /// cannot answer (it dies, or never flushes its answer) or that does not fail the input the
 /// way the fresh process does would leave the input un-shrunk behind a pin. Such an input
-/// goes to the infra queue instead, and so does one whose every shrink candidate timed out
-/// or broke. `plan.max_calls` counts these first runs.
+/// is shrunk with a fresh process per candidate instead, and the record's message says why.
+/// An input whose every shrink candidate timed out or broke goes to the infra queue.
+/// `plan.max_calls` counts these first runs.
 pub fn classify_observed(
     plan: &Plan<'_>,
     input: &Value,
@@ -334,19 +335,24 @@ pub fn classify_observed(
     }
     // The runs on the input so far, all counted in `oracle_calls` and in the budget.
     let mut first_calls = 1;
+    // A worker that cannot answer on the input, or does not fail it the way the fresh
+    // process did (a flake that hangs on state each process draws anew, such as Python's
+    // hash seed, is fixed for a worker's life), would leave the input un-shrunk: the
+    // shrinker asks a fresh process per candidate instead, as the replays do.
+    let mut fast = Arc::clone(&plan.oracles.fast);
+    let mut worker_note = None;
     if check_worker {
         first_calls += 1;
         record.oracle_calls = first_calls;
         let answer = plan.oracles.fast.run(origin.bytes(), &ctx);
         record.labels.push(answer.label);
         if let Some(message) = worker_disagreement(&answer, &first) {
-            record.action = Action::InfraQueue;
-            record.message = Some(message);
-            return Ok(record);
+            fast = Arc::clone(&plan.oracles.fresh);
+            worker_note = Some(message);
         }
     }
+    let worker_note = worker_note.as_deref();
     let signature = first.signature.clone();
-    let fast = Arc::clone(&plan.oracles.fast);
     // Candidates asked; those the oracle declined ("cannot test": outside its domain); and
     // those that timed out or broke (the last one's outcome). A declined candidate is judged,
     // like a passing one: it is not a smaller failure.
@@ -405,6 +411,9 @@ pub fn classify_observed(
             last.label,
             why(&last)
         ));
+        if let Some(note) = worker_note {
+            add_message(&mut record, note);
+        }
         return Ok(record);
     }
     record.budget_exhausted = shrunk.budget_exhausted;
@@ -441,6 +450,9 @@ pub fn classify_observed(
             Some("the minimal input is already pinned: its replays decide for it".into());
         if completed {
             add_message(&mut record, COMPLETED);
+        }
+        if let Some(note) = worker_note {
+            add_message(&mut record, note);
         }
         record.meta = Some(kept_meta(plan, meta));
         record.minimal = Some(minimal);
@@ -551,6 +563,9 @@ pub fn classify_observed(
     } else {
         meta
     });
+    if let Some(note) = worker_note {
+        add_message(&mut record, note);
+    }
     record.minimal = Some(minimal);
     Ok(record)
 }
@@ -576,13 +591,13 @@ fn worker_disagreement(
     }
     Some(if answer.label.is_infra() {
         format!(
-            "the worker could not answer on the input, which a fresh process fails: it was labelled {} ({}), so nothing can be shrunk or pinned until the worker answers",
+            "the worker could not answer on the input, which a fresh process fails: it was labelled {} ({}), so the input was shrunk with a fresh process per candidate",
             answer.label,
             why(answer)
         )
     } else {
         format!(
-            "the worker and a fresh process disagree on the input: the worker gives {} and a fresh process {} ({}), so nothing can be shrunk or pinned until both fail it the same way",
+            "the worker and a fresh process disagree on the input: the worker gives {} and a fresh process {} ({}), so the input was shrunk with a fresh process per candidate",
             answer.describe(),
             fresh.describe(),
             freezegate_replay::mode_difference_causes(answer.label, fresh.label)
