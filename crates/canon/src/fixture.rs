@@ -510,7 +510,8 @@ pub fn hold_writes() {
 
 /// Replaces the file at `path` with `bytes` so that a crash leaves either the old or the new
 /// content, never a mix: a temporary file in the same directory is written and fsynced, then
-/// renamed over `path`, then the directory is fsynced. The directory must exist.
+/// renamed over `path`, then the directory is fsynced. The directory must exist. Errors name
+/// `path` (the directory, for its fsync), never the temporary file.
 ///
 /// The temporary file is named `.<file name>.<pid>-<n>.tmp`; a writer killed mid-write leaves
 /// it behind. [`pin`] removes those of its own files, and [`verify`] does not count them; see
@@ -563,7 +564,8 @@ fn write_temporary(
         .write(true)
         .create_new(true)
         .open(&tmp)
-        .map_err(|e| Error::io(&tmp, e))?;
+        // The file asked for, not the temporary: its name is no concern of the caller's.
+        .map_err(|e| Error::io(path, e))?;
     let written = fill(&mut file).and_then(|()| file.sync_all());
     drop(file);
     if let Err(e) = written {

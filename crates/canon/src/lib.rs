@@ -103,6 +103,11 @@ pub use error::{
     Error, ErrorChain, MetaError, ParseError, ParseErrorKind, Position, TimestampError, ValueError,
 };
 pub use read::{MAX_DEPTH, parse};
+/// The `serde` whose traits [`to_value`] and [`from_value`] take, for bounds and hand-written
+/// impls in the version this crate was built with. Deriving them needs `serde` with its
+/// `derive` feature in your own `Cargo.toml`: this crate derives nothing, so it does not
+/// turn that feature on.
+pub use serde;
 pub use serde_edge::{from_value, to_value};
 pub use value::{Float, Int, Value, escape_pointer_token};
 pub use write::to_pretty_string;

@@ -1263,3 +1263,17 @@ fn pin_refuses_a_shrink_path_the_meta_file_could_not_be_read_back_with() {
 fn fixture_step_limit() -> usize {
     freezegate_canon::MAX_DEPTH - 2
 }
+
+/// An atomic write that cannot start (its folder is missing) names the file asked for, not
+/// the temporary file beside it.
+#[test]
+fn a_failed_atomic_write_names_the_file_not_its_temporary() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing/x.json");
+    let error = freezegate_canon::fixture::write_atomic(&path, b"{}").unwrap_err();
+    let said = freezegate_canon::ErrorChain(&error).to_string();
+    assert!(
+        said.starts_with(&format!("{}: ", path.display())) && !said.contains(".x.json."),
+        "{said}"
+    );
+}

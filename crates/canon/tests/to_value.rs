@@ -661,3 +661,15 @@ fn serde_json_raw_text_is_read_as_json() {
         parse(br#"{"raw": [1, 2.5, {"a": null}]}"#).unwrap()
     );
 }
+
+/// The `serde` that `to_value` takes is the crate's re-export: a bound written with it is the
+/// one `to_value` asks for.
+#[test]
+fn the_serde_reexport_is_the_one_to_value_takes() {
+    fn through<T: freezegate_canon::serde::Serialize>(value: &T) -> String {
+        freezegate_canon::to_value(value)
+            .map(|v| freezegate_canon::to_pretty_string(&v))
+            .unwrap_or_default()
+    }
+    assert_eq!(through(&[1u8, 2]), "[\n  1,\n  2\n]\n");
+}

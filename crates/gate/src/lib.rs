@@ -266,6 +266,9 @@ pub mod schema;
 pub use freezegate_canon;
 /// Prints an error with its causes on one line (`a: b: c`), from `freezegate-canon`.
 pub use freezegate_canon::ErrorChain;
+/// The `serde` of [`freezegate_canon::to_value`] and the Rust properties' input types
+/// (`freezegate_canon::serde`).
+pub use freezegate_canon::serde;
 pub use freezegate_ledger;
 pub use freezegate_ledger::Timestamp;
 /// The date-time crate of [`Timestamp::from_datetime`] and [`Timestamp::datetime`] (the

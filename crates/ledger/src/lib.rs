@@ -128,7 +128,8 @@ pub use signers::AllowedSigners;
 pub use stamp::Timestamp;
 /// The date-time crate of [`Timestamp::from_datetime`] and [`Timestamp::datetime`],
 /// re-exported so that a user needs one dependency and gets the version this crate was built
-/// with.
+/// with. Its macros (`datetime!`) expand to paths of a `time` dependency of your own, so they
+/// need one; the types and functions do not.
 pub use time;
 
 /// The canonical form crate whose ids key the rows, re-exported so that a user needs one
