@@ -68,6 +68,13 @@ impl Action {
     }
 }
 
+/// The name [`Action::as_str`] gives.
+impl std::fmt::Display for Action {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The record of one classify run: the meta fields (when something was shrunk), the status,
 /// the action and the labels of the replays that decided it.
 #[derive(Debug, Clone, PartialEq, Eq)]

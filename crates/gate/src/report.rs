@@ -132,6 +132,13 @@ impl FixtureStatus {
     }
 }
 
+/// The name [`FixtureStatus::as_str`] gives.
+impl std::fmt::Display for FixtureStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A freeze row as the report shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FreezeInfo {
@@ -495,4 +502,23 @@ pub struct SettingChange {
     /// Whether the change weakens the policy (other seed, fewer replays or cases, a longer
     /// deadline, a longer freeze, more env classes that may freeze, a property removed).
     pub weakens: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Statuses and actions print as the JSON report spells them.
+    #[test]
+    fn statuses_and_actions_display_as_the_report_spells_them() {
+        assert_eq!(FixtureStatus::Regression.to_string(), "regression");
+        assert_eq!(
+            FixtureStatus::Frozen.to_string(),
+            FixtureStatus::Frozen.as_str()
+        );
+        assert_eq!(
+            crate::classify::Action::FreezeAfterPin.to_string(),
+            "freeze_after_pin"
+        );
+    }
 }

@@ -36,6 +36,13 @@ impl Severity {
     }
 }
 
+/// The name [`Severity::as_str`] gives.
+impl std::fmt::Display for Severity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Which rule a problem breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
@@ -101,6 +108,13 @@ impl Rule {
             Rule::Seed => "seed",
             Rule::Meta => "meta",
         }
+    }
+}
+
+/// The name [`Rule::as_str`] gives.
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 

@@ -942,3 +942,12 @@ fn expiry_text_rounds_to_the_nearest_hour() {
     assert_eq!(at(0), "expired");
     assert_eq!(at(-5), "expired");
 }
+
+/// Rules and severities print as their names in the JSON report (`unknown_field`, `error`).
+#[test]
+fn rules_and_severities_display_as_their_report_names() {
+    use freezegate_ledger::{Rule, Severity};
+    assert_eq!(Rule::UnknownField.to_string(), "unknown_field");
+    assert_eq!(Rule::Envelope.to_string(), Rule::Envelope.as_str());
+    assert_eq!(Severity::Warning.to_string(), "warning");
+}

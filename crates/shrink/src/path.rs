@@ -57,6 +57,13 @@ impl Pass {
     }
 }
 
+/// The name [`Pass::as_str`] gives.
+impl std::fmt::Display for Pass {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What a step does at its pointer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Params {

@@ -283,3 +283,13 @@ fn a_descendant_past_the_first_sixty_four_is_still_tried_before_the_fixpoint() {
     let shrunk = shrink(&input, fails, &Options::default()).unwrap();
     assert_eq!(text(&shrunk.value), "5");
 }
+
+/// A pass prints as the name a shrink path step gives it.
+#[test]
+fn a_pass_displays_as_its_path_name() {
+    use freezegate_shrink::Pass;
+    for pass in [Pass::Delete, Pass::Replace] {
+        assert_eq!(pass.to_string(), pass.as_str());
+    }
+    assert_eq!(Pass::Delete.to_string(), "delete");
+}
