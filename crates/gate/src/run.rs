@@ -1050,10 +1050,19 @@ fn campaign_inputs(
         };
     }
     if property.oracle.is_none() && ctx.registry.contains(property.id.as_str()) {
-        let inputs = ctx
+        // A strategy that draws what JSON cannot hold (a NaN) or rejects too much is this
+        // campaign's infra item, as a generator command's failure is (and as it is through
+        // `--rust-runner`): it does not stop the other properties.
+        return match ctx
             .registry
-            .generate(property.id.as_str(), settings.seed, property.cases)?;
-        return Ok(Some(Ok(inputs)));
+            .generate(property.id.as_str(), settings.seed, property.cases)
+        {
+            Ok(inputs) => Ok(Some(Ok(inputs))),
+            Err(e @ crate::rust_prop::RegistryError::Generate { .. }) => {
+                Ok(Some(Err(e.to_string())))
+            }
+            Err(other) => Err(other.into()),
+        };
     }
     Ok(None)
 }
@@ -2159,6 +2168,34 @@ mod tests {
             generator_status(&CommandEnd::TimedOut, deadline, ""),
             Err("generator timed out after 60000 ms".to_owned())
         );
+    }
+
+    /// A Rust strategy that draws what JSON cannot hold is its campaign's infra item, as a
+    /// generator command's failure is, not an error that stops the whole gate.
+    #[test]
+    fn a_rust_strategy_drawing_a_nan_is_the_campaigns_infra_item() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut registry = Registry::new();
+        registry
+            .property("p.nan", proptest::strategy::Just(f64::NAN), |_| Ok(()))
+            .unwrap();
+        let config = crate::config::Config::parse(
+            "[policy]\nmin_cases = 1\n\n[[property]]\nid = \"p.nan\"\ncases = 3\n",
+            Path::new("freezegate.toml"),
+        )
+        .unwrap();
+        let settings =
+            Settings::resolve(config, &crate::config::RunOverrides::default(), 1).unwrap();
+        let ctx = Context::new(dir.path().to_path_buf(), &registry, "test".to_owned());
+        let property = &settings.config.properties[0];
+        match campaign_inputs(&settings, &ctx, property) {
+            Ok(Some(Err(message))) => assert!(
+                message.starts_with("generating inputs for p.nan failed: "),
+                "{message}"
+            ),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => panic!("an error of the whole run: {e}"),
+        }
     }
 
     #[test]
