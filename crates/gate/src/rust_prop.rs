@@ -245,6 +245,46 @@ impl Registry {
         S: Strategy<Value = T> + 'static,
         F: Fn(&T) -> Result<(), String> + 'static,
     {
+        self.property_in_domain(id, strategy, |_: &T| true, check)
+    }
+
+    /// [`Registry::property`] for a strategy that draws from part of `T` (`qty` in `0..100`
+    /// of a `u32` field): `in_domain` says whether an input is one the strategy could draw.
+    /// The shrinker and a hand-written fixture may offer any value of `T`; one outside the
+    /// domain is "cannot test" (exit 125, a worker's `error`), as one that does not
+    /// deserialize is, never a failure, so a minimal input stays one the strategy draws.
+    ///
+    /// ```
+    /// use freezegate_gate::proptest::prelude::*;
+    /// use freezegate_gate::rust_prop::{Check, Registry};
+    ///
+    /// let mut registry = Registry::new();
+    /// registry.property_in_domain(
+    ///     "orders.total_fits",
+    ///     (0u32..1_000, 0u32..100),
+    ///     |&(_, qty)| qty < 100,
+    ///     |&(price, qty)| match price.checked_mul(qty) {
+    ///         Some(_) => Ok(()),
+    ///         None => Err("total overflows".into()),
+    ///     },
+    /// )?;
+    /// let outside = freezegate_gate::freezegate_canon::parse(b"[79, 632912]")?;
+    /// assert!(matches!(registry.check("orders.total_fits", &outside), Some(Check::CannotTest(_))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn property_in_domain<T, S, D, F>(
+        &mut self,
+        id: &str,
+        strategy: S,
+        in_domain: D,
+        check: F,
+    ) -> Result<&mut Registry, RegistryError>
+    where
+        T: Serialize + DeserializeOwned + Debug + 'static,
+        S: Strategy<Value = T> + 'static,
+        D: Fn(&T) -> bool + 'static,
+        F: Fn(&T) -> Result<(), String> + 'static,
+    {
         let id: PropertyId = id.parse()?;
         if self.properties.contains_key(id.as_str()) {
             return Err(RegistryError::Duplicate(id.to_string()));
@@ -255,6 +295,9 @@ impl Registry {
         };
         let check = move |value: &Value| match freezegate_canon::from_value::<T>(value) {
             Err(e) => Check::CannotTest(e.to_string()),
+            Ok(input) if !in_domain(&input) => {
+                Check::CannotTest("the input is outside the property's domain".to_owned())
+            }
             Ok(input) => match freezegate_replay::panics::catch(false, || check(&input)) {
                 Ok(Ok(())) => Check::Pass,
                 Ok(Err(text)) => Check::fail(text),
