@@ -83,6 +83,14 @@ pub enum Refusal {
         /// The policy limit.
         max: u32,
     },
+    /// The expiry falls past [`Timestamp::MAX`], the last time a ledger can hold (`now` far
+    /// in the future).
+    ExpiryOutOfRange {
+        /// Days asked for.
+        days: u32,
+        /// The time the expiry counts from.
+        now: Timestamp,
+    },
     /// An empty reason, runner id or patch id.
     Empty {
         /// Which field.
@@ -156,6 +164,11 @@ impl fmt::Display for Refusal {
                 f,
                 "an expiry of {days} days is over the policy limit of {max} days"
             ),
+            Refusal::ExpiryOutOfRange { days, now } => write!(
+                f,
+                "an expiry of {days} days from {now} is past {}, the last time a ledger can hold",
+                Timestamp::MAX
+            ),
             Refusal::Empty { field: "reason" } => {
                 f.write_str("the reason is empty: name the cause of non-determinism")
             }
@@ -183,7 +196,7 @@ impl Refusal {
             Refusal::Malformed { .. } => "malformed",
             Refusal::EnvClass { .. } => "env_class",
             Refusal::Owner { .. } => "owner",
-            Refusal::Expiry { .. } => "expiry",
+            Refusal::Expiry { .. } | Refusal::ExpiryOutOfRange { .. } => "expiry",
             Refusal::Empty { .. } => "empty",
             Refusal::NoSigners => "owner",
             Refusal::Duplicate { .. } => "duplicate",
@@ -317,6 +330,16 @@ pub fn precheck(
             max: policy.max_freeze_days,
         });
     }
+    if request
+        .now
+        .plus_days(i64::from(request.expires_in_days))
+        .is_none()
+    {
+        return Err(Refusal::ExpiryOutOfRange {
+            days: request.expires_in_days,
+            now: request.now,
+        });
+    }
     for (field, value) in [
         ("reason", &request.reason),
         ("runner_id", &request.runner_id),
@@ -362,9 +385,9 @@ pub fn freeze_row(
     let expires_at = request
         .now
         .plus_days(i64::from(request.expires_in_days))
-        .ok_or(Refusal::Expiry {
+        .ok_or(Refusal::ExpiryOutOfRange {
             days: request.expires_in_days,
-            max: policy.max_freeze_days,
+            now: request.now,
         })?;
     let meta = &request.meta;
     Ok(Row {

@@ -184,3 +184,20 @@ fn a_key_that_several_rows_share_is_not_renewed() {
         "{refusal}"
     );
 }
+
+/// An expiry past the last time a ledger can hold (`now` far in the future) is refused
+/// before any replay, and says so: it is not "over the policy limit".
+#[test]
+fn an_expiry_past_year_9999_is_refused_before_any_replay() {
+    let mut asked = request("alice@example.com", EnvClass::Remote);
+    asked.now = ts("9999-12-30T00:00:00Z");
+    asked.expires_in_days = 7;
+    let refusal = precheck(&asked, &Policy::default(), &signers()).unwrap_err();
+    assert_eq!(refusal.rule(), "expiry");
+    assert_eq!(
+        refusal.to_string(),
+        "freeze write refused: an expiry of 7 days from 9999-12-30T00:00:00Z is past 9999-12-31T23:59:59Z, the last time a ledger can hold"
+    );
+    asked.expires_in_days = 1;
+    assert!(precheck(&asked, &Policy::default(), &signers()).is_ok());
+}
