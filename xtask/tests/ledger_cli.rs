@@ -582,6 +582,16 @@ fn lift_of_nothing_neither_creates_nor_rewrites_the_ledger() -> TestResult {
         !ledger_path.exists(),
         "a lift of nothing created the ledger"
     );
+    // Nor, in a repository without `freeze/`, that folder or the writers' lock.
+    let bare = tempfile::tempdir()?;
+    let out = xtask(bare.path(), &args)?;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("has no row for fixture 0123456789abcdef"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!bare.path().join("freeze").exists(), "a lift created freeze/");
     // A valid ledger laid out by hand (one line) stays as it is.
     let full = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
     let path = full.path().join("freeze/ledger.json");
