@@ -561,18 +561,19 @@ fn run_trusting(
                 format!("its bytes are not canonical ({form}): {difference}"),
             ),
             freezegate_canon::Error::File { path, source } => {
-                let place = match source.as_ref() {
-                    freezegate_canon::Error::Parse(e) => Some((e.line as u64, e.column as u64)),
-                    freezegate_canon::Error::MetaAt { at, .. } => {
-                        Some((at.line as u64, at.column as u64))
+                // The place goes in the finding's own fields (`file:line:column:`), so the
+                // message is the cause without it.
+                let (place, message) = match source.as_ref() {
+                    freezegate_canon::Error::Parse(e) => {
+                        (Some((e.line as u64, e.column as u64)), e.kind.to_string())
                     }
-                    _ => None,
+                    freezegate_canon::Error::MetaAt { at, error } => (
+                        Some((at.line as u64, at.column as u64)),
+                        ErrorChain(error).to_string(),
+                    ),
+                    other => (None, ErrorChain(other).to_string()),
                 };
-                (
-                    Some(rel(root, path)),
-                    place,
-                    ErrorChain(source.as_ref()).to_string(),
-                )
+                (Some(rel(root, path)), place, message)
             }
             freezegate_canon::Error::Io { path, source } => {
                 (Some(rel(root, path)), None, source.to_string())
