@@ -77,6 +77,10 @@ impl ReplayOptions {
 /// `FREEZEGATE_REPLAY = i` and the plan's seed, up to `options.jobs` runs at once on scoped
 /// threads. The report holds the runs in run-index order, whatever order they finished in.
 ///
+/// `candidate` is passed as given, unchecked: give it canonical bytes, such as
+/// `freezegate_canon::fixture::read_fixture(..)?.0.bytes()` (which checks the file), not a
+/// fixture file's bytes as read, whose trailing newline makes every run a harness error.
+///
 /// Replays for a verdict must run a fresh process each ([`crate::ProcessOracle`]), so that
 /// process-level nondeterminism can show.
 pub fn replay<O: Oracle + ?Sized>(
