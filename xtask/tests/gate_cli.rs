@@ -3864,3 +3864,26 @@ fn a_generator_line_that_is_not_json_is_quoted() {
         "{infra}"
     );
 }
+
+/// A property that hangs on every input stops its campaign after `MAX_TIMEOUTS_IN_A_ROW`
+/// cases in a row timed out, instead of paying a deadline for every case: one infra item
+/// that says where it stopped.
+#[test]
+fn a_campaign_stops_after_eight_timeouts_in_a_row() {
+    let toml = "[policy]\nseed = 1\nreplays = 3\ntimeout_ms = 300\njobs = 2\nmin_cases = 10\n\n\
+         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"seq 40\"\ncases = 40\n";
+    let repo = Repo::new(&[("freezegate.toml", toml), ("p.sh", "exec sleep 60\n")]);
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 2, "{campaign}\n{}", run.stderr);
+    assert_eq!(campaign["status"], "infra", "{campaign}");
+    assert_eq!(campaign["cases_run"], 8, "{campaign}");
+    let infra = campaign["infra"].as_str().expect("infra item");
+    assert!(
+        infra.starts_with("case 0 was labelled timeout")
+            && infra.ends_with(
+                "; cases 0 to 7 timed out in a row, so the campaign stopped there (MAX_TIMEOUTS_IN_A_ROW): 32 of its 40 cases were not run"
+            ),
+        "{infra}"
+    );
+}

@@ -1204,6 +1204,13 @@ const GENERATOR_STDOUT_CAP: usize = freezegate_replay::DEFAULT_STDOUT_CAP;
 /// how many failing cases were left unshrunk.
 pub const MAX_CAMPAIGN_SHRINKS: usize = 4;
 
+/// After this many cases in a row (in the generator's order) time out, a campaign runs no
+/// more: a property whose code hangs on every input would otherwise cost a deadline per case
+/// (200 cases of 10 s on 2 jobs: over 16 minutes) to learn nothing more. The campaign's infra
+/// item says where it stopped and how many cases were not run; failing cases found before
+/// are shrunk and block as ever.
+pub const MAX_TIMEOUTS_IN_A_ROW: usize = 8;
+
 /// What running a campaign's cases found so far.
 #[derive(Default)]
 struct CaseScan {
@@ -1222,6 +1229,10 @@ struct CaseScan {
     /// fresh process, which gives the answers the replays will give, without the deadline
     /// every case would otherwise cost.
     fresh_only: bool,
+    /// Cases that timed out in a row, up to the last one looked at.
+    timeouts_in_a_row: usize,
+    /// Set once [`MAX_TIMEOUTS_IN_A_ROW`] cases timed out in a row: no more cases run.
+    stopped: bool,
 }
 
 /// Looks at the cases after `scan.done` one at a time in index order, until the end or, with
@@ -1239,7 +1250,7 @@ fn run_cases(
     until_failure: bool,
 ) {
     let chunk = settings.jobs.max(1) * 4;
-    while scan.done < cases.len() {
+    while scan.done < cases.len() && !scan.stopped {
         if scan.ahead.is_empty() {
             let start = scan.done;
             let end = (start + chunk).min(cases.len());
@@ -1290,6 +1301,11 @@ fn run_cases(
         };
         let index = scan.done;
         scan.done += 1;
+        scan.timeouts_in_a_row = if o.label == Label::Timeout {
+            scan.timeouts_in_a_row + 1
+        } else {
+            0
+        };
         match o.label {
             Label::AssertFail => {
                 scan.failing.push((index, o));
@@ -1305,6 +1321,20 @@ fn run_cases(
                 ));
             }
             _ => {}
+        }
+        if scan.timeouts_in_a_row >= MAX_TIMEOUTS_IN_A_ROW && scan.done < cases.len() {
+            scan.stopped = true;
+            scan.ahead.clear();
+            let left = cases.len() - scan.done;
+            let stop = format!(
+                "cases {} to {index} timed out in a row, so the campaign stopped there (MAX_TIMEOUTS_IN_A_ROW): {left} of its {} cases were not run",
+                index + 1 - MAX_TIMEOUTS_IN_A_ROW,
+                cases.len()
+            );
+            scan.infra = Some(match scan.infra.take() {
+                Some(first) => format!("{first}; {stop}"),
+                None => stop,
+            });
         }
     }
 }
