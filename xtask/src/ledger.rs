@@ -292,7 +292,9 @@ fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
         .map_err(Failure::usage)?;
     // No ledger, no row: said without taking the writers' lock, which would create
     // `freeze/` and its lock file in a repository that has neither.
-    let lifted = if ledger_bytes()?.is_none() {
+    let there = read_bytes(Path::new(LEDGER_PATH))
+        .map_err(|e| ledger_failure(e, Some("cannot update the ledger")))?;
+    let lifted = if there.is_none() {
         Vec::new()
     } else {
         update_ledger(|ledger| ledger.lift(&property, fixture))
