@@ -591,7 +591,10 @@ fn lift_of_nothing_neither_creates_nor_rewrites_the_ledger() -> TestResult {
         "{}",
         stderr(&out)
     );
-    assert!(!bare.path().join("freeze").exists(), "a lift created freeze/");
+    assert!(
+        !bare.path().join("freeze").exists(),
+        "a lift created freeze/"
+    );
     // A valid ledger laid out by hand (one line) stays as it is.
     let full = repo(|root| vec![pinned_row(root, 0).unwrap()])?;
     let path = full.path().join("freeze/ledger.json");

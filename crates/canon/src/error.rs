@@ -271,6 +271,18 @@ pub enum MetaError {
         /// What is wrong with its value.
         problem: String,
     },
+    /// The file holds a valid meta but not in its rendered layout (key order, indent, line
+    /// ends, trailing newline): an excerpt of each from where they first differ, escaped so
+    /// that it stays on one line (`\r`, `\n`).
+    #[error(
+        "not in the rendered layout (fixed key order, two-space indent, LF line ends, trailing newline): found `{found}` where the layout has `{expected}`"
+    )]
+    Layout {
+        /// The file's text from the first difference.
+        found: String,
+        /// The rendered text from there.
+        expected: String,
+    },
 }
 
 /// Any error of this crate.

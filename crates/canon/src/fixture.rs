@@ -825,10 +825,16 @@ fn read(path: &Path) -> Result<Vec<u8>, Error> {
 /// Reads and checks a meta file's content, naming `path` in errors.
 fn meta_from_bytes(path: &Path, text: &[u8]) -> Result<Meta, Error> {
     let meta = Meta::parse(text).map_err(|e| Error::in_file(path, e))?;
-    if meta.render().as_bytes() != text {
-        return Err(integrity(
+    if let Some(d) = Difference::between(text, meta.render().as_bytes()) {
+        return Err(Error::in_file(
             path,
-            "not in the rendered layout (fixed key order, two-space indent, trailing newline)",
+            Error::MetaAt {
+                at: d.position,
+                error: MetaError::Layout {
+                    found: Shown(&d.found).to_string(),
+                    expected: Shown(&d.expected).to_string(),
+                },
+            },
         ));
     }
     Ok(meta)

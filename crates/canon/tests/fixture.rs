@@ -425,7 +425,19 @@ fn a_meta_not_in_its_rendered_layout_is_an_integrity_error() {
     let path = meta_path(root.path(), &property(), fixture.fixture_id());
     let compact = freezegate_canon::to_canonical_bytes(&meta.to_value()).unwrap();
     fs::write(&path, [compact.as_slice(), b"\n"].concat()).unwrap();
-    one_problem(root.path(), &path, "rendered layout");
+    one_problem(
+        root.path(),
+        &path,
+        "line 1, column 2: not in the rendered layout",
+    );
+    // CRLF line ends (a checkout with core.autocrlf): the place of the first `\r`, escaped.
+    let crlf = meta.render().replace('\n', "\r\n");
+    fs::write(&path, crlf).unwrap();
+    one_problem(
+        root.path(),
+        &path,
+        "line 1, column 2: not in the rendered layout (fixed key order, two-space indent, LF line ends, trailing newline): found `\\r\\n",
+    );
 }
 
 #[test]
