@@ -3759,16 +3759,15 @@ fn classify_of_a_pinned_fixture_records_the_meta_it_keeps() {
     );
 }
 
-/// A worker that never answers (one that does not flush its answers looks so) costs the
-/// campaign one chunk of deadlines, not one per case: once a chunk has timed out with no
-/// worker answer, the cases run again, and shrink, in fresh processes, which answer the same
-/// way; the worker's silence is the campaign's infra item.
-#[test]
-fn a_worker_that_never_answers_gives_way_to_fresh_processes() {
-    let script = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r line; do :; done\n  exit 0\nfi\nread -r n\n[ \"$n\" -gt 15 ] && exit 1\nexit 0\n";
-    let toml = "[policy]\nseed = 1\nreplays = 3\ntimeout_ms = 1000\njobs = 2\nmin_cases = 10\n\n\
-         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ngenerate = \"seq 40\"\ncases = 40\n";
-    let repo = Repo::new(&[("freezegate.toml", toml), ("p.sh", script)]);
+/// Runs the gate on property `p` (`sh p.sh` as `script`, `worker = true`, inputs 1 to 40,
+/// failing above 15 in a fresh process) with `timeout_ms`; checks that the failure was found
+/// at case 15, shrunk to `16` and pinned, and returns the campaign's infra item.
+fn worker_campaign_falls_back(script: &str, timeout_ms: u32) -> String {
+    let toml = format!(
+        "[policy]\nseed = 1\nreplays = 3\ntimeout_ms = {timeout_ms}\njobs = 2\nmin_cases = 10\n\n\
+         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ngenerate = \"seq 40\"\ncases = 40\n"
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml), ("p.sh", script)]);
     let (run, report) = repo.gate_json();
     let campaign = &report["campaigns"][0];
     assert_eq!(run.code, 1, "{campaign}\n{}", run.stderr);
@@ -3776,7 +3775,17 @@ fn a_worker_that_never_answers_gives_way_to_fresh_processes() {
     assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
     assert_eq!(campaign["failing_case"], 15, "{campaign}");
     assert_eq!(campaign["minimal"], "16", "{campaign}");
-    let infra = campaign["infra"].as_str().expect("infra item");
+    campaign["infra"].as_str().expect("infra item").to_owned()
+}
+
+/// A worker that never answers (one that does not flush its answers looks so) costs the
+/// campaign one chunk of deadlines, not one per case: once a chunk has timed out with no
+/// worker answer, the cases run again, and shrink, in fresh processes, which answer the same
+/// way; the worker's silence is the campaign's infra item.
+#[test]
+fn a_worker_that_never_answers_gives_way_to_fresh_processes() {
+    let script = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r line; do :; done\n  exit 0\nfi\nread -r n\n[ \"$n\" -gt 15 ] && exit 1\nexit 0\n";
+    let infra = worker_campaign_falls_back(script, 1000);
     assert!(
         infra.starts_with("case 0 was labelled timeout")
             && infra.contains("the worker has answered no case, so the campaign ran a fresh process per case instead"),
@@ -3791,16 +3800,7 @@ fn a_worker_that_never_answers_gives_way_to_fresh_processes() {
 #[test]
 fn a_worker_that_prints_before_answering_gives_way_to_fresh_processes() {
     let script = "echo 'loading the code under test'\nif [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r n; do\n    if [ \"$n\" -gt 15 ]; then echo fail; else echo pass; fi\n  done\n  exit 0\nfi\nread -r n\n[ \"$n\" -gt 15 ] && exit 1\nexit 0\n";
-    let toml = "[policy]\nseed = 1\nreplays = 3\ntimeout_ms = 5000\njobs = 2\nmin_cases = 10\n\n\
-         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ngenerate = \"seq 40\"\ncases = 40\n";
-    let repo = Repo::new(&[("freezegate.toml", toml), ("p.sh", script)]);
-    let (run, report) = repo.gate_json();
-    let campaign = &report["campaigns"][0];
-    assert_eq!(run.code, 1, "{campaign}\n{}", run.stderr);
-    assert_eq!(campaign["status"], "failure", "{campaign}");
-    assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
-    assert_eq!(campaign["minimal"], "16", "{campaign}");
-    let infra = campaign["infra"].as_str().expect("infra item");
+    let infra = worker_campaign_falls_back(script, 5000);
     assert!(
         // The extra line arrives alone or with the first answer: either is outside the
         // protocol.
