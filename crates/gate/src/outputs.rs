@@ -282,9 +282,9 @@ pub fn prepare(
 
 /// Opens each output as the run will write it, before it starts, so that a path that cannot
 /// be written is bad input at once, not after every oracle has run and the report is lost.
-/// One that exists is opened to append, which changes nothing in it. For one that does not,
-/// a probe file (`.<name>.probe-<pid>.tmp`) is created beside it and removed again: never
-/// the path itself, so that a run killed in between leaves no empty report where a reader
+/// One that exists is opened to append, which changes nothing in it. For one that does not
+/// (or a link to a file that does not), a probe file (`.<name>.probe-<pid>.tmp`) is created
+/// beside it (beside the link's target) and removed again: never the file itself, so that a run killed in between leaves no empty report where a reader
 /// (an artifact upload after a timeout) would take it for this run's. A pipe or a device is
 /// not tried: opening a named pipe and closing it again ends its reader's input.
 pub fn check_writable(outputs: &[Output]) -> Result<(), OutputError> {
@@ -298,14 +298,26 @@ pub fn check_writable(outputs: &[Output]) -> Result<(), OutputError> {
             path: path.clone(),
             source,
         };
-        if std::fs::symlink_metadata(path).is_ok() {
-            std::fs::OpenOptions::new()
-                .append(true)
-                .open(path)
-                .map_err(open_error)?;
-            continue;
-        }
-        let probe = probe_path(path).ok_or_else(|| {
+        // What the write will create: the path, or for a link to nothing (out of the root:
+        // `prepare` refuses one inside it) the file it names, which the write creates
+        // through the link.
+        let new_file = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.file_type().is_symlink() && std::fs::metadata(path).is_err() => {
+                match std::fs::read_link(path) {
+                    Ok(target) => path.parent().unwrap_or(Path::new(".")).join(target),
+                    Err(e) => return Err(open_error(e)),
+                }
+            }
+            Ok(_) => {
+                std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(path)
+                    .map_err(open_error)?;
+                continue;
+            }
+            Err(_) => path.clone(),
+        };
+        let probe = probe_path(&new_file).ok_or_else(|| {
             open_error(std::io::Error::new(
                 std::io::ErrorKind::InvalidInput,
                 "the path names no file",
@@ -436,6 +448,20 @@ mod tests {
             probe_path(&new).and_then(|p| p.file_name().map(|n| n.to_owned())),
             Some(format!(".r.json.probe-{}.tmp", std::process::id()).into())
         );
+        // A link to a file not created yet (a report folder set up by the job) is checked
+        // beside its target, and nothing is left there either.
+        let elsewhere = tempfile::tempdir().expect("temp dir");
+        let linked = root.path().join("linked.json");
+        std::os::unix::fs::symlink(elsewhere.path().join("r.json"), &linked).expect("link");
+        check_writable(&[Output::new("--json-out", &linked, Role::Report)]).expect("writable");
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path()).expect("list").count(),
+            0,
+            "nothing created beside the target"
+        );
+        let nowhere = root.path().join("nowhere.json");
+        std::os::unix::fs::symlink(elsewhere.path().join("gone/r.json"), &nowhere).expect("link");
+        assert!(check_writable(&[Output::new("--out", &nowhere, Role::Report)]).is_err());
         let under_a_file = kept.join("r.json");
         let error = check_writable(&[Output::new("--out", &under_a_file, Role::Report)])
             .expect_err("not a folder")
