@@ -262,7 +262,7 @@ fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
         .enumerate()
         .filter(|(_, row)| expiring.is_none_or(|days| row.expires_within(now, days)))
         .map(|(at, row)| match broken.as_ref().and_then(|b| b.get(at)) {
-            Some(rules) => Listed::checked(row, rules),
+            Some(rules) => Listed::new(row, rules),
             None => Listed::unchecked(row),
         })
         .collect();

@@ -511,7 +511,7 @@ fn bad_input_exits_3_before_any_refusal_or_replay() -> TestResult {
                 for entry in std::fs::read_dir(&dir)? {
                     let path = entry?.path();
                     if path.to_string_lossy().ends_with(".meta.json") {
-                        // The last hex digit: the origin's id, its first 16, still matches.
+                        // The next-to-last hex digit: the origin's id, its first 16, still matches.
                         let text = std::fs::read_to_string(&path)?;
                         let at = text.find("\"origin_digest\": \"").unwrap_or(0) + 17 + 63;
                         let last = if &text[at..=at] == "0" { "1" } else { "0" };

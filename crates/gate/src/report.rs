@@ -199,6 +199,25 @@ pub enum CampaignStatus {
     NoGenerator,
 }
 
+impl CampaignStatus {
+    /// The status's name, as the JSON report spells it (`no_generator`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CampaignStatus::Pass => "pass",
+            CampaignStatus::Failure => "failure",
+            CampaignStatus::Infra => "infra",
+            CampaignStatus::NoGenerator => "no_generator",
+        }
+    }
+}
+
+/// The name [`CampaignStatus::as_str`] gives.
+impl std::fmt::Display for CampaignStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One property's campaign.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CampaignResult {
@@ -276,6 +295,26 @@ pub enum FindingKind {
     Patch,
     /// A campaign that ran fewer cases than the property asks for.
     Campaign,
+}
+
+impl FindingKind {
+    /// The kind's name, as the JSON report spells it (`integrity`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::Config => "config",
+            FindingKind::Ledger => "ledger",
+            FindingKind::Integrity => "integrity",
+            FindingKind::Patch => "patch",
+            FindingKind::Campaign => "campaign",
+        }
+    }
+}
+
+/// The name [`FindingKind::as_str`] gives.
+impl std::fmt::Display for FindingKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// A problem found outside replays.
@@ -520,5 +559,29 @@ mod tests {
             crate::classify::Action::FreezeAfterPin.to_string(),
             "freeze_after_pin"
         );
+        // The names are serde's: each as_str is what the JSON report writes.
+        for status in [
+            CampaignStatus::Pass,
+            CampaignStatus::Failure,
+            CampaignStatus::Infra,
+            CampaignStatus::NoGenerator,
+        ] {
+            assert_eq!(
+                serde_json::to_value(status).ok(),
+                Some(serde_json::Value::from(status.to_string()))
+            );
+        }
+        for kind in [
+            FindingKind::Config,
+            FindingKind::Ledger,
+            FindingKind::Integrity,
+            FindingKind::Patch,
+            FindingKind::Campaign,
+        ] {
+            assert_eq!(
+                serde_json::to_value(kind).ok(),
+                Some(serde_json::Value::from(kind.to_string()))
+            );
+        }
     }
 }

@@ -1204,11 +1204,13 @@ const GENERATOR_STDOUT_CAP: usize = freezegate_replay::DEFAULT_STDOUT_CAP;
 /// how many failing cases were left unshrunk.
 pub const MAX_CAMPAIGN_SHRINKS: usize = 4;
 
-/// After this many cases in a row (in the generator's order) time out, a campaign runs no
-/// more: a property whose code hangs on every input would otherwise cost a deadline per case
-/// (200 cases of 10 s on 2 jobs: over 16 minutes) to learn nothing more. The campaign's infra
-/// item says where it stopped and how many cases were not run; failing cases found before
-/// are shrunk and block as ever.
+/// After this many cases in a row (in the generator's order) time out, a campaign looks at
+/// no more cases and starts no more: a property whose code hangs on every input would
+/// otherwise cost a deadline per case (200 cases of 10 s on 2 jobs: over 16 minutes) to learn
+/// nothing more. Outcomes of the chunk in flight past that case are not looked at either, so
+/// that the outcome does not depend on `jobs`. The campaign's infra item says where it
+/// stopped and how many cases were not looked at; failing cases found before are shrunk and
+/// block as ever.
 pub const MAX_TIMEOUTS_IN_A_ROW: usize = 8;
 
 /// What running a campaign's cases found so far.
@@ -1327,7 +1329,7 @@ fn run_cases(
             scan.ahead.clear();
             let left = cases.len() - scan.done;
             let stop = format!(
-                "cases {} to {index} timed out in a row, so the campaign stopped there (MAX_TIMEOUTS_IN_A_ROW): {left} of its {} cases were not run",
+                "cases {} to {index} timed out in a row, so the campaign stopped there (MAX_TIMEOUTS_IN_A_ROW): {left} of its {} cases were not looked at",
                 index + 1 - MAX_TIMEOUTS_IN_A_ROW,
                 cases.len()
             );
@@ -1719,7 +1721,7 @@ fn campaign(
                 .ok()
                 .map(str::to_owned);
             result.note = Some(format!(
-                "{message}: the case blocks as generated, since its minimal input could not be pinned; make fixtures/ writable and run the gate again to pin it"
+                "{message}: the case blocks as generated, since its minimal input could not be pinned; fix what stops the write (a read-only tree, a full disk, something in the way under fixtures/) and run the gate again to pin it"
             ));
         }
         Err(message) => {

@@ -17,8 +17,10 @@
 //! revision can draw and run the properties of the tree it judges through a build of that
 //! tree (`gate --rust-runner`, [`crate::run::Context::rust_runner`]).
 //! [`Registry::serve_stdio`] serves all three from the process's streams and environment. A
-//! candidate that does not deserialize into the input type exits 125 ("cannot test this input"): it is not a failure, so the
-//! shrinker never turns a failing input into one of another shape.
+//! candidate that does not deserialize into the input type, or that a property registered with
+//! [`Registry::property_in_domain`] puts outside its domain, exits 125 ("cannot test this
+//! input"): it is not a failure, so the shrinker never turns a failing input into one of
+//! another shape or one the strategy could not draw.
 //!
 //! An input holding a NaN or infinite float has no JSON form: generation fails with an error
 //! naming the float and its JSON pointer, never pinning `null` for it. `any::<f64>()` draws
@@ -260,16 +262,20 @@ impl Registry {
     ///
     /// let mut registry = Registry::new();
     /// registry.property_in_domain(
-    ///     "orders.total_fits",
+    ///     "orders.total_fits_u16",
     ///     (0u32..1_000, 0u32..100),
-    ///     |&(_, qty)| qty < 100,
-    ///     |&(price, qty)| match price.checked_mul(qty) {
-    ///         Some(_) => Ok(()),
-    ///         None => Err("total overflows".into()),
+    ///     |&(price, qty)| price < 1_000 && qty < 100,
+    ///     |&(price, qty)| match u16::try_from(price * qty) {
+    ///         Ok(_) => Ok(()),
+    ///         Err(_) => Err("total over 65 535".into()),
     ///     },
     /// )?;
-    /// let outside = freezegate_gate::freezegate_canon::parse(b"[79, 632912]")?;
-    /// assert!(matches!(registry.check("orders.total_fits", &outside), Some(Check::CannotTest(_))));
+    /// let value = |text: &str| freezegate_gate::freezegate_canon::parse(text.as_bytes());
+    /// let check = |text: &str| registry.check("orders.total_fits_u16", &value(text).unwrap());
+    /// assert!(matches!(check("[999, 99]"), Some(Check::Fail { .. })));
+    /// // The shrinker may offer 632 912; the strategy never draws it.
+    /// assert!(matches!(check("[79, 632912]"), Some(Check::CannotTest(_))));
+    /// assert!(matches!(check("[79, 2]"), Some(Check::Pass)));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn property_in_domain<T, S, D, F>(
@@ -295,12 +301,16 @@ impl Registry {
         };
         let check = move |value: &Value| match freezegate_canon::from_value::<T>(value) {
             Err(e) => Check::CannotTest(e.to_string()),
-            Ok(input) if !in_domain(&input) => {
-                Check::CannotTest("the input is outside the property's domain".to_owned())
-            }
-            Ok(input) => match freezegate_replay::panics::catch(false, || check(&input)) {
-                Ok(Ok(())) => Check::Pass,
-                Ok(Err(text)) => Check::fail(text),
+            // The predicate runs under the same catch as the check: a panic in it is a
+            // failure named by its place, not a dead process.
+            Ok(input) => match freezegate_replay::panics::catch(false, || {
+                in_domain(&input).then(|| check(&input))
+            }) {
+                Ok(None) => {
+                    Check::CannotTest("the input is outside the property's domain".to_owned())
+                }
+                Ok(Some(Ok(()))) => Check::Pass,
+                Ok(Some(Err(text))) => Check::fail(text),
                 Err(caught) => Check::Fail {
                     signature: caught.signature(),
                     message: caught.describe(),
@@ -389,7 +399,7 @@ impl Registry {
     ///
     /// One-shot mode reads one candidate and exits `0` (pass), `1` (fail: a panic's message
     /// first, then a last stdout line `failure: <signature>`) or `125` (the input does not
-    /// fit the type, or is not JSON). Worker mode reads one candidate per line and answers
+    /// fit the type, is outside the property's domain, or is not JSON). Worker mode reads one candidate per line and answers
     /// `pass`, `fail <signature>` or `error <message>` per line until end of input.
     pub fn serve(
         &self,
@@ -580,6 +590,31 @@ pub fn shell_quote(s: &str) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A domain predicate that panics is a failure named by its place, as a check's panic
+    /// is, not a process that dies.
+    #[test]
+    fn a_panicking_domain_predicate_is_a_failure() {
+        let mut registry = Registry::new();
+        registry
+            .property_in_domain(
+                "p.domain",
+                0u8..10,
+                |&n| {
+                    assert!(n != 7, "seven");
+                    true
+                },
+                |_| Ok(()),
+            )
+            .unwrap();
+        let seven = freezegate_canon::parse(b"7").unwrap();
+        match registry.check("p.domain", &seven) {
+            Some(Check::Fail { signature, .. }) => {
+                assert!(signature.starts_with("panicked at "), "{signature}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 
     fn registry() -> Registry {
         let mut r = Registry::new();

@@ -12,7 +12,7 @@ use crate::stamp::Timestamp;
 /// A row as the listings show it: the row, and the rules it breaks (errors of
 /// [`crate::Ledger::check`]), for which it freezes nothing while it stands.
 ///
-/// Build one with [`Listed::checked`] from what [`crate::Ledger::broken_rules`] found, as
+/// Build one with [`Listed::new`] from what [`crate::Ledger::broken_rules`] found, as
 /// `ledger list` does. A `&Row` converts into an unchecked one ([`Listed::unchecked`]), so
 /// `list_text(ledger.rows(), now)` lists rows as read; the JSON listing says which rows
 /// were checked.
@@ -31,7 +31,7 @@ pub struct Listed<'a> {
 
 impl<'a> Listed<'a> {
     /// A row checked against the rules, with the rules it breaks (`&[]` for a valid row).
-    pub fn checked(row: &'a Row, broken: &'a [Rule]) -> Self {
+    pub fn new(row: &'a Row, broken: &'a [Rule]) -> Self {
         Listed {
             row,
             broken,
@@ -162,7 +162,7 @@ pub fn list_text<'a, L: Into<Listed<'a>>>(
 /// "expires_in_seconds", "broken", "checked"}]}`, rendered like the ledger: `active` is
 /// whether the row freezes its fixture at `now` ([`Listed::is_active`]), `broken` the names
 /// of the rules it breaks (`["owner"]`; `[]` for a valid row), `checked` whether the rules
-/// were looked at ([`Listed::checked`]). For an unchecked row, `broken` is `[]` and
+/// were looked at (the row's [`Listed::checked`]). For an unchecked row, `broken` is `[]` and
 /// `active` says only that the row is created and not expired.
 pub fn list_json<'a, L: Into<Listed<'a>>>(
     rows: impl IntoIterator<Item = L>,

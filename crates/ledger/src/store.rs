@@ -58,8 +58,12 @@ fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
     if !meta.is_file() && !meta.is_dir() {
         return Err(not_regular());
     }
-    // A folder fails here, as `fs::read` says it.
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    // A folder fails here, as `fs::read` says it. The size is a hint (a sparse file may
+    // claim more than memory holds): reserving it may fail, and reading then says so.
+    let mut bytes = Vec::new();
+    bytes
+        .try_reserve_exact(usize::try_from(meta.len()).unwrap_or(0))
+        .map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
     file.read_to_end(&mut bytes)?;
     Ok(bytes)
 }

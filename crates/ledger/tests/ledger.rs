@@ -246,7 +246,7 @@ fn listings_show_the_rules_a_row_breaks() {
         .rows()
         .iter()
         .zip(&broken)
-        .map(|(row, broken)| Listed::checked(row, broken))
+        .map(|(row, broken)| Listed::new(row, broken))
         .collect();
     let value = parse(list_json(listed.clone(), now()).as_bytes()).unwrap();
     for (i, rules) in broken.iter().enumerate() {
