@@ -3889,3 +3889,59 @@ fn a_campaign_stops_after_eight_timeouts_in_a_row() {
         "{infra}"
     );
 }
+
+/// A new stable failure without a signature can shrink onto a frozen flake: a flaky oracle
+/// fails the flake's input once on the way, and the shrinker keeps it. The case itself fails
+/// every replay while the fixture does not, so it is pinned as it is and blocks; the freeze
+/// of the flake does not excuse it.
+#[test]
+fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
+    // Inputs holding a 3 fail on even replay indices (and in a campaign's runs, which have
+    // none): a flake; with `bug`, inputs holding a 5 fail always. No signatures.
+    let oracle = |bug: bool| {
+        format!(
+            "read -r l\n{}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n",
+            if bug {
+                "case \"$l\" in *5*) exit 1;; esac\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[5]' | head -n 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.sh", &oracle(false)),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let flake = repo.pin("p", "[3]");
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.write("p.sh", &oracle(true));
+    repo.commit("a frozen flake, then a new bug");
+    let (run, report) = repo.gate_json();
+    assert_eq!(status(&report, "p", &flake), "frozen", "{}", run.stdout);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "the new failure blocks: {campaign}");
+    assert_eq!(campaign["action"], "pin_origin", "{campaign}");
+    assert_eq!(campaign["blocking"], true, "{campaign}");
+    assert_eq!(
+        campaign["labels"],
+        serde_json::json!(vec!["assert_fail"; 3]),
+        "{campaign}"
+    );
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(&format!(
+            "the minimal input is pinned fixture {flake}, which does not fail every replay, but this case failed all 3 of its own"
+        )),
+        "{note}"
+    );
+    // The fixture pinned is the case itself.
+    let pinned = campaign["fixture_id"].as_str().expect("fixture id");
+    assert_eq!(repo.read(&format!("fixtures/p/{pinned}.json")), "[5]\n");
+}

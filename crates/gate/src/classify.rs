@@ -227,7 +227,9 @@ pub struct Plan<'a> {
     /// Whether to write the fixture files (the gate and `classify` do).
     pub pin: bool,
     /// Stop after shrinking when the minimal input is already pinned: its own replays decide
-    /// for it (the gate's campaigns set this; `classify` does not).
+    /// for it (the gate's campaigns set this; `classify` does not). Unless the input itself
+    /// fails every replay while the pinned fixture does not: that stable failure, which a
+    /// flaky oracle let the shrinker carry onto a flake, is pinned as it is (`pin_origin`).
     pub stop_if_pinned: bool,
 }
 
@@ -445,26 +447,6 @@ pub fn classify_observed(
         },
     };
 
-    if plan.stop_if_pinned
-        && fixture::fixture_path(plan.root, plan.property, minimal.fixture_id()).exists()
-    {
-        record.already_pinned = true;
-        record.action = Action::AlreadyPinned;
-        record.labels = Vec::new();
-        let meta = meta_of(&minimal, freezegate_shrink::path_to_value(&shrunk.path));
-        let completed = plan.pin && complete_pin(plan, &meta, &minimal, &origin)?;
-        record.message =
-            Some("the minimal input is already pinned: its replays decide for it".into());
-        if completed {
-            add_message(&mut record, COMPLETED);
-        }
-        if let Some(note) = worker_note {
-            add_message(&mut record, note);
-        }
-        record.meta = Some(kept_meta(plan, meta));
-        record.minimal = Some(minimal);
-        return Ok(record);
-    }
     let replay = |candidate: &Canonical| -> (Vec<Label>, Verdict) {
         let shared = Arc::new(candidate.bytes().to_vec());
         let jobs = replay_contexts(
@@ -485,54 +467,98 @@ pub fn classify_observed(
         let v = verdict(&labels, plan.replays);
         (labels, v)
     };
-    let (min_labels, min_verdict) = replay(&minimal);
+    // A minimal input already pinned decides through its own replays, unless the failing
+    // case itself fails every replay while that fixture does not: then the case is a stable
+    // failure the pinned fixture (a flake, perhaps frozen) does not explain, one the shrinker
+    // reached only because a flaky oracle failed the fixture once on the way. It is pinned
+    // as it is, so that a freeze of the flake never excuses it.
+    let mut unexplained = None;
+    if plan.stop_if_pinned
+        && fixture::fixture_path(plan.root, plan.property, minimal.fixture_id()).exists()
+    {
+        let (origin_labels, origin_verdict) = replay(&origin);
+        if origin_verdict == Verdict::BlockPatch && replay(&minimal).1 != Verdict::BlockPatch {
+            unexplained = Some(origin_labels);
+        } else {
+            record.already_pinned = true;
+            record.action = Action::AlreadyPinned;
+            record.labels = Vec::new();
+            let meta = meta_of(&minimal, freezegate_shrink::path_to_value(&shrunk.path));
+            let completed = plan.pin && complete_pin(plan, &meta, &minimal, &origin)?;
+            record.message =
+                Some("the minimal input is already pinned: its replays decide for it".into());
+            if completed {
+                add_message(&mut record, COMPLETED);
+            }
+            if let Some(note) = worker_note {
+                add_message(&mut record, note);
+            }
+            record.meta = Some(kept_meta(plan, meta));
+            record.minimal = Some(minimal);
+            return Ok(record);
+        }
+    }
     let mut fixture = minimal.clone();
     let mut path = freezegate_shrink::path_to_value(&shrunk.path);
-    record.labels = min_labels;
-    record.status = min_verdict.status();
-    record.action = match min_verdict {
-        Verdict::BlockPatch => Action::PinFixture,
-        Verdict::FreezeEligible => Action::FreezeAfterPin,
-        Verdict::InfraQueue | Verdict::RejectMalformed => {
-            record.message = Some(
-                "a replay of the minimal input timed out or broke: infra queue, nothing pinned"
-                    .into(),
-            );
-            Action::InfraQueue
-        }
-        Verdict::NotReproduced => {
-            let (origin_labels, origin_verdict) = replay(&origin);
-            match origin_verdict {
-                Verdict::BlockPatch | Verdict::FreezeEligible => {
-                    record.labels = origin_labels;
-                    record.status = origin_verdict.status();
-                    record.message = Some(
-                        "the minimal input does not reproduce but the origin does: the shrink over-shrank on a flaky oracle, so the origin is pinned"
-                            .into(),
-                    );
-                    fixture = origin.clone();
-                    path = Value::Array(Vec::new());
-                    Action::PinOrigin
-                }
-                Verdict::InfraQueue | Verdict::RejectMalformed => {
-                    record.labels = origin_labels;
-                    record.status = None;
-                    record.message = Some(
-                        "a replay of the origin timed out or broke: infra queue, nothing pinned"
-                            .into(),
-                    );
-                    Action::InfraQueue
-                }
-                Verdict::NotReproduced => {
-                    record.message = Some(
-                        "neither the minimal input nor the origin failed again: not reproduced, dropped"
-                            .into(),
-                    );
-                    Action::DropNonreproducible
+    if let Some(origin_labels) = unexplained {
+        record.labels = origin_labels;
+        record.status = Verdict::BlockPatch.status();
+        record.action = Action::PinOrigin;
+        record.message = Some(format!(
+            "the minimal input is pinned fixture {}, which does not fail every replay, but this case failed all {} of its own: a stable failure that fixture (perhaps a frozen flake) does not explain, so the case is pinned as it is",
+            minimal.fixture_id(),
+            plan.replays
+        ));
+        fixture = origin.clone();
+        path = Value::Array(Vec::new());
+    } else {
+        let (min_labels, min_verdict) = replay(&minimal);
+        record.labels = min_labels;
+        record.status = min_verdict.status();
+        record.action = match min_verdict {
+            Verdict::BlockPatch => Action::PinFixture,
+            Verdict::FreezeEligible => Action::FreezeAfterPin,
+            Verdict::InfraQueue | Verdict::RejectMalformed => {
+                record.message = Some(
+                    "a replay of the minimal input timed out or broke: infra queue, nothing pinned"
+                        .into(),
+                );
+                Action::InfraQueue
+            }
+            Verdict::NotReproduced => {
+                let (origin_labels, origin_verdict) = replay(&origin);
+                match origin_verdict {
+                    Verdict::BlockPatch | Verdict::FreezeEligible => {
+                        record.labels = origin_labels;
+                        record.status = origin_verdict.status();
+                        record.message = Some(
+                            "the minimal input does not reproduce but the origin does: the shrink over-shrank on a flaky oracle, so the origin is pinned"
+                                .into(),
+                        );
+                        fixture = origin.clone();
+                        path = Value::Array(Vec::new());
+                        Action::PinOrigin
+                    }
+                    Verdict::InfraQueue | Verdict::RejectMalformed => {
+                        record.labels = origin_labels;
+                        record.status = None;
+                        record.message = Some(
+                            "a replay of the origin timed out or broke: infra queue, nothing pinned"
+                                .into(),
+                        );
+                        Action::InfraQueue
+                    }
+                    Verdict::NotReproduced => {
+                        record.message = Some(
+                            "neither the minimal input nor the origin failed again: not reproduced, dropped"
+                                .into(),
+                        );
+                        Action::DropNonreproducible
+                    }
                 }
             }
-        }
-    };
+        };
+    }
     let meta = meta_of(&fixture, path);
     // An already pinned fixture is never rewritten: its files are protected, and its meta
     // records when and where it was first pinned. `pin` writes only what is missing, so an
