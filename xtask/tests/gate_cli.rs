@@ -3945,3 +3945,34 @@ fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
     let pinned = campaign["fixture_id"].as_str().expect("fixture id");
     assert_eq!(repo.read(&format!("fixtures/p/{pinned}.json")), "[5]\n");
 }
+
+/// A campaign that completes an interrupted pin (here a fixture left without its meta file,
+/// whose origin the generator prints again) leaves no finding about it in the same run's
+/// report: the report is of the tree the run leaves.
+#[test]
+fn a_pin_a_campaign_completes_is_no_finding_of_the_same_run() {
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 10\n",
+    );
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 5")),
+        (
+            "gen.py",
+            "for _ in range(10):\n    print('{\"n\": 10, \"m\": [1, 2]}')\n",
+        ),
+    ]);
+    let id = repo.pin("p", r#"{"n": 10, "m": [1, 2]}"#);
+    let meta_file = format!("fixtures/p/{id}.meta.json");
+    std::fs::remove_file(repo.dir.join(&meta_file)).expect("rm meta");
+    let run = repo.gate(&["--format", "json"], &[]);
+    let report = json(&run);
+    let campaign = &report["campaigns"][0];
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("its meta file was missing and is written now"),
+        "{campaign}"
+    );
+    assert!(repo.dir.join(&meta_file).exists());
+    assert_eq!(report["findings"], serde_json::json!([]), "{}", run.stdout);
+}

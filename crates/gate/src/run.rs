@@ -542,8 +542,8 @@ fn run_trusting(
     let mut broken: BTreeSet<String> = BTreeSet::new();
     for error in crate::integrity::verify(root, declared) {
         // The file relative to the root and, for JSON that does not parse or a meta file
-        // that breaks its schema, its line and column (the message names them too, for
-        // readers of the message alone).
+        // that breaks its schema, its line and column (in the finding's fields, not again in
+        // its message).
         let (file, place, message) = match &error {
             freezegate_canon::Error::Integrity { path, problem } => {
                 (Some(rel(root, path)), None, problem.clone())
@@ -801,6 +801,20 @@ fn run_trusting(
         findings.extend(short_campaign(settings, property, &result));
         campaigns.push(result);
     }
+    // A campaign may complete an interrupted pin (a fixture left without its meta file, a
+    // meta file without its fixture): a finding about a file that verifies now describes a
+    // state this run repaired, and goes, so that the report is of the tree it leaves.
+    if campaigns.iter().any(|c| c.fixture_id.is_some())
+        && findings.iter().any(|f| f.rule == "integrity.fixture")
+    {
+        let still: BTreeSet<String> = crate::integrity::verify(root, declared)
+            .iter()
+            .filter_map(|e| integrity_file(root, e))
+            .collect();
+        findings.retain(|f| {
+            f.rule != "integrity.fixture" || f.file.as_ref().is_none_or(|file| still.contains(file))
+        });
+    }
 
     // Step 5: expired rows, decision.
     let expired_rows = ledger
@@ -936,6 +950,17 @@ fn infra_reason(outcome: &freezegate_replay::RunOutcome) -> String {
         reason.push_str(&line);
     }
     reason
+}
+
+/// The file, relative to `root`, that an integrity error of canon names, if it names one.
+fn integrity_file(root: &Path, error: &freezegate_canon::Error) -> Option<String> {
+    match error {
+        freezegate_canon::Error::Integrity { path, .. }
+        | freezegate_canon::Error::NotCanonical { path, .. }
+        | freezegate_canon::Error::File { path, .. }
+        | freezegate_canon::Error::Io { path, .. } => Some(rel(root, path)),
+        _ => None,
+    }
 }
 
 /// Appends `more` to a report's note, after `; ` when there is one.
