@@ -931,10 +931,15 @@ const STDERR_LINE_CHARS: usize = 200;
 /// what it holds.
 fn stderr_last_line(text: &str) -> Option<String> {
     let line = text.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
-    Some(match line.char_indices().nth(STDERR_LINE_CHARS) {
+    Some(cut_line(line))
+}
+
+/// At most [`STDERR_LINE_CHARS`] characters of `line`, `…` marking a cut.
+fn cut_line(line: &str) -> String {
+    match line.char_indices().nth(STDERR_LINE_CHARS) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line.to_owned(),
-    })
+    }
 }
 
 /// Why a run is an infra run, in one line: the runner's message (or how it ended), then the
@@ -1167,11 +1172,7 @@ fn run_generator(
             Err(e) => {
                 // The line itself (its start), so that a stray print (a verbose test
                 // framework, a log handler on stdout) is recognised at once.
-                let text = String::from_utf8_lossy(line);
-                let shown = match text.char_indices().nth(STDERR_LINE_CHARS) {
-                    Some((i, _)) => format!("{}…", &text[..i]),
-                    None => text.into_owned(),
-                };
+                let shown = cut_line(&String::from_utf8_lossy(line));
                 return Err(GeneratorFailure::Other(format!(
                     "generator output line {} is not one JSON input ({e}): {shown:?}",
                     n + 1
