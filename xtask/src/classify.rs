@@ -102,7 +102,23 @@ pub fn run(args: Args) -> Outcome {
         pin: true,
         stop_if_pinned: false,
     };
-    let record = classify::classify(&plan, &input).map_err(Failure::usage)?;
+    let record = classify::classify(&plan, &input).map_err(|e| {
+        if let classify::ClassifyError::Pin { record, .. } = &e
+            && let Some(meta) = &record.meta
+        {
+            // The failure was found; only its files could not be written: say what it was,
+            // so that the minimal input is not lost with the write.
+            eprintln!(
+                "{} not done: fixtures/{}/{}.json could not be written; labels: {}; minimal input: {}",
+                record.action.as_str(),
+                meta.property_id,
+                meta.fixture_id,
+                record.labels.iter().map(|l| l.letter()).collect::<String>(),
+                record.minimal.as_ref().map_or("", |c| c.as_str())
+            );
+        }
+        Failure::usage(e)
+    })?;
     match args.format {
         Format::Json => write_stdout(&to_pretty_string(&record.to_value()))?,
         Format::Text => write_stdout(&record.to_text())?,

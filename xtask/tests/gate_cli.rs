@@ -773,6 +773,36 @@ fn classify_text(repo: &Repo, property: &str, input: &str, extra: &[&str]) -> Ru
     repo.classify_run(property, input, &[&["--format", "text"], extra].concat())
 }
 
+/// `classify` whose fixture files cannot be written exits 3 with the write error, and says
+/// on stderr what it found, so that the minimal input is not lost with the write.
+#[test]
+fn classify_that_cannot_pin_says_what_it_found() {
+    let toml = config("[[property]]\nid = \"lists.short\"\noracle = \"python3 p.py\"\n");
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        (
+            "p.py",
+            "import sys\nfrom oracle import serve\nsys.exit(serve(lambda d: 'long' if len(d) > 2 else None))\n",
+        ),
+        ("fixtures/lists.short/origins", ""),
+    ]);
+    let run = classify_text(&repo, "lists.short", "[3, 3, 3, 3]", &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(run.stdout, "");
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("pin_fixture not done: fixtures/lists.short/")
+            && first.ends_with(".json could not be written; labels: FFF; minimal input: [0,0,0]"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("error: pinning the fixture failed: "),
+        "{}",
+        run.stderr
+    );
+}
+
 /// A `worker = true` property whose worker cannot shrink the input (it dies in worker mode,
 /// never flushes its answers, or names the failure differently from a fresh process: a
 /// flake fixed for a worker's life looks so) is shrunk with a fresh process per candidate,
@@ -2472,7 +2502,8 @@ fn a_ledger_an_unsigned_commit_breaks_is_blamed_on_that_commit() {
 
 /// A failure a campaign finds blocks even when its fixture files cannot be written (a
 /// read-only checkout, a full disk): the property failed, so the run is not "infra only",
-/// and a later run with a writable tree pins it.
+/// and a later run with a writable tree pins it. The campaign shows the shrunk minimal input,
+/// its replays and the id of the fixture it would have pinned, with no action taken.
 #[test]
 fn a_failure_whose_fixture_cannot_be_written_blocks_and_is_not_infra() {
     let toml = config(
@@ -2500,11 +2531,22 @@ fn a_failure_whose_fixture_cannot_be_written_blocks_and_is_not_infra() {
     assert_eq!(campaign["status"], "failure", "{campaign}");
     assert_eq!(campaign["blocking"], true, "{campaign}");
     assert_eq!(campaign["infra"], serde_json::Value::Null, "{campaign}");
-    assert_eq!(campaign["minimal"], "[3,3,3]", "{campaign}");
+    assert_eq!(campaign["minimal"], "[0,0,0]", "{campaign}");
+    assert_eq!(campaign["action"], serde_json::Value::Null, "{campaign}");
+    assert_eq!(
+        campaign["labels"],
+        serde_json::json!(vec!["assert_fail"; 3]),
+        "{campaign}"
+    );
+    let would_be = campaign["fixture_id"]
+        .as_str()
+        .expect("the would-be fixture's id");
     let note = campaign["note"].as_str().unwrap_or_default();
     assert!(
         note.starts_with("pinning the fixture failed: ")
-            && note.contains("fix what stops the write"),
+            && note.contains(
+                "the failure blocks, but its fixture is not pinned; fix what stops the write"
+            ),
         "{note}"
     );
     assert_eq!(report["summary"]["infra"], 0, "{}", report["summary"]);
@@ -2519,7 +2561,13 @@ fn a_failure_whose_fixture_cannot_be_written_blocks_and_is_not_infra() {
     std::fs::remove_file(repo.dir.join("fixtures/lists.short/origins")).expect("remove");
     let again = repo.gate(&["--format", "json"], &[]);
     assert_eq!(again.code, 1, "{}", again.stderr);
-    assert_eq!(json(&again)["campaigns"][0]["action"], "pin_fixture");
+    let campaign = &json(&again)["campaigns"][0];
+    assert_eq!(campaign["action"], "pin_fixture", "{campaign}");
+    assert_eq!(campaign["fixture_id"], would_be, "{campaign}");
+    assert_eq!(
+        repo.read(&format!("fixtures/lists.short/{would_be}.json")),
+        "[0,0,0]\n"
+    );
 }
 
 /// A `freezegate.toml` that is not UTF-8 is a configuration error at its first bad byte, named
@@ -3941,9 +3989,11 @@ fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
         )),
         "{note}"
     );
-    // The fixture pinned is the case itself.
+    // The fixture pinned is the case itself, and the campaign's `minimal` is its input, the
+    // input that the labels are of, not the flake's the shrinker reached.
     let pinned = campaign["fixture_id"].as_str().expect("fixture id");
     assert_eq!(repo.read(&format!("fixtures/p/{pinned}.json")), "[5]\n");
+    assert_eq!(campaign["minimal"], "[5]", "{campaign}");
 }
 
 /// A campaign that completes an interrupted pin (here a fixture left without its meta file,

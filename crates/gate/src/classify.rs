@@ -161,16 +161,7 @@ impl Record {
             out.push_str(&format!("status: {}\n", status.as_str()));
         }
         if !self.labels.is_empty() {
-            let letters: String = self
-                .labels
-                .iter()
-                .map(|l| match l {
-                    Label::AssertPass => 'P',
-                    Label::AssertFail => 'F',
-                    Label::Timeout => 'T',
-                    Label::HarnessError => 'E',
-                })
-                .collect();
+            let letters: String = self.labels.iter().map(|l| l.letter()).collect();
             out.push_str(&format!("labels: {letters}\n"));
         }
         if let Some(meta) = &self.meta {
@@ -243,9 +234,17 @@ pub enum ClassifyError {
     /// The shrinker refused the input.
     #[error("shrinking failed")]
     Shrink(#[source] freezegate_shrink::ShrinkError),
-    /// Writing the fixture files failed.
+    /// Writing the fixture files failed. `record` is what the classification found, with
+    /// the meta of the fixture it could not write: the property failed, and a caller that
+    /// reports the failure needs its minimal input and labels all the same.
     #[error("pinning the fixture failed")]
-    Pin(#[source] freezegate_canon::Error),
+    Pin {
+        /// Why the write failed.
+        #[source]
+        source: freezegate_canon::Error,
+        /// The classification, as it would have been with the fixture pinned.
+        record: Box<Record>,
+    },
 }
 
 pub(crate) const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
@@ -276,11 +275,27 @@ fn complete_pin(
     meta: &Meta,
     fixture: &Canonical,
     origin: &Canonical,
-) -> Result<bool, ClassifyError> {
+) -> Result<bool, freezegate_canon::Error> {
     let meta_file = fixture::meta_path(plan.root, plan.property, meta.fixture_id);
     let missing = !meta_file.exists();
-    fixture::pin(plan.root, meta, fixture, origin).map_err(ClassifyError::Pin)?;
+    fixture::pin(plan.root, meta, fixture, origin)?;
     Ok(missing)
+}
+
+/// The error of a pin that failed: `record` completed with `meta` and `minimal` as they
+/// would have been.
+fn pin_failed(
+    source: freezegate_canon::Error,
+    mut record: Record,
+    meta: Meta,
+    minimal: &Canonical,
+) -> ClassifyError {
+    record.meta = Some(meta);
+    record.minimal = Some(minimal.clone());
+    ClassifyError::Pin {
+        source,
+        record: Box::new(record),
+    }
 }
 
 /// Runs the classify loop on `input` (SPEC §8).
@@ -484,14 +499,17 @@ pub fn classify_observed(
             record.action = Action::AlreadyPinned;
             record.labels = Vec::new();
             let meta = meta_of(&minimal, freezegate_shrink::path_to_value(&shrunk.path));
-            let completed = plan.pin && complete_pin(plan, &meta, &minimal, &origin)?;
             record.message =
                 Some("the minimal input is already pinned: its replays decide for it".into());
-            if completed {
-                add_message(&mut record, COMPLETED);
-            }
             if let Some(note) = worker_note {
                 add_message(&mut record, note);
+            }
+            if plan.pin {
+                match complete_pin(plan, &meta, &minimal, &origin) {
+                    Ok(true) => add_message(&mut record, COMPLETED),
+                    Ok(false) => {}
+                    Err(e) => return Err(pin_failed(e, record, meta, &minimal)),
+                }
             }
             record.meta = Some(kept_meta(plan, meta));
             record.minimal = Some(minimal);
@@ -566,12 +584,20 @@ pub fn classify_observed(
     let existing = fixture::fixture_path(plan.root, plan.property, fixture.fixture_id()).exists();
     record.already_pinned = existing;
     if plan.pin && record.action.pins() {
-        if existing {
-            if complete_pin(plan, &meta, &fixture, &origin)? {
-                add_message(&mut record, COMPLETED);
-            }
+        let written = if existing {
+            complete_pin(plan, &meta, &fixture, &origin)
         } else {
-            fixture::pin(plan.root, &meta, &fixture, &origin).map_err(ClassifyError::Pin)?;
+            fixture::pin(plan.root, &meta, &fixture, &origin).map(|_| false)
+        };
+        match written {
+            Ok(true) => add_message(&mut record, COMPLETED),
+            Ok(false) => {}
+            Err(e) => {
+                if let Some(note) = worker_note {
+                    add_message(&mut record, note);
+                }
+                return Err(pin_failed(e, record, meta, &minimal));
+            }
         }
     }
     record.meta = Some(if existing {

@@ -75,15 +75,7 @@ fn needs_escape(c: char) -> bool {
 }
 
 fn labels_text(labels: &[freezegate_replay::Label]) -> String {
-    labels
-        .iter()
-        .map(|l| match l {
-            freezegate_replay::Label::AssertPass => 'P',
-            freezegate_replay::Label::AssertFail => 'F',
-            freezegate_replay::Label::Timeout => 'T',
-            freezegate_replay::Label::HarnessError => 'E',
-        })
-        .collect()
+    labels.iter().map(|l| l.letter()).collect()
 }
 
 /// The settings block: printed first, so a reviewer sees the run's policy next to the patch.

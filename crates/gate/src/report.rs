@@ -243,9 +243,10 @@ pub struct CampaignResult {
     pub action: Option<String>,
     /// The pinned (or would-be) fixture's id.
     pub fixture_id: Option<String>,
-    /// The minimal failing input, canonical.
+    /// The minimal failing input, canonical: the input of the fixture `fixture_id` names,
+    /// which for `pin_origin` is the failing case itself, pinned as it is.
     pub minimal: Option<String>,
-    /// Labels of the minimal input's replays.
+    /// Labels of that input's replays.
     pub labels: Vec<Label>,
     /// The failure signature the reported case failed with (its first run's; the shrinker
     /// keeps it, so the minimal input fails with it too), if the oracle gave one.

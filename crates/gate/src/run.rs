@@ -1377,17 +1377,17 @@ struct Examined {
     record: Result<classify::Record, String>,
     /// Whether it was shrunk now (not the origin of a pinned fixture).
     shrunk: bool,
-    /// Whether `record` is the error of writing its fixture files: a failure found but not
-    /// pinned (a read-only checkout, a full disk), which blocks rather than go to the infra
-    /// queue, since the property failed.
-    unpinned: bool,
+    /// When `record` is the error of writing its fixture files, what the classification
+    /// found: a failure found but not pinned (a read-only checkout, a full disk), which
+    /// blocks rather than go to the infra queue, since the property failed.
+    unpinned: Option<Box<classify::Record>>,
 }
 
 impl Examined {
     /// Whether the case is a new failure that blocks: a fixture pinned now, not before.
     fn blocks(&self, already: Option<&BTreeSet<String>>) -> bool {
         let Ok(record) = &self.record else {
-            return self.unpinned;
+            return self.unpinned.is_some();
         };
         let pinned_before = record.already_pinned
             || record.meta.as_ref().is_some_and(|m| {
@@ -1400,7 +1400,7 @@ impl Examined {
     /// a classification that failed.
     fn infra(&self) -> Option<String> {
         match &self.record {
-            Err(_) if self.unpinned => None,
+            Err(_) if self.unpinned.is_some() => None,
             Err(message) => Some(format!("case {}: {message}", self.index)),
             Ok(r) if r.action == Action::InfraQueue => Some(format!(
                 "case {}: {}",
@@ -1618,15 +1618,18 @@ fn campaign(
         let signature = first.signature.clone();
         let stderr_line = stderr_last_line(&first.stderr.text);
         let known = origins.get(&freezegate_canon::Digest::of(&cases[index]));
-        let mut unpinned = false;
+        let mut unpinned = None;
         let record = match known {
             Some(meta) => Ok(known_failure(&ctx.root, meta)),
             None => {
                 ctx.progress
                     .phase(&format!("shrinking a failure of {}", property.id), 0);
                 classify::classify_observed(&plan, &inputs[index], Some(first)).map_err(|e| {
-                    unpinned = matches!(e, classify::ClassifyError::Pin(_));
-                    ErrorChain(&e).to_string()
+                    let message = ErrorChain(&e).to_string();
+                    if let classify::ClassifyError::Pin { record, .. } = e {
+                        unpinned = Some(record);
+                    }
+                    message
                 })
             }
         };
@@ -1739,22 +1742,38 @@ fn campaign(
     };
     result.failing_case = u32::try_from(case.index).ok();
     result.signature = case.signature.clone();
-    match &case.record {
-        Err(message) if case.unpinned => {
-            // The property failed on this case; only its fixture files could not be written.
-            result.status = CampaignStatus::Failure;
-            result.minimal = std::str::from_utf8(&cases[case.index])
+    // The input of the reported fixture: the case itself for `pin_origin`, which pins it as
+    // it is, else the minimal input.
+    let fixture_input = |record: &classify::Record| -> Option<String> {
+        if record.action == Action::PinOrigin {
+            std::str::from_utf8(&cases[case.index])
                 .ok()
-                .map(str::to_owned);
-            result.note = Some(format!(
-                "{message}: the case blocks as generated, since its minimal input could not be pinned; fix what stops the write (a read-only tree, a full disk, something in the way under fixtures/) and run the gate again to pin it"
-            ));
+                .map(str::to_owned)
+        } else {
+            record.minimal.as_ref().map(|c| c.as_str().to_owned())
         }
-        Err(message) => {
+    };
+    match (&case.record, &case.unpinned) {
+        (Err(message), Some(record)) => {
+            // The property failed on this case; only its fixture files could not be written.
+            // The campaign shows what would have been pinned, with no action taken.
+            result.status = CampaignStatus::Failure;
+            result.labels = record.labels.clone();
+            result.trivial = record.trivial;
+            result.fixture_id = record.meta.as_ref().map(|m| m.fixture_id.to_string());
+            result.minimal = fixture_input(record);
+            result.note = Some(format!(
+                "{message}: the failure blocks, but its fixture is not pinned; fix what stops the write (a read-only tree, a full disk, something in the way under fixtures/) and run the gate again to pin it"
+            ));
+            if let Some(why) = &record.message {
+                add_note(&mut result.note, why);
+            }
+        }
+        (Err(message), None) => {
             result.status = CampaignStatus::Infra;
             result.note = Some(message.clone());
         }
-        Ok(record) => {
+        (Ok(record), _) => {
             result.status = match record.action {
                 Action::InfraQueue => CampaignStatus::Infra,
                 Action::NoFailure => CampaignStatus::Pass,
@@ -1770,7 +1789,7 @@ fn campaign(
                     record.already_pinned || already.is_some_and(|ids| ids.contains(&id));
                 result.fixture_id = Some(id);
             }
-            result.minimal = record.minimal.as_ref().map(|c| c.as_str().to_owned());
+            result.minimal = fixture_input(record);
             if (record.action.pins() || record.action == Action::AlreadyPinned)
                 && result.note.is_none()
             {
@@ -1780,24 +1799,31 @@ fn campaign(
                     "new fixture pinned in the working tree: commit it with the patch, then make the property pass".to_owned()
                 });
             }
-            if case.signature.is_none()
-                && record.action.pins()
-                && let Some(line) = &case.stderr_line
-            {
-                // No signature: the stderr of the case's first failing run (a traceback's
-                // last line: an import that failed, a crash) is the reader's only clue.
-                add_note(
-                    &mut result.note,
-                    &format!("its first failing run's stderr ends: {line}"),
-                );
-            }
-            if record.trivial {
-                let warning = "the minimal failing input is trivial: the oracle may be too weak";
-                result.note = Some(match result.note.take() {
-                    Some(n) => format!("{n}; {warning}"),
-                    None => warning.to_owned(),
-                });
-            }
+        }
+    }
+    // The record of the failure reported, pinned or not.
+    let found = match (&case.record, &case.unpinned) {
+        (Ok(record), _) => Some(record),
+        (Err(_), Some(record)) => Some(&**record),
+        (Err(_), None) => None,
+    };
+    if let Some(record) = found {
+        if case.signature.is_none()
+            && record.action.pins()
+            && let Some(line) = &case.stderr_line
+        {
+            // No signature: the stderr of the case's first failing run (a traceback's last
+            // line: an import that failed, a crash) is the reader's only clue.
+            add_note(
+                &mut result.note,
+                &format!("its first failing run's stderr ends: {line}"),
+            );
+        }
+        if record.trivial {
+            add_note(
+                &mut result.note,
+                "the minimal failing input is trivial: the oracle may be too weak",
+            );
         }
     }
     let mut more = Vec::new();

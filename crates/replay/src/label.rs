@@ -44,6 +44,26 @@ impl Label {
     pub fn is_infra(self) -> bool {
         matches!(self, Label::Timeout | Label::HarnessError)
     }
+
+    /// One letter for the label, as reports write a run of labels: `P` pass, `F` fail,
+    /// `T` timeout, `E` harness error.
+    ///
+    /// ```
+    /// use freezegate_replay::Label;
+    /// let letters: String = [Label::AssertFail, Label::AssertPass, Label::Timeout]
+    ///     .iter()
+    ///     .map(|l| l.letter())
+    ///     .collect();
+    /// assert_eq!(letters, "FPT");
+    /// ```
+    pub fn letter(self) -> char {
+        match self {
+            Label::AssertPass => 'P',
+            Label::AssertFail => 'F',
+            Label::Timeout => 'T',
+            Label::HarnessError => 'E',
+        }
+    }
 }
 
 impl fmt::Display for Label {
