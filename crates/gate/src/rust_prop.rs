@@ -215,8 +215,8 @@ pub enum RegistryError {
     /// No property has this id.
     #[error("no Rust property {0} is registered")]
     Unknown(String),
-    /// Generation failed (a strategy rejected too many inputs, or an input has no JSON form,
-    /// e.g. it holds a NaN or infinite float).
+    /// Generation failed (a strategy rejected too many inputs or panicked, or an input has no
+    /// JSON form, e.g. it holds a NaN or infinite float).
     #[error("generating inputs for {id} failed: {message}")]
     Generate {
         /// The property.
@@ -296,8 +296,13 @@ impl Registry {
             return Err(RegistryError::Duplicate(id.to_string()));
         }
         let generate = move |runner: &mut TestRunner| {
-            let tree = strategy.new_tree(runner).map_err(|e| e.to_string())?;
-            freezegate_canon::to_value(&tree.current()).map_err(|e| e.to_string())
+            // A strategy that panics (an `unwrap` in a `prop_map`) fails this property's
+            // generation, as a NaN does; it must not take the gate's process down with it.
+            freezegate_replay::panics::catch(false, || {
+                let tree = strategy.new_tree(runner).map_err(|e| e.to_string())?;
+                freezegate_canon::to_value(&tree.current()).map_err(|e| e.to_string())
+            })
+            .unwrap_or_else(|caught| Err(format!("the strategy {}", caught.describe())))
         };
         let check = move |value: &Value| match freezegate_canon::from_value::<T>(value) {
             Err(e) => Check::CannotTest(e.to_string()),

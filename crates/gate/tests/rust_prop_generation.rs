@@ -91,3 +91,38 @@ fn flat_mapped_strategies_draw_their_inner_values() {
         assert_eq!(zeros(&input), 0, "{input}");
     }
 }
+
+/// A strategy that panics (here an `assert!` in a `prop_map`) is an error of this property's
+/// generation, naming where it panicked, as a NaN is: the gate draws in its own process, and
+/// a panic there would end the whole run with no report (exit 101).
+#[test]
+fn a_panicking_strategy_is_a_generation_error() {
+    let mut r = Registry::new();
+    r.property(
+        "p.strategy_panics",
+        (0u32..100).prop_map(|n| {
+            assert!(n < 10, "a bug in the strategy");
+            n
+        }),
+        |_: &u32| Ok(()),
+    )
+    .unwrap();
+    let error = r.generate("p.strategy_panics", 20_260_917, 50).unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.starts_with(
+            "generating inputs for p.strategy_panics failed: the strategy panicked at "
+        ),
+        "{text}"
+    );
+    assert!(text.contains("rust_prop_generation.rs"), "{text}");
+    assert!(text.contains("a bug in the strategy"), "{text}");
+    // The hidden subcommand's `FREEZEGATE_GENERATE=1` path reports it too, with exit 1.
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    assert_eq!(
+        r.serve_generate("p.strategy_panics", 20_260_917, 50, &mut out, &mut err),
+        1
+    );
+    assert!(out.is_empty());
+    assert!(String::from_utf8_lossy(&err).contains("a bug in the strategy"));
+}
