@@ -225,6 +225,46 @@
 //! decision from the base's. Without it, `--base` reports a warning
 //! (`patch.rust_properties_of_this_build`).
 //!
+//! # Snapshot tests
+//!
+//! Every rendering of a [`report::Report`] is deterministic for the same repository once
+//! three inputs are fixed: `now` ([`run::Context::with_now`]; it dates pins and judges
+//! freeze rows), the core count that `jobs` defaults to (the `cores` of
+//! [`config::Settings::resolve`], shown in the settings block) and the wall times, which
+//! [`report::Report::clear_durations`] sets to zero. Paths are relative to the root, lists
+//! are sorted, and nothing else reads the clock. Text that oracles and generators print (a
+//! stderr line a note quotes) is theirs. [`report::Report`] is `serde::Serialize` as the
+//! JSON report ([`render::json`]), so `insta::assert_json_snapshot!(report, {
+//! ".summary.duration_ms" => "[ms]", ".fixtures[].duration_ms" => "[ms]",
+//! ".campaigns[].duration_ms" => "[ms]" })` (insta's `redactions` feature) works too. The
+//! gate pins new failures under `fixtures/` of its root, so run it on a copy:
+//!
+//! ```no_run
+//! use freezegate_gate::config::{Config, RunOverrides, Settings};
+//! use freezegate_gate::render::{self, Style};
+//! use freezegate_gate::rust_prop::Registry;
+//! use freezegate_gate::{Timestamp, run};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! // A copy of a repository with a `freezegate.toml`, made by the test.
+//! let root = std::path::PathBuf::from("target/snapshot-repo");
+//! let registry = Registry::new();
+//! // A fixed core count, not the machine's: `jobs` is in the settings block.
+//! let settings = Settings::resolve(Config::load(&root)?, &RunOverrides::default(), 2)?;
+//! let now: Timestamp = "2026-09-17T12:00:00Z".parse()?;
+//! let ctx = run::Context::new(root, &registry, "the-patch-id".to_owned()).with_now(now);
+//! let mut report = run::run(&settings, &ctx)?;
+//! report.decide();
+//! report.clear_durations();
+//! let body = render::body_text(&report, Style { color: false });
+//! insta::assert_snapshot!("text", render::settings_text(&report.settings) + &body);
+//! insta::assert_snapshot!("junit", render::junit(&report));
+//! insta::assert_snapshot!("github", render::github(&report));
+//! insta::assert_json_snapshot!("json", report);
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! # Invariants
 //!
 //! The gate owns the file system, git and policy; the crates below it receive them as

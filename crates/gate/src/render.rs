@@ -1231,6 +1231,30 @@ mod tests {
         }
     }
 
+    /// Once its durations are cleared, a report renders as one that took no time, in every
+    /// format: what snapshot tests of the renderings rely on.
+    #[test]
+    fn a_report_with_cleared_durations_renders_like_one_that_took_no_time() {
+        let untimed = hostile_report();
+        let mut timed = hostile_report();
+        timed.summary.duration_ms = 4_137;
+        timed.fixtures.iter_mut().for_each(|f| f.duration_ms = 812);
+        timed.campaigns.iter_mut().for_each(|c| c.duration_ms = 95);
+        let renders = |r: &Report| {
+            [
+                body_text(r, Style { color: false }),
+                json(r),
+                junit(r),
+                github(r),
+                github_step_summary(r),
+            ]
+        };
+        assert_ne!(renders(&timed), renders(&untimed));
+        timed.clear_durations();
+        assert_eq!(timed, untimed);
+        assert_eq!(renders(&timed), renders(&untimed));
+    }
+
     /// A report whose every free-text field holds a newline, a carriage return, an escape
     /// sequence and markdown.
     fn hostile_report() -> Report {

@@ -386,6 +386,23 @@ pub struct Summary {
 }
 
 impl Report {
+    /// Sets every wall time of the report to zero: the run's, each fixture's and each
+    /// campaign's `duration_ms`, the only values the gate itself changes between identical
+    /// runs once `now` is fixed ([`crate::run::Context::with_now`]) and `jobs` is given
+    /// (the `cores` of [`crate::config::Settings::resolve`]). For snapshot tests of the text,
+    /// JUnit and GitHub renderings, where insta's redactions cannot reach (the summary line
+    /// says `in 0.0 s`, JUnit's `time` attributes `0.000`); a serde snapshot of the report can
+    /// redact the fields instead (`".campaigns[].duration_ms" => "[ms]"`).
+    pub fn clear_durations(&mut self) {
+        self.summary.duration_ms = 0;
+        for fixture in &mut self.fixtures {
+            fixture.duration_ms = 0;
+        }
+        for campaign in &mut self.campaigns {
+            campaign.duration_ms = 0;
+        }
+    }
+
     /// Computes counts and the decision from the lists (`duration_ms` is kept).
     pub fn decide(&mut self) {
         let s = &mut self.summary;
