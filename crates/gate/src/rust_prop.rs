@@ -378,7 +378,9 @@ impl Registry {
             .ok_or_else(|| RegistryError::Unknown(id.to_owned()))?;
         let mut campaign = campaign_rng(seed, id);
         let config = generation_config();
-        let mut out = Vec::with_capacity(cases as usize);
+        // `cases` comes from `freezegate.toml` or `PROP_CASES`: reserve for it only up to a
+        // bound, or a large count aborts the process on the allocation before any draw.
+        let mut out = Vec::with_capacity(cases.min(1024) as usize);
         for _ in 0..cases {
             let mut case_seed = [0u8; 32];
             campaign.fill_bytes(&mut case_seed);

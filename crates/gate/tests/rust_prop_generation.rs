@@ -126,3 +126,15 @@ fn a_panicking_strategy_is_a_generation_error() {
     assert!(out.is_empty());
     assert!(String::from_utf8_lossy(&err).contains("a bug in the strategy"));
 }
+
+/// A case count as large as `u32::MAX` (from `freezegate.toml`'s `cases` or `PROP_CASES`)
+/// reserves no memory up front: here the first draw fails, and the error comes back instead
+/// of an abort on a 100-gigabyte allocation.
+#[test]
+fn a_huge_case_count_is_not_reserved_up_front() {
+    let mut r = Registry::new();
+    r.property("p.nan", Just(f64::NAN), |_: &f64| Ok(()))
+        .unwrap();
+    let error = r.generate("p.nan", 1, u32::MAX).unwrap_err();
+    assert!(error.to_string().contains("NaN"), "{error}");
+}
