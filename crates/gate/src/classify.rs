@@ -16,6 +16,7 @@ use crate::oracles::{Job, PropertyOracles, labels, replay_contexts, run_parallel
 /// What classify did with an input (SPEC §8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Action {
     /// The input passes: nothing to do.
     NoFailure,

@@ -4,7 +4,9 @@
 //! the struct fields below, lists are in a deterministic order (fixtures by property then
 //! fixture id; campaigns in `freezegate.toml` order), and `docs/gate-report.schema.json`
 //! is its JSON Schema (a test keeps it current). New fields may be added in a minor
-//! version; removing or changing one changes the format name.
+//! version; removing or changing one changes the format name. So that adding one breaks no
+//! caller, every struct and enum here is `#[non_exhaustive]`: read their fields and match
+//! with a `_` arm; the gate builds them.
 
 use serde::Serialize;
 
@@ -27,6 +29,7 @@ pub mod exit {
 
 /// The whole report of one gate run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Report {
     /// Always [`REPORT_FORMAT`].
     pub format: &'static str,
@@ -53,6 +56,7 @@ pub struct Report {
 
 /// The settings block: what a reviewer must see next to the patch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SettingsView {
     /// Seed of generators and replays.
     pub seed: u64,
@@ -84,6 +88,7 @@ pub struct SettingsView {
 
 /// One property's effective settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PropertySettings {
     /// The property id.
     pub id: String,
@@ -100,6 +105,7 @@ pub struct PropertySettings {
 /// What a fixture's replays mean for the merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FixtureStatus {
     /// Every replay passed: the regression stays fixed.
     Pass,
@@ -141,6 +147,7 @@ impl std::fmt::Display for FixtureStatus {
 
 /// A freeze row as the report shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FreezeInfo {
     /// The property.
     pub property_id: String,
@@ -158,6 +165,7 @@ pub struct FreezeInfo {
 
 /// The replays of one pinned fixture.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct FixtureResult {
     /// The property.
     pub property_id: String,
@@ -186,6 +194,7 @@ pub struct FixtureResult {
 /// What a property's campaign found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum CampaignStatus {
     /// Every case passed.
     Pass,
@@ -220,6 +229,7 @@ impl std::fmt::Display for CampaignStatus {
 
 /// One property's campaign.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CampaignResult {
     /// The property.
     pub property_id: String,
@@ -285,6 +295,7 @@ impl CampaignResult {
 /// Where a finding comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum FindingKind {
     /// `freezegate.toml`.
     Config,
@@ -320,6 +331,7 @@ impl std::fmt::Display for FindingKind {
 
 /// A problem found outside replays.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[non_exhaustive]
 pub struct Finding {
     /// Where it comes from.
     pub kind: FindingKind,
@@ -341,6 +353,7 @@ pub struct Finding {
 /// The outcome of the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Outcome {
     /// Nothing blocks.
     Pass,
@@ -352,6 +365,7 @@ pub enum Outcome {
 
 /// The decision and its exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Decision {
     /// Pass, blocked or infra.
     pub outcome: Outcome,
@@ -361,6 +375,7 @@ pub struct Decision {
 
 /// Counts for the summary line.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[non_exhaustive]
 pub struct Summary {
     /// Fixtures that fail every replay (frozen or not).
     pub regressions: usize,
@@ -515,6 +530,7 @@ fn count(fixtures: &[FixtureResult], status: FixtureStatus) -> usize {
 /// What a patch changed, shown with `--base`: the commits judged, the ledger diff and the
 /// settings diff between the base revision and the working tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PatchSection {
     /// The base revision as given.
     pub base: String,
@@ -528,6 +544,7 @@ pub struct PatchSection {
 
 /// One freeze row the patch adds, removes or changes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct LedgerChange {
     /// `added`, `removed` or `changed`.
     pub change: String,
@@ -549,6 +566,7 @@ pub struct LedgerChange {
 
 /// One setting that differs between the base revision and the working tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SettingChange {
     /// `policy.seed`, `property[tax.total].cases`, ...
     pub key: String,

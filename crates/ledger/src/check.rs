@@ -19,6 +19,7 @@ pub const CHECK_SCHEMA: &str = "freezegate-ledger-check-v1";
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Severity {
     /// The ledger is invalid.
     Error,
@@ -124,6 +125,7 @@ impl std::fmt::Display for Rule {
 /// Shown as `error: line 12, column 7: row 2 (fixture 363379742f80b51b), note: unknown
 /// field`; [`Problem::in_file`] puts the file's name first.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Problem {
     /// Error or warning.
     pub severity: Severity,
@@ -254,6 +256,7 @@ impl fmt::Display for Problem {
 
 /// The outcome of validating a ledger: every problem, errors and warnings, in row order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Report {
     /// The problems, sorted by row (envelope problems first), each row's in field order.
     pub problems: Vec<Problem>,
@@ -280,6 +283,11 @@ impl Report {
     /// row is an error, as in [`Report::strict`] and `ledger check --strict`, so that the
     /// document agrees with itself.
     pub fn to_json(&self, strict: bool) -> String {
+        to_pretty_string(&self.to_value(strict))
+    }
+
+    /// The value [`Report::to_json`] writes.
+    pub(crate) fn to_value(&self, strict: bool) -> Value {
         let problems = self
             .problems
             .iter()
@@ -295,11 +303,11 @@ impl Report {
                 }
             })
             .collect();
-        to_pretty_string(&Value::Object(vec![
+        Value::Object(vec![
             ("schema".to_owned(), Value::String(CHECK_SCHEMA.to_owned())),
             ("ok".to_owned(), Value::Bool(!self.fails(strict))),
             ("problems".to_owned(), Value::Array(problems)),
-        ]))
+        ])
     }
 
     /// The report as `ledger check --strict` judges it: expired rows are errors, not warnings,
@@ -323,6 +331,7 @@ impl Report {
 
 /// What the lookup found for a row's fixture file.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FixtureFile {
     /// The file's bytes (canonical bytes plus one `\n`).
     Found(Vec<u8>),

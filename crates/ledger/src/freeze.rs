@@ -207,6 +207,7 @@ impl Refusal {
 /// What a freeze came to: a row written (or renewed), or a refusal. `freeze` prints it as
 /// one line ([`FreezeOutcome::line`]) or one JSON document ([`FreezeOutcome::to_value`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FreezeOutcome {
     /// The row was written; `renewed` when it replaced one with the same key.
     Written {

@@ -4,14 +4,16 @@
 //!
 //! Each type serialises as its JSON value: a [`Ledger`] and a [`Row`] as in
 //! `freeze/ledger.json` (keys in the fixed order of [`crate::ROW_FIELDS`], rows sorted by
-//! key), a [`Problem`] as in the report of `ledger check --format json`, a [`Diff`] as
+//! key), a [`Problem`] as in the report of `ledger check --format json`, a check
+//! [`Report`] as that whole report without `--strict` (call [`Report::strict`] first for the
+//! strict one: expired rows then count as errors in `ok` and in each problem), a [`Diff`] as
 //! `{"added": [rows], "removed": [rows], "changed": [{"old": row, "new": row}]}`. There is no
 //! `Deserialize`: reading goes through [`Ledger::from_slice`], which checks the schema.
 
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
-use crate::check::Problem;
+use crate::check::{Problem, Report};
 use crate::ledger::{Diff, Ledger};
 use crate::row::Row;
 
@@ -30,6 +32,12 @@ impl Serialize for Row {
 impl Serialize for Problem {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.to_value().serialize(s)
+    }
+}
+
+impl Serialize for Report {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_value(false).serialize(s)
     }
 }
 

@@ -395,6 +395,11 @@ fn check_report_as_json_names_each_problems_line_and_column() {
         serde_json::to_value(&report.problems).unwrap(),
         report_json["problems"]
     );
+    // And the whole report is the document, for `assert_json_snapshot!` with redactions.
+    assert_eq!(
+        serde_json::to_string_pretty(&report).unwrap() + "\n",
+        report.to_json(false)
+    );
 }
 
 #[test]
@@ -478,6 +483,12 @@ fn expired_rows_warn_and_fail_only_when_strict() {
         "{strict:?}"
     );
     assert_eq!(report.to_json(true), report.clone().strict().to_json(true));
+    // Serialised with serde, a report is its lenient document; its strict form is that of
+    // `strict()`.
+    let serialized =
+        |r: &freezegate_ledger::Report| serde_json::to_string_pretty(r).unwrap() + "\n";
+    assert_eq!(serialized(&report), report.to_json(false));
+    assert_eq!(serialized(&report.clone().strict()), report.to_json(true));
     let lenient = parse(report.to_json(false).as_bytes()).unwrap();
     assert_eq!(lenient.pointer("/ok"), Some(&Value::Bool(true)));
     assert_eq!(lenient.pointer("/problems/0/severity"), Some(&s("warning")));

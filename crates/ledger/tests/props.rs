@@ -7,7 +7,7 @@ use freezegate_canon::{
     Canonicalization, Digest, Float, Int, Position, Value, parse, to_pretty_string, value_bytes,
 };
 use freezegate_ledger::{
-    Checks, EnvClass, Error, Ledger, Policy, Problem, Row, Rule, Seed, Timestamp, check,
+    Checks, EnvClass, Error, Ledger, Policy, Row, Rule, Seed, Timestamp, check,
 };
 use freezegate_replay::Label;
 use proptest::prelude::*;
@@ -173,7 +173,10 @@ fn without_positions(result: Result<Ledger, Error>) -> Result<Ledger, String> {
     result.map_err(|e| match e {
         Error::Schema { problems, .. } => problems
             .into_iter()
-            .map(|p| Problem { at: None, ..p }.to_string())
+            .map(|mut p| {
+                p.at = None;
+                p.to_string()
+            })
             .collect::<Vec<_>>()
             .join("; "),
         other => other.to_string(),
