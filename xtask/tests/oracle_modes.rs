@@ -286,3 +286,53 @@ exit 0
         assert!(lines.iter().all(|l| *l == seen), "{extra:?}: {lines:?}");
     }
 }
+
+/// A command that fails inputs as a worker but exits `0` as a fresh process (the worker loop
+/// written, the one-shot ending forgotten) has every campaign failure dropped as not
+/// reproduced, and the gate passes: the note says that the worker and the fresh processes
+/// disagreed, and what a fresh process must do.
+#[test]
+fn a_worker_that_fresh_processes_contradict_is_named_in_the_drop_note() {
+    const ORACLE: &str = r#"while IFS= read -r line; do
+  case "$line" in *'"n":4'*) echo "fail four" ;; *) echo pass ;; esac
+done
+exit 0
+"#;
+    const GEN: &str = "for i in $(seq 1 $PROP_CASES); do echo \"{\\\"n\\\": $((i % 5))}\"; done\n";
+    for worker in [true, false] {
+        let repo = Repo::new(&[
+            (
+                "freezegate.toml",
+                &config(worker, "sh oracle.sh").replace("python3 gen.py", "sh gen.sh"),
+            ),
+            ("oracle.sh", ORACLE),
+            ("gen.sh", GEN),
+        ]);
+        let (run, report) = repo.gate_json();
+        let campaign = &report["campaigns"][0];
+        let note = campaign["note"].as_str().unwrap_or("");
+        if worker {
+            assert_eq!(
+                (run.code, &campaign["action"]),
+                (0, &"drop_nonreproducible".into()),
+                "{}\n{}",
+                run.stdout,
+                run.stderr
+            );
+            assert!(
+                note.contains(
+                    "the worker failed the origin and none of its 3 fresh-process replays did"
+                ) && note.contains("without FREEZEGATE_WORKER, where a failure must exit 1"),
+                "{note}"
+            );
+        } else {
+            // Without a worker nothing fails: no disagreement to name.
+            assert_eq!(
+                (run.code, &campaign["status"]),
+                (0, &"pass".into()),
+                "{}",
+                run.stdout
+            );
+        }
+    }
+}

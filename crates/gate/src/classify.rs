@@ -329,6 +329,9 @@ pub fn classify_observed(
     // The worker's answer on the input is needed when the first run was a fresh process and
     // the shrinker will ask the worker anything (it gets a call).
     let check_worker = first.is_none() && plan.oracles.worker && plan.max_calls >= 2;
+    // A failure a campaign's worker saw: when no fresh process fails the input again, the
+    // worker and a fresh process disagree, and the record says so.
+    let seen_by_worker = first.is_some() && plan.oracles.worker;
     let first = match first {
         Some(outcome) => outcome,
         None => plan.oracles.fresh.run(origin.bytes(), &ctx),
@@ -568,10 +571,16 @@ pub fn classify_observed(
                         Action::InfraQueue
                     }
                     Verdict::NotReproduced => {
-                        record.message = Some(
-                            "neither the minimal input nor the origin failed again: not reproduced, dropped"
-                                .into(),
+                        let mut message = String::from(
+                            "neither the minimal input nor the origin failed again: not reproduced, dropped",
                         );
+                        if seen_by_worker {
+                            message.push_str(&format!(
+                                " (the worker failed the origin and none of its {} fresh-process replays did: a flake fixed for a worker's life, or a command that answers differently without FREEZEGATE_WORKER, where a failure must exit 1)",
+                                plan.replays
+                            ));
+                        }
+                        record.message = Some(message);
                         Action::DropNonreproducible
                     }
                 }
