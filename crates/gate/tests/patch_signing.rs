@@ -1392,6 +1392,59 @@ fn commands_in_other_spellings_protect_their_files_or_are_reported() {
     );
 }
 
+/// A command that runs a script in a language whose loads the gate does not follow (here
+/// Node, and a shell script) protects the script but not what it loads: the report warns,
+/// naming the script, unless a `policy.protected` glob covers it. A Python script, and a data
+/// file a command names, draw no such warning.
+#[test]
+fn scripts_whose_loads_are_not_followed_are_named_in_a_warning() {
+    let unfollowed = |toml: &str| -> Vec<String> {
+        let repo = Repo::new();
+        repo.write("freezegate.toml", toml);
+        repo.write("freeze/allowed_signers", &keys().alice.allowed_line());
+        repo.write(
+            "tests/oracles/split.js",
+            "const serve = require('./serve');\n",
+        );
+        repo.write("tests/oracles/serve.js", "module.exports = () => 0;\n");
+        repo.write("tests/oracles/gen.sh", ". ./tests/oracles/lib.sh\n");
+        repo.write("tests/oracles/lib.sh", "echo '{}'\n");
+        repo.write("tests/oracles/p.py", "import sys\n");
+        repo.write("tests/oracles/cases.json", "[]\n");
+        let base = repo.commit("base");
+        // An unsigned edit of what the Node oracle loads.
+        repo.commit_and_write(
+            "tests/oracles/serve.js",
+            "module.exports = () => 1;\n",
+            None,
+        );
+        let report = repo.check(&base);
+        report
+            .warnings
+            .iter()
+            .filter(|w| w.kind == WarningKind::UnfollowedScript)
+            .map(|w| w.message.replace(&base, "BASE"))
+            .collect()
+    };
+    let properties = "[[property]]\nid = \"split\"\noracle = \"node tests/oracles/split.js 3>&1 1>&2\"\ngenerate = \"sh tests/oracles/gen.sh\"\n\n\
+        [[property]]\nid = \"py\"\noracle = \"python3 tests/oracles/p.py --cases tests/oracles/cases.json\"\n";
+    let warned = unfollowed(&format!(
+        "[policy]\nproperty_paths = [\"tests/**\"]\n\n{properties}"
+    ));
+    assert_eq!(
+        warned,
+        [
+            "the generator of property split at BASE runs tests/oracles/gen.sh, which the gate protects but does not read (it follows Python's imports only): the files it loads (require, import, source, …) can change without a signature; list them under policy.protected",
+            "the oracle of property split at BASE runs tests/oracles/split.js, which the gate protects but does not read (it follows Python's imports only): the files it loads (require, import, source, …) can change without a signature; list them under policy.protected",
+        ],
+    );
+    // Listed under `protected`, the folder is covered: no warning.
+    let covered = unfollowed(&format!(
+        "[policy]\nprotected = [\"tests/oracles/**\"]\nproperty_paths = [\"tests/**\"]\n\n{properties}"
+    ));
+    assert_eq!(covered, Vec::<String>::new());
+}
+
 /// What a protected script imports is protected where it is property code (under
 /// `property_paths`), every place the import may load from, the tree holding a file there or
 /// not; the code under test it imports is not, so that a fix can change it. Shown on a flat

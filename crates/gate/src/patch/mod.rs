@@ -139,6 +139,11 @@ pub fn check_patch(
         }
     }
     let search_folders = scripts.search_folders;
+    let unfollowed: Vec<(String, String)> = scripts
+        .unfollowed
+        .into_iter()
+        .filter(|(path, _)| !paths.is_listed_protected(path))
+        .collect();
     let paths = paths.with_commands(commands);
     let rules = RuleSet::shared()?;
 
@@ -191,6 +196,16 @@ pub fn check_patch(
             kind: WarningKind::UnprotectedCommand,
             message: format!(
                 "{what} at {base_rev} names no file of the tree that the gate can find (a command inside a variable, `python -c`, an absolute path, …): edits of what it runs are not protected; list those files under policy.protected"
+            ),
+        });
+    }
+
+    for (path, why) in &unfollowed {
+        report.warnings.push(Warning {
+            commit: None,
+            kind: WarningKind::UnfollowedScript,
+            message: format!(
+                "{why} runs {path}, which the gate protects but does not read (it follows Python's imports only): the files it loads (require, import, source, …) can change without a signature; list them under policy.protected"
             ),
         });
     }

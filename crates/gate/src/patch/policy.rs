@@ -323,6 +323,12 @@ impl PathRules {
         })
     }
 
+    /// Whether `path` is matched by a glob of `policy.protected` or of the defaults (not only
+    /// protected as a file a command names).
+    pub(crate) fn is_listed_protected(&self, path: &str) -> bool {
+        matches!(self.protection(path, true), Some(Protection::Always(_)))
+    }
+
     /// Whether `path` holds property code (matches `property_paths`).
     pub(crate) fn is_property_path(&self, path: &str) -> bool {
         self.property.is_match(path)

@@ -142,6 +142,10 @@ pub enum WarningKind {
     /// An `oracle` or `generate` command at REV names no file of REV's tree: what it runs is
     /// not protected by being named.
     UnprotectedCommand,
+    /// An `oracle` or `generate` command at REV runs a script in a language whose loads the
+    /// gate does not follow (JavaScript, shell, Ruby, …), outside `policy.protected`: the
+    /// script is protected by being named, the files it loads are not.
+    UnfollowedScript,
 }
 
 /// A non-blocking note.

@@ -669,6 +669,7 @@ pub(crate) fn protected_scripts(
         }
     }
     let mut protected = BTreeMap::new();
+    let mut unfollowed = BTreeMap::new();
     // What the tree holds at each path asked about (`None`: nothing, a folder or a submodule).
     let mut known: BTreeMap<String, Option<(String, String)>> = BTreeMap::new();
     // The regular files named, each a Python script to read if it is one.
@@ -692,16 +693,21 @@ pub(crate) fn protected_scripts(
                 continue;
             };
             match mode.as_str() {
-                "100644" | "100755" => scripts.push(Candidate {
-                    root: module_roots
-                        .get(&path)
-                        .cloned()
-                        .unwrap_or_else(|| folder_of(&path)),
-                    path: path.clone(),
-                    why: why.clone(),
-                    importer: None,
-                    import: None,
-                }),
+                "100644" | "100755" => {
+                    if unfollowed_language(&path, &git.blob(&oid)?) {
+                        unfollowed.insert(project_path(prefix, &path), why.clone());
+                    }
+                    scripts.push(Candidate {
+                        root: module_roots
+                            .get(&path)
+                            .cloned()
+                            .unwrap_or_else(|| folder_of(&path)),
+                        path: path.clone(),
+                        why: why.clone(),
+                        importer: None,
+                        import: None,
+                    })
+                }
                 "120000" => {
                     if let Some(target) = link_target(&path, &git.blob(&oid)?) {
                         // Python runs a linked script from its real folder: that folder is
@@ -743,8 +749,29 @@ pub(crate) fn protected_scripts(
         protected,
         imported,
         unresolved,
+        unfollowed,
         search_folders,
     })
+}
+
+/// The endings of scripts in languages that load other files of the tree (`require`,
+/// `import`, `source`, `load`, `use`, `include`) whose loads the gate does not follow: it
+/// reads Python's imports only.
+const UNFOLLOWED_ENDINGS: &[&str] = &[
+    ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".sh", ".bash", ".zsh", ".rb", ".pl", ".pm",
+    ".php", ".lua", ".r", ".jl", ".java", ".kts", ".groovy", ".scala", ".exs", ".tcl",
+];
+
+/// Whether the script at `path` (its `bytes`) is one whose loads the gate does not follow:
+/// its name ends in a script language's ending ([`UNFOLLOWED_ENDINGS`], in any case), or it
+/// has no ending and starts with a `#!` line that is not Python's. A data file a command
+/// names (`--config cases.json`) is neither.
+fn unfollowed_language(path: &str, bytes: &[u8]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+    if UNFOLLOWED_ENDINGS.iter().any(|e| name.ends_with(e)) {
+        return true;
+    }
+    !name.contains('.') && bytes.starts_with(b"#!") && !has_python_shebang(bytes)
 }
 
 /// A folder from the top of the work tree (components, `[]` for the top) as a folder of the
@@ -773,6 +800,10 @@ pub(crate) struct Scripts {
     /// The commands, as "the oracle of property ID", that name no file of the tree: their
     /// edits cannot be protected this way.
     pub unresolved: Vec<String>,
+    /// The scripts the commands name (relative to the project folder, each with why it is
+    /// protected) that are written in a language whose loads are not followed
+    /// ([`unfollowed_language`]): what they load is not protected by their being named.
+    pub unfollowed: BTreeMap<String, String>,
     /// The folders (relative to the project folder, `""` for it) that the commands' Python
     /// searches before the standard library ([`Targets::search_folders`]).
     pub search_folders: BTreeSet<String>,
