@@ -926,12 +926,12 @@ fn short_campaign(
 /// The most characters of an oracle's or generator's stderr line a note carries.
 const STDERR_LINE_CHARS: usize = 200;
 
-/// The last non-blank line of captured stderr, trimmed, at most [`STDERR_LINE_CHARS`]
-/// characters of it (`…` marks a cut); `None` when stderr holds no text. Renderers escape
-/// what it holds.
+/// The line of captured stderr that says what went wrong: the last non-blank line, trimmed,
+/// past a runtime's stack frames and version banner ([`freezegate_replay::telling_line`]), at
+/// most [`STDERR_LINE_CHARS`] characters of it (`…` marks a cut); `None` when stderr holds no
+/// text. Renderers escape what it holds.
 fn stderr_last_line(text: &str) -> Option<String> {
-    let line = text.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
-    Some(cut_line(line))
+    freezegate_replay::telling_line(text).map(cut_line)
 }
 
 /// At most [`STDERR_LINE_CHARS`] characters of `line`, `…` marking a cut.
@@ -2317,6 +2317,12 @@ mod tests {
             Some("cannot import x")
         );
         assert_eq!(stderr_last_line(" \n\n"), None);
+        // Node's uncaught exception: the error, not the frames and banner after it.
+        assert_eq!(
+            stderr_last_line("TypeError: x\n    at f (/t/p.js:1:1)\n\nNode.js v20.20.2\n")
+                .as_deref(),
+            Some("TypeError: x")
+        );
         let long = "é".repeat(STDERR_LINE_CHARS + 5);
         let line = stderr_last_line(&long).unwrap_or_default();
         assert_eq!(line.chars().count(), STDERR_LINE_CHARS + 1);

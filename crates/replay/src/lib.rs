@@ -91,6 +91,7 @@ pub use label::{
 };
 pub use oracle::{
     DEFAULT_TIMEOUT, Excerpt, Exit, Oracle, RunContext, RunOutcome, mode_difference_causes,
+    telling_line,
 };
 #[cfg(target_os = "linux")]
 pub use process::{

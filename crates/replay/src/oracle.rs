@@ -109,6 +109,46 @@ impl Excerpt {
     pub fn truncated(&self) -> bool {
         self.total_bytes > self.text.len() as u64
     }
+
+    /// The line of the text that says what went wrong ([`telling_line`]).
+    pub fn telling_line(&self) -> Option<&str> {
+        telling_line(&self.text)
+    }
+}
+
+/// The line of an oracle's stderr that says what went wrong, trimmed: the last non-blank
+/// line that is not what a runtime prints after the error itself — a stack frame, indented
+/// `at …` (Node, the JVM) or `... 3 more` (the JVM), or Node's version banner
+/// (`Node.js v20.20.2`) — else the last non-blank line. `None` when the text holds only
+/// blanks. A Python traceback ends with its exception, which is that line.
+///
+/// ```
+/// use freezegate_replay::telling_line;
+/// let node = "/t/split.js:4\n  throw new TypeError('no parts');\n  ^\n\nTypeError: no parts\n    at Object.<anonymous> (/t/split.js:4:9)\n    at node:internal/main:1:1\n\nNode.js v20.20.2\n";
+/// assert_eq!(telling_line(node), Some("TypeError: no parts"));
+/// let java = "Exception in thread \"main\" java.lang.ArithmeticException: / by zero\n\tat Naive.main(Naive.java:10)\n";
+/// assert_eq!(telling_line(java), Some("Exception in thread \"main\" java.lang.ArithmeticException: / by zero"));
+/// assert_eq!(telling_line("ValueError: bad\n\n"), Some("ValueError: bad"));
+/// assert_eq!(telling_line(" \n"), None);
+/// ```
+pub fn telling_line(text: &str) -> Option<&str> {
+    let mut lines = text.lines().rev().filter(|l| !l.trim().is_empty());
+    let last = lines.clone().next()?;
+    Some(lines.find(|l| !is_trailer(l)).unwrap_or(last).trim())
+}
+
+/// Whether `line` is one a runtime prints after the error: an indented stack frame (`at …`,
+/// `... N more`) or Node's version banner.
+fn is_trailer(line: &str) -> bool {
+    let text = line.trim();
+    let indented = line.starts_with([' ', '\t']);
+    let frame = text.starts_with("at ")
+        || (text.starts_with("... ") && text.ends_with(" more"))
+        || text == "...";
+    let banner = text.strip_prefix("Node.js v").is_some_and(|version| {
+        !version.is_empty() && version.chars().all(|c| c.is_ascii_digit() || c == '.')
+    });
+    (indented && frame) || banner
 }
 
 /// What one run of an oracle on one candidate gave.
@@ -357,6 +397,51 @@ pub(crate) fn failure_signature(stdout: &[u8]) -> Option<String> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The telling line skips only indented frames and Node's banner: an unindented `at …`
+    /// line, a banner-like line with more after the version, and a frame-only stderr keep
+    /// their last line.
+    #[test]
+    fn the_telling_line_skips_frames_and_banners_only() {
+        let java = "Exception in thread \"main\" java.lang.IllegalStateException: outer\n\tat A.f(A.java:3)\nCaused by: java.lang.ArithmeticException: / by zero\n\tat A.g(A.java:9)\n\t... 2 more\n";
+        assert_eq!(
+            telling_line(java),
+            Some("Caused by: java.lang.ArithmeticException: / by zero")
+        );
+        assert_eq!(telling_line("error\nat index 3\n"), Some("at index 3"));
+        assert_eq!(
+            telling_line("error\nNode.js v20 is too old\n"),
+            Some("Node.js v20 is too old")
+        );
+        assert_eq!(telling_line("Node.js v\n"), Some("Node.js v"));
+        assert_eq!(
+            telling_line("    at f (x.js:1:1)\n    at g (x.js:2:1)\n"),
+            Some("at g (x.js:2:1)")
+        );
+        assert_eq!(telling_line("Node.js v22.1.0\n"), Some("Node.js v22.1.0"));
+    }
+
+    proptest! {
+        /// The telling line is one of the text's non-blank lines, trimmed, and there is one
+        /// exactly when the text has a non-blank line.
+        #[test]
+        fn the_telling_line_is_a_non_blank_line_of_the_text(
+            lines in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "", " ", "boom", "    at f (x.js:1:1)", "\tat A.f(A.java:3)", "\t... 2 more",
+                    "Node.js v20.20.2", "at top", "  Error: x  ",
+                ]),
+                0..8,
+            )
+        ) {
+            let text = lines.join("\n");
+            let non_blank: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+            match telling_line(&text) {
+                None => prop_assert!(non_blank.is_empty()),
+                Some(line) => prop_assert!(non_blank.contains(&line), "{line:?} of {text:?}"),
+            }
+        }
+    }
 
     #[test]
     fn signature_is_the_last_line_only() {

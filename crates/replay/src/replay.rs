@@ -228,7 +228,7 @@ impl ReplayReport {
     ///   "detection_power": [{"p": 0.05, "power": 0.301663}, ...],  // p = 0.05, 0.2, 0.5
     ///   "runs": [{"replay": 0, "label": "assert_fail", "exit": "exit 1",
     ///             "duration_us": 1234, "signature": null, "message": null,
-    ///             "stderr_last_line": null}, ...],     // last non-blank stderr line
+    ///             "stderr_last_line": null}, ...],     // the error's stderr line (telling_line)
     ///   "elapsed_us": 5678
     /// }
     /// ```
@@ -378,9 +378,10 @@ struct JsonRun<'a> {
     stderr_last_line: Option<&'a str>,
 }
 
-/// The last non-blank line of captured text, at most 200 characters of it.
+/// The line of captured stderr that says what went wrong ([`crate::telling_line`]), at most
+/// 200 characters of it.
 fn last_line(text: &str) -> Option<&str> {
-    let line = text.lines().rev().map(str::trim).find(|l| !l.is_empty())?;
+    let line = crate::telling_line(text)?;
     Some(match line.char_indices().nth(200) {
         Some((i, _)) => &line[..i],
         None => line,
