@@ -2099,6 +2099,8 @@ fn a_campaign_timeout_is_kept_next_to_a_later_failure_and_queued_with_its_contex
     assert_eq!(campaign["minimal"], "{\"n\":1000}", "{campaign}");
     let item = campaign["infra"].as_str().expect("an infra item");
     assert!(item.starts_with("case 0 was labelled timeout"), "{item}");
+    // The input that hung, for the runner's owners to run by hand.
+    assert!(item.ends_with(" on input {\"hang\":true}"), "{item}");
     assert_eq!(report["summary"]["infra"], 1);
     assert_eq!(report["summary"]["new_failures"], 1);
 
@@ -3934,6 +3936,21 @@ fn a_campaign_stops_after_eight_timeouts_in_a_row() {
             && infra.ends_with(
                 "; cases 0 to 7 timed out in a row, so the campaign stopped there (MAX_TIMEOUTS_IN_A_ROW): 32 of its 40 cases were not looked at"
             ),
+        "{infra}"
+    );
+    // One case left is one case.
+    repo.write(
+        "freezegate.toml",
+        &toml
+            .replace("40", "9")
+            .replace("min_cases = 10", "min_cases = 5"),
+    );
+    let (_, report) = repo.gate_json();
+    let infra = report["campaigns"][0]["infra"]
+        .as_str()
+        .expect("infra item");
+    assert!(
+        infra.ends_with(": 1 of its 9 cases was not looked at"),
         "{infra}"
     );
 }

@@ -1342,10 +1342,13 @@ fn run_cases(
                 }
             }
             Label::Timeout | Label::HarnessError if scan.infra.is_none() => {
+                // The input too, so that the runner's owners can run it by hand.
+                let input = String::from_utf8_lossy(&cases[index]);
                 scan.infra = Some(format!(
-                    "case {index} was labelled {} ({})",
+                    "case {index} was labelled {} ({}) on input {}",
                     o.label,
-                    infra_reason(&o)
+                    infra_reason(&o),
+                    cut_line(&input)
                 ));
             }
             _ => {}
@@ -1355,9 +1358,10 @@ fn run_cases(
             scan.ahead.clear();
             let left = cases.len() - scan.done;
             let stop = format!(
-                "cases {} to {index} timed out in a row, so the campaign stopped there (MAX_TIMEOUTS_IN_A_ROW): {left} of its {} cases were not looked at",
+                "cases {} to {index} timed out in a row, so the campaign stopped there (MAX_TIMEOUTS_IN_A_ROW): {left} of its {} cases {} not looked at",
                 index + 1 - MAX_TIMEOUTS_IN_A_ROW,
-                cases.len()
+                cases.len(),
+                if left == 1 { "was" } else { "were" }
             );
             scan.infra = Some(match scan.infra.take() {
                 Some(first) => format!("{first}; {stop}"),
