@@ -58,8 +58,9 @@ pub struct Args {
     /// Also print the shrink path, as JSON, on standard error.
     #[arg(long)]
     path: bool,
-    /// The deadline of each run, in milliseconds.
-    #[arg(long, value_name = "T", default_value_t = 10_000)]
+    /// The deadline of each run, in milliseconds (at least 1).
+    #[arg(long, value_name = "T", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
     /// The property id the oracle sees as PROPERTY_ID (empty when absent).
     #[arg(long, value_name = "ID")]

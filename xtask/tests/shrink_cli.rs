@@ -269,6 +269,23 @@ fn a_first_run_that_times_out_or_breaks_is_never_shrunk() {
 }
 
 #[test]
+fn a_deadline_of_zero_is_a_usage_error_not_a_timeout() {
+    // SPEC §8: bad usage exits 3; a zero deadline would otherwise run the oracle, label the
+    // first run `timeout` and exit 2, as if the runner were at fault.
+    let dir = setup();
+    let out = xtask(
+        dir.path(),
+        &["--oracle", "sh oracle.sh", "--timeout-ms", "0"],
+        "[1000]",
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    let err = stderr(&out);
+    assert!(err.contains("--timeout-ms"), "{err}");
+    assert!(!err.contains("oracle_calls="), "no oracle may run: {err}");
+}
+
+#[test]
 fn candidates_that_fail_another_way_do_not_count_unless_asked() {
     let dir = setup();
     // The original fails with "big"; [-1] would be smaller but fails with "negative".
