@@ -36,8 +36,9 @@ pub struct Args {
     #[arg(long, value_name = "T", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..))]
     timeout_ms: u64,
-    /// How many runs at once [default: the number of cores].
-    #[arg(long, value_name = "J")]
+    /// How many runs at once, at least 1 [default: the number of cores].
+    #[arg(long, value_name = "J",
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     jobs: Option<usize>,
     /// The property id the oracle sees as PROPERTY_ID (empty when absent).
     #[arg(long, value_name = "ID")]

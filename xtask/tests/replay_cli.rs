@@ -304,6 +304,8 @@ fn out_of_range_counts_and_deadlines_are_usage_errors() -> TestResult {
             "over the most a plan allows",
         ),
         (&["--replays", "0"], "at least 1"),
+        // As `gate --jobs 0` and `classify --jobs 0`: no silent fix to 1.
+        (&["--jobs", "0"], "--jobs"),
     ] {
         let mut all = vec!["--oracle", "true", "--fixture", "fixture.json"];
         all.extend(args);
