@@ -274,9 +274,18 @@ fn run_list(expiring: Option<u32>, now: Timestamp, format: Format) -> Outcome {
             if breaking == 1 { "s" } else { "" }
         );
     }
-    match format {
-        Format::Text => write_stdout(&list_text(rows, now))?,
-        Format::Json => write_stdout(&list_json(rows, now))?,
+    match (format, expiring) {
+        // Rows there, none within the window: not "no freeze rows".
+        (Format::Text, Some(days)) if rows.is_empty() && !ledger.rows().is_empty() => {
+            let all = ledger.rows().len();
+            write_stdout(&format!(
+                "no freeze rows expire within {days} day{} ({all} row{} in all)\n",
+                if days == 1 { "" } else { "s" },
+                if all == 1 { "" } else { "s" }
+            ))?
+        }
+        (Format::Text, _) => write_stdout(&list_text(rows, now))?,
+        (Format::Json, _) => write_stdout(&list_json(rows, now))?,
     }
     Ok(OK)
 }

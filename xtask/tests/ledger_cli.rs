@@ -358,6 +358,15 @@ fn list_prints_a_table_and_json() -> TestResult {
         &["ledger", "list", "--expiring", "1", "--now", NOW],
     )?;
     assert_eq!(stdout(&out).lines().count(), 2, "{}", stdout(&out));
+    // Rows there, none in the window: said so, not "no freeze rows".
+    let out = xtask(
+        dir.path(),
+        &["ledger", "list", "--expiring", "0", "--now", NOW],
+    )?;
+    assert_eq!(
+        stdout(&out),
+        "no freeze rows expire within 0 days (2 rows in all)\n"
+    );
     let out = xtask(
         dir.path(),
         &["ledger", "list", "--format", "json", "--now", NOW],
