@@ -24,11 +24,15 @@ pub struct Args {
     /// Use `freezegate-canon-v1-ordered`: object members keep their input order.
     #[arg(long)]
     ordered: bool,
-    /// Output format: `text` prints what the flags ask for; `json` prints one document with
-    /// the form, the canonical text, the digest and the fixture id (not with --digest/--id).
+    /// Output format: `text` prints what the flags ask for; `json` prints one document
+    /// (`freezegate-canon-result-v1`: schema, canonicalization, canonical, fixture_digest,
+    /// fixture_id), not with --digest/--id.
     #[arg(long, value_enum, default_value_t)]
     format: Format,
 }
+
+/// The `schema` of `canon --format json`'s document.
+const RESULT_SCHEMA: &str = "freezegate-canon-result-v1";
 
 /// Runs `xtask canon`.
 pub fn run(args: Args) -> Outcome {
@@ -49,6 +53,7 @@ pub fn run(args: Args) -> Outcome {
     if args.format == Format::Json {
         let text = |s: String| Value::String(s);
         let document = Value::Object(vec![
+            ("schema".into(), text(RESULT_SCHEMA.to_owned())),
             ("canonicalization".into(), text(form.as_str().to_owned())),
             ("canonical".into(), text(canonical.as_str().to_owned())),
             (

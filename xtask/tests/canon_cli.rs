@@ -223,6 +223,21 @@ fn json_format_gives_form_text_digest_and_id_in_one_document() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Keys in their documented order, the schema first.
+    let text = stdout(&out);
+    let at = |key: &str| text.find(&format!("\"{key}\":")).unwrap_or(usize::MAX);
+    let order = [
+        "schema",
+        "canonicalization",
+        "canonical",
+        "fixture_digest",
+        "fixture_id",
+    ];
+    assert!(
+        order.windows(2).all(|w| at(w[0]) < at(w[1])) && at("fixture_id") < text.len(),
+        "{text}"
+    );
+    assert_eq!(doc["schema"], "freezegate-canon-result-v1");
     assert_eq!(doc["canonicalization"], "freezegate-canon-v1");
     assert_eq!(doc["canonical"], r#"{"role":"","user_id":0}"#);
     assert_eq!(doc["fixture_id"], "84a6b2a276edd51b");
