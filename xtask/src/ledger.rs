@@ -352,13 +352,13 @@ pub fn update_ledger<T>(change: impl FnOnce(&mut Ledger) -> T) -> Result<T, Ledg
 }
 
 /// The timer behind the waiting line: a thread that prints it unless the lock is held first.
-struct WaitNote {
+pub(crate) struct WaitNote {
     done: Option<mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl WaitNote {
-    fn start(lock: &Path) -> WaitNote {
+    pub(crate) fn start(lock: &Path) -> WaitNote {
         let (done, wait) = mpsc::channel::<()>();
         let lock = lock.display().to_string();
         let thread = std::thread::spawn(move || {

@@ -8,7 +8,7 @@
 //!
 //! It is a library so that a repository can call it from its own xtask; freezegate's own
 //! `xtask` binary is a thin shell over it ([`run::run_with_base`], [`classify::classify`],
-//! [`render`], [`demo`], [`process::setup`]).
+//! [`freeze::freeze`], [`render`], [`demo`], [`process::setup`]).
 //!
 //! # Main items
 //!
@@ -26,6 +26,7 @@
 //!   subreaper and SIGINT, SIGTERM and SIGHUP), with [`process::park_if_stopping`] and
 //!   [`process::kill_active_runs`].
 //! - [`classify::classify`] (one failing input through shrink, pin, replay and action),
+//!   [`freeze::freeze`] (a flicker's freeze row, with `freezegate.toml`'s settings alone),
 //!   [`patch::check_patch`] (patch integrity), [`diffs`] (the ledger and settings diffs of a
 //!   patch), [`demo::Demo`].
 //!
@@ -288,6 +289,8 @@ pub mod config;
 #[cfg(target_os = "linux")]
 pub mod demo;
 pub mod diffs;
+#[cfg(target_os = "linux")]
+pub mod freeze;
 pub mod integrity;
 #[cfg(target_os = "linux")]
 pub mod oracles;
