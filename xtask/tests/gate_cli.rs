@@ -3955,6 +3955,27 @@ fn a_campaign_stops_after_eight_timeouts_in_a_row() {
     );
 }
 
+/// A campaign failure whose replays mix passes and fails is pinned and blocks like any new
+/// failure, and its note says what else a flicker allows: a freeze by a human.
+#[test]
+fn a_flickering_campaign_failure_says_it_may_be_frozen() {
+    // Fails on even replay indices, and in the campaign's and the shrinker's runs (no index).
+    let oracle = "read -r l\nr=${FREEZEGATE_REPLAY:-0}\n[ $((r % 2)) = 0 ] && exit 1\nexit 0\n";
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[5]' | head -n 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml), ("p.sh", oracle)]);
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "{campaign}");
+    assert_eq!(campaign["action"], "freeze_after_pin", "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("new fixture pinned in the working tree, whose replays mix passes and fails (a flicker): commit it with the patch, then make the property deterministic, or have a human freeze it"),
+        "{note}"
+    );
+}
+
 /// A new stable failure without a signature can shrink onto a frozen flake: a flaky oracle
 /// fails the flake's input once on the way, and the shrinker keeps it. The case itself fails
 /// every replay while the fixture does not, so it is pinned as it is and blocks; the freeze

@@ -1799,6 +1799,8 @@ fn campaign(
             {
                 result.note = Some(if result.already_pinned {
                     "the same minimal input is already pinned: fix the property's code".to_owned()
+                } else if record.action == Action::FreezeAfterPin {
+                    "new fixture pinned in the working tree, whose replays mix passes and fails (a flicker): commit it with the patch, then make the property deterministic, or have a human freeze it from a runner the policy allows (xtask freeze)".to_owned()
                 } else {
                     "new fixture pinned in the working tree: commit it with the patch, then make the property pass".to_owned()
                 });
