@@ -49,6 +49,18 @@ fn config(worker: bool, oracle: &str) -> String {
     )
 }
 
+/// A repository whose oracle and generator are the shell scripts `oracle` and `generator`.
+fn shell_repo(worker: bool, oracle: &str, generator: &str) -> Repo {
+    Repo::new(&[
+        (
+            "freezegate.toml",
+            &config(worker, "sh oracle.sh").replace("python3 gen.py", "sh gen.sh"),
+        ),
+        ("oracle.sh", oracle),
+        ("gen.sh", generator),
+    ])
+}
+
 /// The recipe's repository: `python3 -m tests.oracles.invoice` run from the root.
 fn recipe_repo(worker: bool) -> Repo {
     Repo::new(&[
@@ -214,14 +226,7 @@ exit 0
     const GEN: &str =
         "for i in $(seq 1 $PROP_CASES); do echo \"{\\\"n\\\": $((i % 5)), \\\"k\\\": $i}\"; done\n";
     let lines = |worker: bool| -> Vec<String> {
-        let repo = Repo::new(&[
-            (
-                "freezegate.toml",
-                &config(worker, "sh oracle.sh").replace("python3 gen.py", "sh gen.sh"),
-            ),
-            ("oracle.sh", ORACLE),
-            ("gen.sh", GEN),
-        ]);
+        let repo = shell_repo(worker, ORACLE, GEN);
         let (run, report) = repo.gate_json();
         assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
         assert_eq!(report["campaigns"][0]["minimal"], r#"{"n":1}"#);
@@ -300,14 +305,7 @@ exit 0
 "#;
     const GEN: &str = "for i in $(seq 1 $PROP_CASES); do echo \"{\\\"n\\\": $((i % 5))}\"; done\n";
     for worker in [true, false] {
-        let repo = Repo::new(&[
-            (
-                "freezegate.toml",
-                &config(worker, "sh oracle.sh").replace("python3 gen.py", "sh gen.sh"),
-            ),
-            ("oracle.sh", ORACLE),
-            ("gen.sh", GEN),
-        ]);
+        let repo = shell_repo(worker, ORACLE, GEN);
         let (run, report) = repo.gate_json();
         let campaign = &report["campaigns"][0];
         let note = campaign["note"].as_str().unwrap_or("");
