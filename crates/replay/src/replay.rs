@@ -306,9 +306,11 @@ impl ReplayReport {
             if let Some(message) = &run.message {
                 let _ = write!(out, "  ({message})");
             }
-            if run.label.is_infra()
-                && let Some(line) = last_line(&run.stderr.text)
-            {
+            // Why a run broke, and what a failure without a signature (a crash: an uncaught
+            // exception exits 1) said.
+            let unexplained = run.label.is_infra()
+                || (run.label == crate::Label::AssertFail && run.signature.is_none());
+            if unexplained && let Some(line) = last_line(&run.stderr.text) {
                 let _ = write!(out, "  stderr: {line}");
             }
             out.push('\n');
@@ -419,6 +421,38 @@ mod tests {
     }
 
     type PlanErrorOr = crate::label::PlanError;
+
+    /// The text names the stderr line of a failure without a signature (a crash), not of
+    /// one with a signature or of a pass.
+    #[test]
+    fn text_quotes_the_stderr_of_a_failure_without_a_signature() -> Result<(), PlanErrorOr> {
+        let oracle = |_: &[u8], ctx: &RunContext| {
+            let mut out = match ctx.replay {
+                0 => RunOutcome::new(Label::AssertFail, Duration::ZERO, Exit::Code(1)),
+                1 => {
+                    let mut o = RunOutcome::new(Label::AssertFail, Duration::ZERO, Exit::Code(1));
+                    o.signature = Some("named".into());
+                    o
+                }
+                _ => RunOutcome::new(Label::AssertPass, Duration::ZERO, Exit::Code(0)),
+            };
+            out.stderr.text = format!("TypeError: run {}\n    at f (x.js:1:1)\n", ctx.replay);
+            out
+        };
+        let report = replay(
+            &oracle,
+            b"0",
+            &ReplayPlan::new(3, 1)?,
+            &ReplayOptions::default(),
+        );
+        let text = report.to_text();
+        assert!(text.contains("stderr: TypeError: run 0\n"), "{text}");
+        assert!(
+            !text.contains("run 1\n") && !text.contains("run 2\n"),
+            "{text}"
+        );
+        Ok(())
+    }
 
     #[test]
     fn labels_come_back_in_run_index_order() -> Result<(), PlanErrorOr> {
