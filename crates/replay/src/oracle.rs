@@ -118,9 +118,12 @@ impl Excerpt {
 
 /// The line of an oracle's stderr that says what went wrong, trimmed: the last non-blank
 /// line that is not what a runtime prints after the error itself — a stack frame, indented
-/// `at …` (Node, the JVM) or `... 3 more` (the JVM), or Node's version banner
-/// (`Node.js v20.20.2`) — else the last non-blank line. `None` when the text holds only
-/// blanks. A Python traceback ends with its exception, which is that line.
+/// `at …` (Node, the JVM), `... 3 more` (the JVM) or `12: symbol` (a Rust backtrace, with
+/// its `stack backtrace:` heading), the properties Node prints after an error's frames
+/// (`    at … {`, indented `code: 'ERR_ASSERTION',` lines, `}`), Node's version banner
+/// (`Node.js v20.20.2`), or Rust's `note: … RUST_BACKTRACE …` after a panic — else the last
+/// non-blank line. `None` when the text holds only blanks. A Python traceback ends with its
+/// exception, which is that line.
 ///
 /// ```
 /// use freezegate_replay::telling_line;
@@ -132,23 +135,76 @@ impl Excerpt {
 /// assert_eq!(telling_line(" \n"), None);
 /// ```
 pub fn telling_line(text: &str) -> Option<&str> {
-    let mut lines = text.lines().rev().filter(|l| !l.trim().is_empty());
-    let last = lines.clone().next()?;
-    Some(lines.find(|l| !is_trailer(l)).unwrap_or(last).trim())
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let last = *lines.last()?;
+    let mut end = lines.len();
+    while end > 0 {
+        let line = lines[end - 1];
+        if is_trailer(line) {
+            end -= 1;
+        } else if let Some(opener) = node_properties(&lines[..end]) {
+            // The frame that opens the block is a trailer too; an error line that opens it
+            // (an error with no frames) is the telling line.
+            if !is_trailer(lines[opener].trim_end().trim_end_matches('{')) {
+                return Some(lines[opener].trim());
+            }
+            end = opener;
+        } else {
+            return Some(line.trim());
+        }
+    }
+    Some(last.trim())
 }
 
 /// Whether `line` is one a runtime prints after the error: an indented stack frame (`at …`,
-/// `... N more`) or Node's version banner.
+/// `... N more`, a Rust backtrace's `12: symbol`), a Rust backtrace's heading or the note
+/// after a panic, or Node's version banner.
 fn is_trailer(line: &str) -> bool {
     let text = line.trim();
     let indented = line.starts_with([' ', '\t']);
+    let rust_frame = text
+        .split_once(": ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     let frame = text.starts_with("at ")
         || (text.starts_with("... ") && text.ends_with(" more"))
-        || text == "...";
+        || text == "..."
+        || rust_frame;
     let banner = text.strip_prefix("Node.js v").is_some_and(|version| {
         !version.is_empty() && version.chars().all(|c| c.is_ascii_digit() || c == '.')
     });
-    (indented && frame) || banner
+    let rust_note = text == "stack backtrace:"
+        || (text.starts_with("note: ") && text.contains("`RUST_BACKTRACE="));
+    (indented && frame) || banner || (!indented && rust_note)
+}
+
+/// Where the block of properties that Node prints after an uncaught error's frames begins,
+/// when `lines` ends with one: a `}` line at the start of a line, closing a `{` that ends an
+/// earlier line (`    at node:internal/main:1:1 {`), with only indented lines between. The
+/// index of the line that opens the block.
+fn node_properties(lines: &[&str]) -> Option<usize> {
+    let (close, body) = lines.split_last()?;
+    if *close != "}" {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, line) in body.iter().enumerate().rev() {
+        let text = line.trim_end();
+        if !line.starts_with([' ', '\t']) {
+            // The opener is the first line at depth 0 that ends with ` {` after some text.
+            return (depth == 0 && text.ends_with(" {")).then_some(i);
+        }
+        if text.trim_start().starts_with(['}', ']']) {
+            depth += 1;
+        }
+        if text.ends_with(['{', '[']) {
+            if depth == 0 {
+                // An indented line opening the block: a frame, `    at … {`.
+                return text.ends_with(" {").then_some(i);
+            }
+            depth -= 1;
+        }
+    }
+    None
 }
 
 /// What one run of an oracle on one candidate gave.
@@ -421,6 +477,32 @@ mod tests {
         assert_eq!(telling_line("Node.js v22.1.0\n"), Some("Node.js v22.1.0"));
     }
 
+    /// Node prints an error's own properties after its frames (`node:assert`'s
+    /// `AssertionError`, a system error's `code`), and Rust a note after a panic and a
+    /// backtrace with `RUST_BACKTRACE=1`: the telling line is the error's, not the `}` or the
+    /// note that close them. A `}` that closes no such block (a JSON document printed to
+    /// stderr) is still the last line.
+    #[test]
+    fn the_telling_line_skips_nodes_error_properties_and_rusts_panic_note() {
+        let assert = "node:assert:90\n  throw new AssertionError(obj);\n  ^\n\nAssertionError [ERR_ASSERTION]: Expected values to be strictly equal:\n\n1 !== 2\n\n    at Object.<anonymous> (/t/as.js:2:8)\n    at node:internal/main/run_main_module:28:49 {\n  generatedMessage: true,\n  code: 'ERR_ASSERTION',\n  actual: 1,\n  expected: 2,\n  operator: 'strictEqual'\n}\n\nNode.js v20.20.2\n";
+        assert_eq!(telling_line(assert), Some("1 !== 2"));
+        let enoent = "node:fs:573\n  return binding.open(\n                 ^\n\nError: ENOENT: no such file or directory, open '/nonexistent'\n    at Object.openSync (node:fs:573:18)\n    at node:internal/main/run_main_module:28:49 {\n  errno: -2,\n  code: 'ENOENT',\n  details: {\n    nested: [\n      1\n    ]\n  },\n  path: '/nonexistent'\n}\n\nNode.js v20.20.2\n";
+        assert_eq!(
+            telling_line(enoent),
+            Some("Error: ENOENT: no such file or directory, open '/nonexistent'")
+        );
+        // An error printed with no frames opens the block itself.
+        assert_eq!(
+            telling_line("Error: boom {\n  code: 'E_X'\n}\n"),
+            Some("Error: boom {")
+        );
+        assert_eq!(telling_line("{\n  \"a\": 1\n}\n"), Some("}"));
+        let panic = "\nthread 'main' panicked at src/main.rs:1:12:\nboom at 3\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+        assert_eq!(telling_line(panic), Some("boom at 3"));
+        let backtrace = "thread 'main' panicked at src/main.rs:1:12:\nboom at 3\nstack backtrace:\n   0: __rustc::rust_begin_unwind\n             at /rustc/5980/library/std/src/panicking.rs:689:5\n   1: p::main\nnote: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n";
+        assert_eq!(telling_line(backtrace), Some("boom at 3"));
+    }
+
     proptest! {
         /// The telling line is one of the text's non-blank lines, trimmed, and there is one
         /// exactly when the text has a non-blank line.
@@ -429,7 +511,9 @@ mod tests {
             lines in proptest::collection::vec(
                 proptest::sample::select(vec![
                     "", " ", "boom", "    at f (x.js:1:1)", "\tat A.f(A.java:3)", "\t... 2 more",
-                    "Node.js v20.20.2", "at top", "  Error: x  ",
+                    "Node.js v20.20.2", "at top", "  Error: x  ", "}", "{", "  code: 'E',",
+                    "    at g (x.js:2:1) {", "Error: y {", "   3: p::main", "stack backtrace:",
+                    "note: run with `RUST_BACKTRACE=1`",
                 ]),
                 0..8,
             )
