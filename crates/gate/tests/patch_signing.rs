@@ -1443,6 +1443,17 @@ fn scripts_whose_loads_are_not_followed_are_named_in_a_warning() {
         "[policy]\nprotected = [\"tests/oracles/**\"]\nproperty_paths = [\"tests/**\"]\n\n{properties}"
     ));
     assert_eq!(covered, Vec::<String>::new());
+    // A glob that names the scripts alone covers nothing they load (`serve.js` above is
+    // still unprotected): the warnings stay.
+    let scripts_only = unfollowed(&format!(
+        "[policy]\nprotected = [\"tests/oracles/split.js\", \"tests/oracles/gen.sh\"]\nproperty_paths = [\"tests/**\"]\n\n{properties}"
+    ));
+    assert_eq!(scripts_only, warned);
+    // A glob over the scripts' ending in their folder covers what they load there.
+    let by_ending = unfollowed(&format!(
+        "[policy]\nprotected = [\"tests/oracles/*.js\", \"tests/oracles/*.sh\"]\nproperty_paths = [\"tests/**\"]\n\n{properties}"
+    ));
+    assert_eq!(by_ending, Vec::<String>::new());
 }
 
 /// What a protected script imports is protected where it is property code (under

@@ -142,7 +142,11 @@ pub fn check_patch(
     let unfollowed: Vec<(String, String)> = scripts
         .unfollowed
         .into_iter()
-        .filter(|(path, _)| !paths.is_listed_protected(path))
+        // Covered when a glob covers its folder, not the script alone: a glob naming just the
+        // script (which is protected anyway, being named) leaves what it loads unprotected.
+        .filter(|(path, _)| {
+            !(paths.is_listed_protected(path) && paths.is_listed_protected(&beside(path)))
+        })
         .collect();
     let paths = paths.with_commands(commands);
     let rules = RuleSet::shared()?;
@@ -689,6 +693,22 @@ fn is_ssh_signed(object: &[u8]) -> bool {
                 .split_once(' ')
                 .is_some_and(|(_, v)| v.trim() == "-----BEGIN SSH SIGNATURE-----")
     })
+}
+
+/// A name beside the script at `path`, with its ending (`tests/oracles/split.js` gives
+/// `tests/oracles/freezegate-beside.js`): a `protected` glob that matches it covers the
+/// script's folder (`tests/oracles/**`, `tests/oracles/*.js`), where what the script loads
+/// lives, and not the script's own name only.
+fn beside(path: &str) -> String {
+    let (folder, name) = match path.rsplit_once('/') {
+        Some((folder, name)) => (format!("{folder}/"), name),
+        None => (String::new(), path),
+    };
+    let ending = name
+        .rfind('.')
+        .filter(|&i| i > 0)
+        .map_or("", |i| &name[i..]);
+    format!("{folder}freezegate-beside{ending}")
 }
 
 #[cfg(test)]

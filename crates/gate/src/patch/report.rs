@@ -143,8 +143,8 @@ pub enum WarningKind {
     /// not protected by being named.
     UnprotectedCommand,
     /// An `oracle` or `generate` command at REV runs a script in a language whose loads the
-    /// gate does not follow (JavaScript, shell, Ruby, …), outside `policy.protected`: the
-    /// script is protected by being named, the files it loads are not.
+    /// gate does not follow (JavaScript, shell, Ruby, …), in a folder no `policy.protected` glob
+    /// covers: the script is protected by being named, the files it loads are not.
     UnfollowedScript,
 }
 
