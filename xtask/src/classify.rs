@@ -108,14 +108,23 @@ pub fn run(args: Args) -> Outcome {
         {
             // The failure was found; only its files could not be written: say what it was,
             // so that the minimal input is not lost with the write.
-            eprintln!(
-                "{} not done: fixtures/{}/{}.json could not be written; labels: {}; minimal input: {}",
-                record.action.as_str(),
-                meta.property_id,
-                meta.fixture_id,
-                record.labels.iter().map(|l| l.letter()).collect::<String>(),
-                record.minimal.as_ref().map_or("", |c| c.as_str())
-            );
+            let fixture = format!("fixtures/{}/{}.json", meta.property_id, meta.fixture_id);
+            let minimal = record.minimal.as_ref().map_or("", |c| c.as_str());
+            let letters: String = record.labels.iter().map(|l| l.letter()).collect();
+            if record.already_pinned {
+                eprintln!(
+                    "{fixture} is pinned, but its meta or origin file could not be written; minimal input: {minimal}"
+                );
+            } else if record.action == Action::PinOrigin {
+                eprintln!(
+                    "pin_origin not done: {fixture}, the input as given, could not be written; labels: {letters}"
+                );
+            } else {
+                eprintln!(
+                    "{} not done: {fixture} could not be written; labels: {letters}; minimal input: {minimal}",
+                    record.action.as_str()
+                );
+            }
         }
         Failure::usage(e)
     })?;

@@ -801,6 +801,57 @@ fn classify_that_cannot_pin_says_what_it_found() {
         "{}",
         run.stderr
     );
+
+    // An over-shrunk input, pinned as given (`pin_origin`), is not said to be the shrunk one.
+    let origin = "import json, os, sys\ndef fails(doc):\n    if os.environ.get('FREEZEGATE_WORKER') == '1':\n        return len(doc) > 0\n    return len(doc) > 1\nif os.environ.get('FREEZEGATE_WORKER') == '1':\n    for line in sys.stdin:\n        print('fail' if fails(json.loads(line)) else 'pass', flush=True)\n    sys.exit(0)\nsys.exit(1 if fails(json.load(sys.stdin)) else 0)\n";
+    let toml =
+        config("[[property]]\nid = \"origin\"\noracle = \"python3 origin.py\"\nworker = true\n");
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        ("origin.py", origin),
+        ("fixtures/origin/origins", ""),
+    ]);
+    let run = classify_text(&repo, "origin", r#"{"a": 1, "b": 2}"#, &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("pin_origin not done: fixtures/origin/")
+            && first.ends_with(".json, the input as given, could not be written; labels: FFF"),
+        "{}",
+        run.stderr
+    );
+
+    // A fixture pinned before whose meta file cannot be written back (a folder in its way).
+    let toml = config("[[property]]\nid = \"lists.short\"\noracle = \"python3 p.py\"\n");
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        (
+            "p.py",
+            "import sys\nfrom oracle import serve\nsys.exit(serve(lambda d: 'long' if len(d) > 2 else None))\n",
+        ),
+    ]);
+    let pinned = classify_text(&repo, "lists.short", "[3, 3, 3, 3]", &[]);
+    assert_eq!(pinned.code, 1, "{}", pinned.stderr);
+    let meta = pinned
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("fixture: "))
+        .expect("a fixture line")
+        .replace(".json", ".meta.json");
+    std::fs::remove_file(repo.dir.join(&meta)).expect("remove the meta file");
+    std::fs::create_dir(repo.dir.join(&meta)).expect("a folder in its place");
+    let run = classify_text(&repo, "lists.short", "[3, 3, 3, 3]", &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!(
+            "{} is pinned, but its meta or origin file could not be written; minimal input: [0,0,0]",
+            meta.replace(".meta.json", ".json")
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 /// A `worker = true` property whose worker cannot shrink the input (it dies in worker mode,

@@ -105,7 +105,7 @@ pub enum FreezeError {
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
     /// The settings of `freezegate.toml` do not resolve.
-    #[error("{CONFIG_FILE}: {0}")]
+    #[error("{CONFIG_FILE}")]
     Settings(#[source] crate::config::SettingsError),
     /// Where the run happens (env class, runner id) does not resolve.
     #[error(transparent)]
@@ -272,6 +272,9 @@ pub fn freeze<W>(
         .with_timeout(Duration::from_millis(settings.timeout_ms_for(property)))
         .with_property_id(ask.property.to_string());
     let labels = replay(&oracle, canonical.bytes(), &plan, &options).labels();
+    // A stopping signal during the replays ends the process from the signal's thread
+    // ([`crate::process`]): write no row after it, even from runs it did not kill.
+    crate::process::park_if_stopping();
     let row = match freeze_row(&request, &labels, &policy, &signers) {
         Ok(row) => row,
         Err(refusal) => return Ok(refused(request, labels, refusal)),
