@@ -79,6 +79,7 @@ impl std::fmt::Display for Action {
 /// The record of one classify run: the meta fields (when something was shrunk), the status,
 /// the action and the labels of the replays that decided it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Record {
     /// The property.
     pub property_id: PropertyId,

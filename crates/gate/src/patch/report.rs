@@ -67,6 +67,7 @@ impl SignatureStatus {
 
 /// The signature of one commit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Signature {
     /// The verdict.
     pub status: SignatureStatus,
@@ -78,6 +79,7 @@ pub struct Signature {
 
 /// One commit of `REV..HEAD`, judged on its own change.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CommitReport {
     /// Full commit id.
     pub commit: String,
@@ -95,6 +97,7 @@ pub struct CommitReport {
 
 /// A protected path changed by a commit without an allowed signature.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Violation {
     /// Full commit id.
     pub commit: String,
@@ -112,6 +115,7 @@ pub struct Violation {
 
 /// A gaming move found in a commit's own change to a property file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Finding {
     /// Full commit id.
     pub commit: String,
@@ -150,6 +154,7 @@ pub enum WarningKind {
 
 /// A non-blocking note.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Warning {
     /// The commit it concerns, if one.
     pub commit: Option<String>,
@@ -161,6 +166,7 @@ pub struct Warning {
 
 /// The patch-integrity judgement of `REV..HEAD`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct PatchReport {
     /// Full commit id of the base revision.
     pub base: String,

@@ -758,20 +758,23 @@ pub(crate) fn protected_scripts(
 /// `import`, `source`, `load`, `use`, `include`) whose loads the gate does not follow: it
 /// reads Python's imports only.
 const UNFOLLOWED_ENDINGS: &[&str] = &[
-    ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".sh", ".bash", ".zsh", ".rb", ".pl", ".pm",
-    ".php", ".lua", ".r", ".jl", ".java", ".kts", ".groovy", ".scala", ".exs", ".tcl",
+    ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".sh", ".bash", ".zsh", ".ksh",
+    ".fish", ".ps1", ".rb", ".pl", ".pm", ".php", ".lua", ".r", ".jl", ".java", ".kt", ".kts",
+    ".groovy", ".scala", ".clj", ".ex", ".exs", ".erl", ".tcl", ".go", ".swift", ".dart", ".cs",
+    ".fsx", ".hs", ".ml", ".nim", ".cr", ".rkt", ".scm",
 ];
 
 /// Whether the script at `path` (its `bytes`) is one whose loads the gate does not follow:
 /// its name ends in a script language's ending ([`UNFOLLOWED_ENDINGS`], in any case), or it
-/// has no ending and starts with a `#!` line that is not Python's. A data file a command
-/// names (`--config cases.json`) is neither.
+/// is not named `.py` and starts with a `#!` line that is not Python's (`#!/usr/bin/env
+/// node` in `oracle` or `oracle.cli`). A data file a command names (`--config cases.json`)
+/// is neither.
 fn unfollowed_language(path: &str, bytes: &[u8]) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
     if UNFOLLOWED_ENDINGS.iter().any(|e| name.ends_with(e)) {
         return true;
     }
-    !name.contains('.') && bytes.starts_with(b"#!") && !has_python_shebang(bytes)
+    !name.ends_with(".py") && bytes.starts_with(b"#!") && !has_python_shebang(bytes)
 }
 
 /// A folder from the top of the work tree (components, `[]` for the top) as a folder of the
@@ -1041,6 +1044,34 @@ fn parts_from_top(top: &[String], path: &[String]) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Scripts in other languages, by ending or by a `#!` line that is not Python's, are
+    /// unfollowed; Python scripts and data files are not.
+    #[test]
+    fn unfollowed_languages_by_ending_or_shebang() {
+        let node = b"#!/usr/bin/env node\nrequire('./x')\n";
+        for (path, bytes, unfollowed) in [
+            ("tests/a.js", &b"require('./b')\n"[..], true),
+            ("tests/A.MJS", b"", true),
+            ("tests/gen.sh", b"", true),
+            ("tests/prop.go", b"package main\n", true),
+            ("tests/oracle", node, true),
+            ("tests/oracle.cli", node, true),
+            ("tests/check", b"#!/bin/sh\n", true),
+            ("tests/check", b"#!/usr/bin/env python3\n", false),
+            ("tests/p.py", node, false),
+            ("tests/p.py", b"import x\n", false),
+            ("tests/cases.json", b"[]\n", false),
+            ("tests/data.csv", b"a,b\n", false),
+        ] {
+            assert_eq!(
+                unfollowed_language(path, bytes),
+                unfollowed,
+                "{path} {:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
 
     fn words(command: &str) -> Vec<String> {
         split(command)
