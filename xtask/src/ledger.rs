@@ -335,7 +335,13 @@ fn run_lift(property: &str, fixture: &str, format: Format) -> Outcome {
         ))?,
         Format::Json => {
             let rows = lifted.iter().map(|row| row.to_value()).collect();
-            let document = Value::Object(vec![("lifted".into(), Value::Array(rows))]);
+            let document = Value::Object(vec![
+                (
+                    "schema".into(),
+                    Value::String(freezegate_ledger::LIFT_SCHEMA.into()),
+                ),
+                ("lifted".into(), Value::Array(rows)),
+            ]);
             write_stdout(&to_pretty_string(&document))?;
         }
     }

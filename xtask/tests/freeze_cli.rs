@@ -649,6 +649,7 @@ fn json_output_holds_the_result_the_labels_and_the_row() -> TestResult {
     let out = freeze(dir.path(), fixture, FLICKER, &["--format", "json"])?;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(doc["schema"], "freezegate-freeze-result-v1");
     assert_eq!(doc["result"], "froze");
     assert_eq!(doc["rule"], serde_json::Value::Null);
     assert_eq!(doc["labels"].as_array().map(Vec::len), Some(7));

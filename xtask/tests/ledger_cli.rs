@@ -642,6 +642,7 @@ fn lift_prints_the_lifted_rows_as_json() -> TestResult {
     )?;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    assert_eq!(doc["schema"], "freezegate-ledger-lift-v1");
     let lifted = doc["lifted"].as_array().ok_or("no lifted array")?;
     assert_eq!(lifted.len(), 1);
     assert_eq!(lifted[0]["fixture_id"], id.as_str());

@@ -36,6 +36,12 @@ pub struct FreezeRequest {
     pub now: Timestamp,
 }
 
+/// The `schema` of a freeze's JSON outcome ([`FreezeOutcome::to_value`]).
+pub const FREEZE_SCHEMA: &str = "freezegate-freeze-result-v1";
+
+/// The `schema` of `ledger lift --format json`'s document.
+pub const LIFT_SCHEMA: &str = "freezegate-ledger-lift-v1";
+
 /// Why `freeze` writes nothing. Each names the rule that refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -237,7 +243,8 @@ impl FreezeOutcome {
         }
     }
 
-    /// The outcome as one JSON object: `result` (`froze`, `renewed` or `refused`),
+    /// The outcome as one JSON object: `schema` ([`FREEZE_SCHEMA`]), `result` (`froze`,
+    /// `renewed` or `refused`),
     /// `property_id`, `fixture_id`, `env_class`, `runner_id`, `labels` (the replays', in
     /// run-index order; empty when refused before any replay), `rule` and `message` (`null`
     /// unless refused; `rule` as [`Refusal::rule`]) and `row` (`null` when refused).
@@ -258,6 +265,7 @@ impl FreezeOutcome {
             ),
         };
         Value::Object(vec![
+            ("schema".into(), text(FREEZE_SCHEMA)),
             ("result".into(), text(result)),
             (
                 "property_id".into(),

@@ -118,7 +118,10 @@ pub use check::{
     shown,
 };
 pub use error::Error;
-pub use freeze::{FreezeOutcome, FreezeRequest, Refusal, freeze_row, precheck, renewable};
+pub use freeze::{
+    FREEZE_SCHEMA, FreezeOutcome, FreezeRequest, LIFT_SCHEMA, Refusal, freeze_row, precheck,
+    renewable,
+};
 pub use ledger::{Diff, Ledger, check, check_and_load};
 pub use list::{LIST_SCHEMA, Listed, expiry_text, list_json, list_text};
 pub use policy::Policy;
