@@ -737,6 +737,8 @@ fn classify_takes_every_action() {
     ] {
         assert!(record.get(field).is_some(), "record lacks {field}");
     }
+    // Its own schema, not the meta file's.
+    assert_eq!(record["schema"], "freezegate-classify-record-v1");
 
     let (code, action, record) = classify("hangs", r#"{"n": 1}"#);
     assert_eq!((code, action.as_str()), (2, "infra_queue"));

@@ -76,6 +76,9 @@ impl std::fmt::Display for Action {
     }
 }
 
+/// The `schema` of a classify record's JSON form ([`Record::to_value`]).
+pub const RECORD_SCHEMA: &str = "freezegate-classify-record-v1";
+
 /// The record of one classify run: the meta fields (when something was shrunk), the status,
 /// the action and the labels of the replays that decided it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,21 +114,23 @@ pub struct Record {
 }
 
 impl Record {
-    /// The record as a JSON object: the meta fields in meta order, then `status`, `action`,
-    /// `labels`, `trivial`, `budget_exhausted`, `message` and `already_pinned`. The meta's
-    /// `schema` is left out: the record is not a meta file, and a tool that tells files apart
-    /// by their `schema` must not take it for one.
+    /// The record as a JSON object: its own `schema` ([`RECORD_SCHEMA`]), the meta fields in
+    /// meta order but the meta's `schema` (the record is not a meta file, and a tool that
+    /// tells files apart by their `schema` must not take it for one), then `status`,
+    /// `action`, `labels`, `trivial`, `budget_exhausted`, `message` and `already_pinned`.
     pub fn to_value(&self) -> Value {
-        let mut members = match &self.meta {
-            Some(meta) => match meta.to_value() {
-                Value::Object(m) => m.into_iter().filter(|(k, _)| k != "schema").collect(),
-                _ => Vec::new(),
-            },
-            None => vec![(
+        let mut members = vec![("schema".to_owned(), Value::String(RECORD_SCHEMA.to_owned()))];
+        match &self.meta {
+            Some(meta) => {
+                if let Value::Object(m) = meta.to_value() {
+                    members.extend(m.into_iter().filter(|(k, _)| k != "schema"));
+                }
+            }
+            None => members.push((
                 "property_id".to_owned(),
                 Value::String(self.property_id.to_string()),
-            )],
-        };
+            )),
+        }
         let opt = |s: Option<&str>| s.map_or(Value::Null, |s| Value::String(s.to_owned()));
         members.push(("status".into(), opt(self.status.map(SeedStatus::as_str))));
         members.push(("action".into(), Value::String(self.action.as_str().into())));
