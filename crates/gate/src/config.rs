@@ -867,6 +867,17 @@ pub enum SettingsError {
     /// The env class is `remote` and nothing names the runner.
     #[error("RUNNER_ID or --runner-id is required when the env class is remote")]
     RunnerIdRequired,
+    /// A field of [`Settings`], set after [`Settings::resolve`], holds what resolving never
+    /// gives ([`Settings::check`]).
+    #[error("the settings' {field} is {value}, which Settings::resolve never gives: {rule}")]
+    Altered {
+        /// The field (`replays`, `jobs`, `timeout_ms`, or a property's replay count).
+        field: String,
+        /// Its value.
+        value: String,
+        /// What it must be.
+        rule: &'static str,
+    },
 }
 
 /// Values a run may set over the file: from the environment and from flags (flags win).
@@ -1099,6 +1110,44 @@ impl Settings {
         } else {
             self.replays
         }
+    }
+
+    /// Checks what [`Settings::resolve`] guarantees and public fields let a caller change
+    /// afterwards: at least 1 and at most [`MAX_REPLAYS`] replays for every property, at least
+    /// one job, a deadline of at least 1 ms. The gate checks this before it runs anything, so
+    /// that a regression is never judged on 0 replays.
+    pub fn check(&self) -> Result<(), SettingsError> {
+        let altered = |field: String, value: String, rule: &'static str| {
+            Err(SettingsError::Altered { field, value, rule })
+        };
+        for property in &self.config.properties {
+            let n = self.replays_for(property);
+            if n == 0 || n > MAX_REPLAYS {
+                return altered(
+                    format!("replay count of property {}", property.id),
+                    n.to_string(),
+                    "from 1 to MAX_REPLAYS",
+                );
+            }
+            if self.timeout_ms_for(property) == 0 {
+                return altered(
+                    format!("deadline of property {}", property.id),
+                    "0 ms".to_owned(),
+                    "at least 1 ms",
+                );
+            }
+        }
+        if self.replays == 0 || self.replays > MAX_REPLAYS {
+            return altered(
+                "replays".to_owned(),
+                self.replays.to_string(),
+                "from 1 to MAX_REPLAYS",
+            );
+        }
+        if self.jobs == 0 {
+            return altered("jobs".to_owned(), "0".to_owned(), "at least 1");
+        }
+        Ok(())
     }
 
     /// The deadline for a property: a flag override, else its own.
@@ -1518,6 +1567,35 @@ mod tests {
     fn settings(overrides: RunOverrides) -> Result<Settings, SettingsError> {
         let c = parse("[policy]\nseed = 5\nreplays = 7\ntimeout_ms = 100\n").unwrap();
         Settings::resolve(c, &overrides, 2)
+    }
+
+    /// Resolved settings pass their check; changed afterwards to what resolving never
+    /// gives (public fields), they fail it, naming the field.
+    #[test]
+    fn settings_altered_after_resolving_fail_their_check() {
+        let c = parse("[policy]\nreplays = 3\n\n[[property]]\nid = \"a.b\"\noracle = \"true\"\n")
+            .unwrap();
+        let resolved = Settings::resolve(c, &RunOverrides::default(), 2).unwrap();
+        assert_eq!(resolved.check(), Ok(()));
+        let mut zero = resolved.clone();
+        zero.replays = 0;
+        zero.config.properties[0].replays = 0;
+        assert_eq!(
+            zero.check().unwrap_err().to_string(),
+            "the settings' replay count of property a.b is 0, which Settings::resolve never gives: from 1 to MAX_REPLAYS"
+        );
+        let mut jobs = resolved.clone();
+        jobs.jobs = 0;
+        assert!(jobs.check().is_err());
+        let mut deadline = resolved;
+        deadline.timeout_ms = Some(0);
+        assert!(
+            deadline
+                .check()
+                .unwrap_err()
+                .to_string()
+                .contains("deadline of property a.b is 0 ms")
+        );
     }
 
     #[test]

@@ -166,6 +166,9 @@ pub enum GateError {
     /// (no `oracle`, and no Rust property of its id in the registry).
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    /// Settings changed after [`Settings::resolve`] to what it never gives.
+    #[error(transparent)]
+    Settings(#[from] crate::config::SettingsError),
     /// A property cannot be run.
     #[error(transparent)]
     Oracle(#[from] crate::oracles::OracleError),
@@ -507,8 +510,10 @@ fn run_trusting(
     let root = ctx.root.as_path();
     let config = &settings.config;
     let seed = settings.seed;
-    // Every property has something to run, before anything is read or run.
+    // Every property has something to run, and settings a caller may have changed after
+    // resolving them hold what resolving gives, before anything is read or run.
     config.check_oracles(|id| ctx.rust_runner.is_some() || ctx.registry.contains(id))?;
+    settings.check()?;
 
     // Step 1: the ledger and every fixture file.
     let mut ledger = load_ledger(root, settings, ctx.now)?;
