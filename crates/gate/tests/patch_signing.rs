@@ -1322,6 +1322,81 @@ fn code_under_test_that_starts_reading_the_oracle_protocol_is_a_finding() {
     assert_eq!(findings(&repo.check(&base2)), []);
 }
 
+/// The runner marks every run with `FREEZEGATE_RUN_MARK`, which the code under test can read
+/// as well as the protocol's own variables (and which the isolated oracle's child inherits);
+/// any word that starts with `FREEZEGATE` names the protocol (`k.startswith("FREEZEGATE")`,
+/// `"FREEZEGATE_" "WORKER"`); and a Node oracle `require`s the code under test into its
+/// process, so JavaScript is read as Python is.
+#[test]
+fn code_under_test_that_tells_the_oracle_by_other_words_is_a_finding() {
+    let (repo, base) = oracle_repo();
+    let findings = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, u32, bool)> {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "harness-aware")
+            .map(|f| (f.file.clone(), f.line, f.blocking))
+            .collect()
+    };
+    for (name, path, text, word) in [
+        (
+            "mark",
+            "src/calc.py",
+            "import os\n_EXACT = 'FREEZEGATE_RUN_MARK' in os.environ\n",
+            "FREEZEGATE_RUN_MARK",
+        ),
+        (
+            "prefix",
+            "src/calc.py",
+            "import os\n_EXACT = any(k.startswith('FREEZEGATE') for k in os.environ)\n",
+            "FREEZEGATE",
+        ),
+        (
+            "pieces",
+            "src/calc.py",
+            "import os\n_EXACT = 'FREEZEGATE_' 'WORKER' in os.environ\n",
+            "FREEZEGATE_",
+        ),
+        (
+            "node",
+            "src/money.js",
+            "'use strict';\nconst exact = 'FREEZEGATE_WORKER' in process.env;\n",
+            "FREEZEGATE_WORKER",
+        ),
+        (
+            "typescript",
+            "src/money.ts",
+            "// the money module\nexport const exact = process.env.PROP_SEED !== undefined;\n",
+            "PROP_SEED",
+        ),
+    ] {
+        repo.branch(name, &base);
+        repo.commit_and_write(path, text, None);
+        let report = repo.check(&base);
+        assert_eq!(findings(&report), [(path.to_string(), 2, true)], "{name}");
+        let finding = report
+            .findings
+            .iter()
+            .find(|f| f.rule == "harness-aware")
+            .unwrap();
+        assert!(
+            finding
+                .explanation
+                .contains(&format!("starts reading `{word}`")),
+            "{name}: {}",
+            finding.explanation
+        );
+    }
+    // A comment in JavaScript, and a word that only contains the prefix: nothing.
+    repo.branch("js-comment", &base);
+    repo.commit_and_write(
+        "src/money.js",
+        "// FREEZEGATE_WORKER is the oracle's, not ours\nconst NOT_FREEZEGATE = 1;\n",
+        None,
+    );
+    assert_eq!(findings(&repo.check(&base)), []);
+}
+
 /// Oracle commands spelled as a red-team audit spelled them, which `sh` runs and the first
 /// reading of commands did not resolve: Python's options run together (`-Bm`), a shell's `-c`
 /// command line, `python -m` under `PYTHONPATH`. Each protects the oracle file. A command that

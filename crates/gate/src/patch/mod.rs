@@ -268,7 +268,7 @@ pub fn check_patch(
         let mut searched_links: Vec<(String, Entry)> = Vec::new();
         let mut touches_other_code = false;
         // Code outside property_paths that starts naming the oracle protocol's variables.
-        let mut harness: Vec<(String, u32, &'static str)> = Vec::new();
+        let mut harness: Vec<(String, u32, String)> = Vec::new();
         for change in &own {
             for (path, protection) in protections(&paths, change) {
                 protected_paths.insert(path.clone());
@@ -477,17 +477,23 @@ fn protections(paths: &PathRules, change: &FileChange) -> Vec<(String, Protectio
 /// oracle protocol ([`HARNESS_WORDS`]).
 pub const HARNESS_AWARE: &str = "harness-aware";
 
-/// The environment variables freezegate gives oracles and generators (SPEC §4) and the
-/// hidden subcommand's generation switch: code under test that reads them can tell it runs
-/// under an oracle.
+/// The environment variables freezegate gives oracles and generators (SPEC §4), the mark the
+/// runner puts on every run (`FREEZEGATE_RUN_MARK`) and the hidden subcommand's generation
+/// switch: code under test that reads them can tell it runs under an oracle.
 pub const HARNESS_WORDS: &[&str] = &[
     "FREEZEGATE_WORKER",
     "FREEZEGATE_REPLAY",
     "FREEZEGATE_GENERATE",
+    "FREEZEGATE_RUN_MARK",
     "PROPERTY_ID",
     "PROP_SEED",
     "PROP_CASES",
 ];
+
+/// The start of every variable freezegate sets, today's and tomorrow's: a word that starts
+/// with it (`FREEZEGATE_`, in `k.startswith("FREEZEGATE_")` or `"FREEZEGATE_" "WORKER"`)
+/// names the protocol as much as a whole variable does.
+const HARNESS_PREFIX: &str = "FREEZEGATE";
 
 /// The largest file [`harness_aware`] reads.
 const HARNESS_READ_LIMIT: usize = 1 << 20;
@@ -495,7 +501,21 @@ const HARNESS_READ_LIMIT: usize = 1 << 20;
 /// The languages whose code runs inside an oracle's process (a Python oracle imports the
 /// code under test, a Rust runner links it), by file suffix, with the start of their line
 /// comments.
-const IN_PROCESS_CODE: &[(&str, &str)] = &[(".py", "#"), (".pyi", "#"), (".rs", "//")];
+/// JavaScript and TypeScript too: a Node oracle `require`s the code under test into its own
+/// process (docs/gate.md, "A Node.js property").
+const IN_PROCESS_CODE: &[(&str, &str)] = &[
+    (".py", "#"),
+    (".pyi", "#"),
+    (".rs", "//"),
+    (".js", "//"),
+    (".cjs", "//"),
+    (".mjs", "//"),
+    (".ts", "//"),
+    (".cts", "//"),
+    (".mts", "//"),
+    (".jsx", "//"),
+    (".tsx", "//"),
+];
 
 /// Whether a change outside `property_paths` makes a Python or Rust file
 /// ([`IN_PROCESS_CODE`]) name a word of [`HARNESS_WORDS`] — as a whole word, on a line that is
@@ -504,7 +524,7 @@ const IN_PROCESS_CODE: &[(&str, &str)] = &[(".py", "#"), (".pyi", "#"), (".rs", 
 fn harness_aware(
     git: &Git,
     change: &FileChange,
-) -> Result<Option<(String, u32, &'static str)>, PatchError> {
+) -> Result<Option<(String, u32, String)>, PatchError> {
     let Some(new) = change.new.as_ref().filter(|n| n.is_text_file()) else {
         return Ok(None);
     };
@@ -528,8 +548,9 @@ fn harness_aware(
         }
         HARNESS_WORDS
             .iter()
-            .copied()
             .find(|w| contains_word(line, w))
+            .map(|w| w.to_string())
+            .or_else(|| word_starting_with(line, HARNESS_PREFIX))
     };
     if !text.lines().any(|l| named(l).is_some()) {
         return Ok(None);
@@ -559,6 +580,19 @@ fn harness_aware(
 }
 
 /// Whether `word` stands in `line` as a whole identifier (no letter, digit or `_` next to it).
+/// The first word of `line` (letters, digits and `_`) that starts with `prefix`.
+fn word_starting_with(line: &str, prefix: &str) -> Option<String> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    line.match_indices(prefix).find_map(|(at, _)| {
+        if line[..at].chars().next_back().is_some_and(ident) {
+            return None;
+        }
+        let rest = &line[at..];
+        let end = rest.find(|c: char| !ident(c)).unwrap_or(rest.len());
+        Some(rest[..end].to_string())
+    })
+}
+
 fn contains_word(line: &str, word: &str) -> bool {
     let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     line.match_indices(word).any(|(at, _)| {
