@@ -1609,6 +1609,83 @@ fn blocking_findings(report: &freezegate_gate::patch::PatchReport) -> Vec<(Strin
         .collect()
 }
 
+/// `importlib.metadata` reads every folder of `sys.path` for distribution metadata, and
+/// Hypothesis (the `hypothesis` entry-point group) and pytest (`pytest11`) load what their
+/// entry points name when imported. A `X.dist-info` (or `X.egg-info`) added where `python -m`
+/// runs makes `import hypothesis` run code of the patch's choosing in the generator, which
+/// imports no code under test, and can narrow its strategies: `module-shadowed`, blocking
+/// unless signed. Metadata elsewhere, or deleted, finds nothing.
+#[test]
+fn distribution_metadata_where_the_oracle_looks_first_needs_a_signature() {
+    let repo = python_project(
+        "[[property]]\nid = \"add\"\noracle = \"python3 -m tests.prop_add\"\ngenerate = \"python3 -m tests.gen_add\"\n",
+    );
+    repo.write("calc.py", "def add(a, b):\n    return a - b\n");
+    repo.write(
+        "tests/prop_add.py",
+        "import json, sys\nfrom calc import add\na, b = json.load(sys.stdin)\nsys.exit(0 if add(a, b) == a + b else 1)\n",
+    );
+    repo.write("tests/gen_add.py", "import hypothesis\n");
+    repo.write("docs/old.dist-info/METADATA", "Name: old\n");
+    let base = repo.commit("base");
+    let metadata = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, bool)> {
+        report
+            .findings
+            .iter()
+            .filter(|f| f.rule == "module-shadowed")
+            .map(|f| (f.file.clone(), f.blocking))
+            .collect()
+    };
+    repo.branch("plugin", &base);
+    repo.write(
+        "calc_tools-1.0.dist-info/METADATA",
+        "Metadata-Version: 2.1\nName: calc-tools\nVersion: 1.0\n",
+    );
+    repo.write(
+        "calc_tools-1.0.dist-info/entry_points.txt",
+        "[hypothesis]\ncalc = calc:_hypothesis_setup_hook\n",
+    );
+    repo.write(
+        "calc.py",
+        "def add(a, b):\n    return a - b\n\ndef _hypothesis_setup_hook():\n    pass\n",
+    );
+    repo.commit("calc: hypothesis integration");
+    let report = repo.check(&base);
+    assert_eq!(
+        metadata(&report),
+        vec![("calc_tools-1.0.dist-info".to_string(), true)]
+    );
+    assert!(
+        report.findings[0].explanation.contains("entry points"),
+        "{}",
+        report.findings[0].explanation
+    );
+    repo.branch("egg", &base);
+    repo.commit_and_write(
+        "Calc.egg-info/entry_points.txt",
+        "[pytest11]\ncalc = calc\n",
+        None,
+    );
+    assert_eq!(
+        metadata(&repo.check(&base)),
+        vec![("Calc.egg-info".to_string(), true)]
+    );
+    repo.branch("signed", &base);
+    repo.write("calc_tools-1.0.dist-info/METADATA", "Name: calc-tools\n");
+    repo.commit_signed("vendor the plugin", &keys().alice);
+    assert_eq!(
+        metadata(&repo.check(&base)),
+        vec![("calc_tools-1.0.dist-info".to_string(), false)]
+    );
+    // Not a folder Python searches, and a deletion: nothing.
+    repo.branch("elsewhere", &base);
+    repo.write("docs/new.dist-info/METADATA", "Name: new\n");
+    repo.commit("docs");
+    repo.remove("docs/old.dist-info/METADATA");
+    repo.commit("drop");
+    assert_eq!(metadata(&repo.check(&base)), vec![]);
+}
+
 /// `python -m` puts the folder it runs in ahead of the standard library on `sys.path`, and
 /// that folder is not property code here. A module file added there under a name that
 /// `import` would otherwise take from elsewhere runs in the oracle's process: one named like

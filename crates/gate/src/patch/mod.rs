@@ -269,6 +269,9 @@ pub fn check_patch(
         let mut touches_other_code = false;
         // Code outside property_paths that starts naming the oracle protocol's variables.
         let mut harness: Vec<(String, u32, String)> = Vec::new();
+        // Distribution metadata (`X.dist-info`, `X.egg-info`) added or changed in a folder
+        // the oracles' Python searches: its entry points load code of the patch's choosing.
+        let mut distributions: BTreeSet<String> = BTreeSet::new();
         for change in &own {
             for (path, protection) in protections(&paths, change) {
                 protected_paths.insert(path.clone());
@@ -286,6 +289,9 @@ pub fn check_patch(
                         signature: status,
                     });
                 }
+            }
+            if let Some(folder) = distribution_metadata(change, &search_folders) {
+                distributions.insert(folder);
             }
             if let Some((path, entry)) = searched_change(change, &search_folders) {
                 let property = paths.is_property_path(path);
@@ -327,6 +333,14 @@ pub fn check_patch(
         found.extend(rules::module_shadowed_at(&searched_modules, &reach));
         found.extend(rules::opaque_links_at(&searched_links));
         found.extend(rules::bytecode_anywhere(&bytecode));
+        found.extend(distributions.into_iter().map(|folder| rules::RawFinding {
+            file: folder.clone(),
+            line: 0,
+            rule: "module-shadowed",
+            explanation: format!(
+                "`{folder}` is distribution metadata in a folder an oracle or generator runs Python with on `sys.path`: `importlib.metadata` finds it there, and its entry points (`hypothesis`, `pytest11`) run code of the patch's choosing when Hypothesis or pytest is imported, in the oracle's and the generator's process"
+            ),
+        }));
         if let Some(e) = reach.into_error() {
             return Err(e);
         }
@@ -639,6 +653,36 @@ fn searched_change<'c>(
             && in_folder(folder.rsplit_once('/').map_or("", |(parent, _)| parent))
     };
     (in_folder(folder) || package_init()).then_some((path, entry))
+}
+
+/// The distribution metadata folder (`X.dist-info`, `X.egg-info`, or such a file) directly
+/// in a folder of `search_folders` that a change adds, modifies or renames into place, by
+/// its path: `importlib.metadata` reads every folder of `sys.path` for them, and Hypothesis
+/// (the `hypothesis` group) and pytest (`pytest11`) load the entry points they declare when
+/// imported — in the generator's process too, which imports no code under test itself.
+fn distribution_metadata(change: &FileChange, search_folders: &BTreeSet<String>) -> Option<String> {
+    if change.kind == ChangeKind::Deleted {
+        return None;
+    }
+    let new = change.new.as_ref()?;
+    let mut folder = String::new();
+    for part in new.path.split('/') {
+        let lower = part.to_ascii_lowercase();
+        if (lower.ends_with(".dist-info") || lower.ends_with(".egg-info"))
+            && search_folders.contains(&folder)
+        {
+            return Some(if folder.is_empty() {
+                part.to_string()
+            } else {
+                format!("{folder}/{part}")
+            });
+        }
+        if !folder.is_empty() {
+            folder.push('/');
+        }
+        folder.push_str(part);
+    }
+    None
 }
 
 /// Whether `new`, the post-image of `change`, is a path new to the commit: added, copied, or
