@@ -593,8 +593,8 @@ fn harness_aware(
     }))
 }
 
-/// Whether `word` stands in `line` as a whole identifier (no letter, digit or `_` next to it).
-/// The first word of `line` (letters, digits and `_`) that starts with `prefix`.
+/// The first word of `line` (letters, digits and `_`) that starts with `prefix`, with no
+/// letter, digit or `_` before it.
 fn word_starting_with(line: &str, prefix: &str) -> Option<String> {
     let ident = |c: char| c.is_alphanumeric() || c == '_';
     line.match_indices(prefix).find_map(|(at, _)| {
@@ -607,6 +607,7 @@ fn word_starting_with(line: &str, prefix: &str) -> Option<String> {
     })
 }
 
+/// Whether `word` stands in `line` as a whole identifier (no letter, digit or `_` next to it).
 fn contains_word(line: &str, word: &str) -> bool {
     let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     line.match_indices(word).any(|(at, _)| {
