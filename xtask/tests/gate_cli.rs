@@ -4029,6 +4029,45 @@ fn a_flickering_campaign_failure_says_it_may_be_frozen() {
     );
 }
 
+/// A "fix" that is right only on the first input a process sees passes the pinned fixture's
+/// fresh replays, while the campaign's worker still fails cases that shrink onto that
+/// fixture: SPEC §6 counts fresh replays, so the gate passes, but the campaign's note says
+/// that the worker failed the case and no fresh process did.
+#[test]
+fn a_failure_only_a_worker_sees_is_named_when_it_shrinks_onto_a_pinned_fixture() {
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"python3 p.py\"\ngenerate = \"python3 gen.py\"\ncases = 10\nworker = true\n",
+    );
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        ("p.py", &oracle("doc.get('n', 0) > 0")),
+        (
+            "gen.py",
+            "import os\nfor i in range(int(os.environ['PROP_CASES'])):\n    print('{\"n\": %d}' % (i + 1))\n",
+        ),
+    ]);
+    let pinned = repo.pin("p", r#"{"n": 3}"#);
+    assert_eq!(
+        repo.read(&format!("fixtures/p/{pinned}.json")),
+        "{\"n\":1}\n"
+    );
+    // Right on a process's first input only: state kept from one input to the next.
+    repo.write(
+        "p.py",
+        "import sys\nfrom oracle import serve\ncalls = [0]\ndef check(doc):\n    calls[0] += 1\n    return 'bad' if calls[0] > 1 and doc.get('n', 0) > 0 else None\nsys.exit(serve(check))\n",
+    );
+    repo.commit("pinned, then fixed for the first call only");
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 0, "{campaign}");
+    assert_eq!(campaign["action"], "already_pinned", "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("the worker failed the origin and none of its 3 fresh-process replays did: a flake fixed for a worker's life, state the code under test keeps from one input to the next"),
+        "{note}"
+    );
+}
+
 /// A new stable failure without a signature can shrink onto a frozen flake: a flaky oracle
 /// fails the flake's input once on the way, and the shrinker keeps it. The case itself fails
 /// every replay while the fixture does not, so it is pinned as it is and blocks; the freeze

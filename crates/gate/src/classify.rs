@@ -511,6 +511,10 @@ pub fn classify_observed(
             let meta = meta_of(&minimal, freezegate_shrink::path_to_value(&shrunk.path));
             record.message =
                 Some("the minimal input is already pinned: its replays decide for it".into());
+            if seen_by_worker && origin_verdict == Verdict::NotReproduced {
+                // Said here too, or a reader sees only the pinned fixture's passing replays.
+                add_message(&mut record, &worker_only(plan.replays));
+            }
             if let Some(note) = worker_note {
                 add_message(&mut record, note);
             }
@@ -581,10 +585,7 @@ pub fn classify_observed(
                             "neither the minimal input nor the origin failed again: not reproduced, dropped",
                         );
                         if seen_by_worker {
-                            message.push_str(&format!(
-                                " (the worker failed the origin and none of its {} fresh-process replays did: a flake fixed for a worker's life, or a command that answers differently without FREEZEGATE_WORKER, where a failure must exit 1)",
-                                plan.replays
-                            ));
+                            message.push_str(&format!(" ({})", worker_only(plan.replays)));
                         }
                         record.message = Some(message);
                         Action::DropNonreproducible
@@ -643,6 +644,14 @@ pub fn classify_observed(
     }
     record.minimal = Some(minimal);
     Ok(record)
+}
+
+/// What a failure only the worker saw means: the worker failed the case, and none of its
+/// `replays` fresh-process replays did.
+fn worker_only(replays: usize) -> String {
+    format!(
+        "the worker failed the origin and none of its {replays} fresh-process replays did: a flake fixed for a worker's life, state the code under test keeps from one input to the next, or a command that answers differently without FREEZEGATE_WORKER, where a failure must exit 1"
+    )
 }
 
 /// Why a run timed out or broke: its message, else how it ended.
