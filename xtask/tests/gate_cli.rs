@@ -4126,6 +4126,67 @@ fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
     assert_eq!(campaign["minimal"], "[5]", "{campaign}");
 }
 
+/// The origin of a frozen flake is that flake's failure only while it flickers: a patch that
+/// makes the origin fail every replay (a new bug on an input the flake's fixture lacks) has a
+/// stable failure the freeze does not excuse, even though the campaign never shrinks the
+/// origin again. It is pinned as it is and blocks (a red-team audit found such a patch passed
+/// the gate as "known").
+#[test]
+fn a_frozen_flakes_origin_that_now_fails_every_replay_is_pinned_as_it_is() {
+    // Inputs holding a 3 fail on even replay indices (and in a campaign's and the shrinker's
+    // runs, which have none): a flake; with `bug`, inputs holding a 7 fail always.
+    let oracle = |bug: bool| {
+        format!(
+            "read -r l\n{}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n",
+            if bug {
+                "case \"$l\" in *7*) echo 'failure: crash'; exit 1;; esac\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[3,7]' | head -n 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.sh", &oracle(false)),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    // The flake shrinks to `3`: its origin `[3,7]` is what the generator prints.
+    let flake = repo.pin("p", "[3,7]");
+    assert_eq!(repo.read(&format!("fixtures/p/{flake}.json")), "3\n");
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.commit("a frozen flake");
+    // Before the bug the origin flickers as its fixture does: the fixture's replays decide.
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 0, "{campaign}");
+    assert_eq!(campaign["action"], "already_pinned", "{campaign}");
+    repo.write("p.sh", &oracle(true));
+    repo.commit("a new bug on the origin's input");
+    let (run, report) = repo.gate_json();
+    assert_eq!(status(&report, "p", &flake), "frozen", "{}", run.stdout);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "the new failure blocks: {campaign}");
+    assert_eq!(campaign["action"], "pin_origin", "{campaign}");
+    assert_eq!(campaign["blocking"], true, "{campaign}");
+    assert_eq!(campaign["signature"], "crash", "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(&format!(
+            "the case is the origin of pinned fixture {flake}, which does not fail every replay, but it failed all 3 of its own"
+        )),
+        "{note}"
+    );
+    let pinned = campaign["fixture_id"].as_str().expect("fixture id");
+    assert_eq!(repo.read(&format!("fixtures/p/{pinned}.json")), "[3,7]\n");
+    assert_eq!(campaign["minimal"], "[3,7]", "{campaign}");
+}
+
 /// A campaign that completes an interrupted pin (here a fixture left without its meta file,
 /// whose origin the generator prints again) leaves no finding about it in the same run's
 /// report: the report is of the tree the run leaves.

@@ -472,26 +472,7 @@ pub fn classify_observed(
         },
     };
 
-    let replay = |candidate: &Canonical| -> (Vec<Label>, Verdict) {
-        let shared = Arc::new(candidate.bytes().to_vec());
-        let jobs = replay_contexts(
-            plan.seed,
-            plan.property.as_str(),
-            plan.timeout_ms,
-            plan.replays,
-        )
-        .into_iter()
-        .map(|ctx| Job {
-            oracle: Arc::clone(&plan.oracles.fresh),
-            candidate: Arc::clone(&shared),
-            ctx,
-        })
-        .collect();
-        let outcomes = run_parallel(jobs, plan.jobs, &|_| {});
-        let labels = labels(&outcomes);
-        let v = verdict(&labels, plan.replays);
-        (labels, v)
-    };
+    let replay = |candidate: &Canonical| replay_fresh(plan, candidate);
     // A minimal input already pinned decides through its own replays, unless the failing
     // case itself fails every replay while that fixture does not: then the case is a stable
     // failure the pinned fixture (a flake, perhaps frozen) does not explain, one the shrinker
@@ -652,6 +633,100 @@ fn worker_only(replays: usize) -> String {
     format!(
         "the worker failed the origin and none of its {replays} fresh-process replays did: a flake fixed for a worker's life, state the code under test keeps from one input to the next, or a command that answers differently without FREEZEGATE_WORKER, where a failure must exit 1"
     )
+}
+
+/// The labels and verdict of `plan.replays` fresh-process replays of `candidate`.
+fn replay_fresh(plan: &Plan<'_>, candidate: &Canonical) -> (Vec<Label>, Verdict) {
+    let shared = Arc::new(candidate.bytes().to_vec());
+    let jobs = replay_contexts(
+        plan.seed,
+        plan.property.as_str(),
+        plan.timeout_ms,
+        plan.replays,
+    )
+    .into_iter()
+    .map(|ctx| Job {
+        oracle: Arc::clone(&plan.oracles.fresh),
+        candidate: Arc::clone(&shared),
+        ctx,
+    })
+    .collect();
+    let outcomes = run_parallel(jobs, plan.jobs, &|_| {});
+    let labels = labels(&outcomes);
+    let v = verdict(&labels, plan.replays);
+    (labels, v)
+}
+
+/// A campaign's failing case `input` that is the origin of the pinned fixture `pinned`, whose
+/// own replays do not block this run (a flake, perhaps frozen): the record that pins the case
+/// as it is (`pin_origin`) when it fails every one of its own fresh replays, a stable failure
+/// that the fixture's flicker does not explain; `None` when it does not (the fixture's
+/// replays decide for it, as for any case the shrinker carries onto a pinned fixture). A
+/// fixture that is its own origin is never asked about: its replays are the case's.
+pub fn unexplained_origin(
+    plan: &Plan<'_>,
+    input: &Value,
+    pinned: &Meta,
+) -> Result<Option<Record>, ClassifyError> {
+    if pinned.origin_digest == pinned.fixture_digest {
+        return Ok(None);
+    }
+    let origin = freezegate_canon::canonicalize_value(input, plan.canonicalization)
+        .map_err(ClassifyError::Canonical)?;
+    let (labels, v) = replay_fresh(plan, &origin);
+    if v != Verdict::BlockPatch {
+        return Ok(None);
+    }
+    let calls = 1 + u64::try_from(plan.replays).unwrap_or(u64::MAX);
+    let meta = Meta {
+        property_id: plan.property.clone(),
+        fixture_id: origin.fixture_id(),
+        fixture_digest: origin.digest(),
+        origin_id: origin.fixture_id(),
+        origin_digest: origin.digest(),
+        canonicalization: plan.canonicalization,
+        seed: plan.seed,
+        pinned_at: plan.pinned_at.clone(),
+        patch_id: plan.patch_id.clone(),
+        oracle_calls: calls,
+        shrink_path: Vec::new(),
+    };
+    let existing = fixture::fixture_path(plan.root, plan.property, origin.fixture_id()).exists();
+    let mut record = Record {
+        property_id: plan.property.clone(),
+        meta: None,
+        status: Verdict::BlockPatch.status(),
+        action: Action::PinOrigin,
+        labels,
+        trivial: TRIVIAL.contains(&origin.bytes()),
+        minimal: None,
+        budget_exhausted: false,
+        message: Some(format!(
+            "the case is the origin of pinned fixture {}, which does not fail every replay, but it failed all {} of its own: a stable failure that fixture (perhaps a frozen flake) does not explain, so the case is pinned as it is",
+            pinned.fixture_id, plan.replays
+        )),
+        already_pinned: existing,
+        oracle_calls: calls,
+    };
+    if plan.pin {
+        let written = if existing {
+            complete_pin(plan, &meta, &origin, &origin)
+        } else {
+            fixture::pin(plan.root, &meta, &origin, &origin).map(|_| false)
+        };
+        match written {
+            Ok(true) => add_message(&mut record, COMPLETED),
+            Ok(false) => {}
+            Err(e) => return Err(pin_failed(e, record, meta, &origin)),
+        }
+    }
+    record.meta = Some(if existing {
+        kept_meta(plan, meta)
+    } else {
+        meta
+    });
+    record.minimal = Some(origin);
+    Ok(Some(record))
 }
 
 /// Why a run timed out or broke: its message, else how it ended.

@@ -1628,9 +1628,27 @@ fn campaign(
         let stderr_line = stderr_last_line(&first.stderr.text);
         let known = origins.get(&freezegate_canon::Digest::of(&cases[index]));
         let mut unpinned = None;
-        let record = match known {
-            Some(meta) => Ok(known_failure(&ctx.root, meta)),
-            None => {
+        // The origin of a pinned fixture that does not block this run (a flake, perhaps
+        // frozen) is that fixture's failure only while it does not fail every replay of its
+        // own: a patch that makes the origin fail for good has a new, stable failure, which
+        // no freeze of the fixture's flicker may excuse.
+        let unexplained = match known {
+            Some(meta) if blocked_by.is_none() => {
+                classify::unexplained_origin(&plan, &inputs[index], meta).map_err(|e| {
+                    let message = ErrorChain(&e).to_string();
+                    if let classify::ClassifyError::Pin { record, .. } = e {
+                        unpinned = Some(record);
+                    }
+                    message
+                })
+            }
+            _ => Ok(None),
+        };
+        let record = match (known, unexplained) {
+            (_, Err(message)) => Err(message),
+            (_, Ok(Some(record))) => Ok(record),
+            (Some(meta), Ok(None)) => Ok(known_failure(&ctx.root, meta)),
+            (None, Ok(None)) => {
                 ctx.progress
                     .phase(&format!("shrinking a failure of {}", property.id), 0);
                 classify::classify_observed(&plan, &inputs[index], Some(first)).map_err(|e| {
