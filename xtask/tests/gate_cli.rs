@@ -4187,6 +4187,39 @@ fn a_frozen_flakes_origin_that_now_fails_every_replay_is_pinned_as_it_is() {
     assert_eq!(campaign["minimal"], "[3,7]", "{campaign}");
 }
 
+/// The bound on shrinks (`MAX_CAMPAIGN_SHRINKS`) cannot hide a stable failure behind
+/// failures that do not block: here a worker fails inputs holding a 1, which no fresh process
+/// fails (each is dropped as not reproduced), and the first four of them use up the bound
+/// before the case that fails everywhere. The cases left unshrunk are replayed in fresh
+/// processes, and that one is pinned as it is and blocks (a red-team audit found such a
+/// patch passed the gate).
+#[test]
+fn failures_that_do_not_block_cannot_use_up_the_shrinks_to_hide_a_stable_one() {
+    let oracle = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r l; do\n    case \"$l\" in *1*|*5*) echo fail;; *) echo pass;; esac\n  done\n  exit 0\nfi\nread -r l\ncase \"$l\" in *5*) exit 1;; esac\nexit 0\n";
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ngenerate = \"for i in 10 11 12 13 14 16 17 18; do echo \\\"[1,$i]\\\"; done; echo '[5]'; echo '[2]'\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml), ("p.sh", oracle)]);
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(
+        run.code, 1,
+        "the stable failure blocks: {campaign}\n{}",
+        run.stderr
+    );
+    assert_eq!(campaign["action"], "pin_origin", "{campaign}");
+    assert_eq!(campaign["blocking"], true, "{campaign}");
+    assert_eq!(campaign["minimal"], "[5]", "{campaign}");
+    assert_eq!(campaign["shrinks"], 4, "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.starts_with("the campaign stopped shrinking after 4 failures that do not block (MAX_CAMPAIGN_SHRINKS), but this case failed all 3 of its own replays"),
+        "{note}"
+    );
+    let pinned = campaign["fixture_id"].as_str().expect("fixture id");
+    assert_eq!(repo.read(&format!("fixtures/p/{pinned}.json")), "[5]\n");
+}
+
 /// A campaign that completes an interrupted pin (here a fixture left without its meta file,
 /// whose origin the generator prints again) leaves no finding about it in the same run's
 /// report: the report is of the tree the run leaves.

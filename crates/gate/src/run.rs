@@ -1232,7 +1232,8 @@ const GENERATOR_STDOUT_CAP: usize = freezegate_replay::DEFAULT_STDOUT_CAP;
 /// already pinned, does not reproduce, or its replays hit infra), the campaign looks at
 /// further failing cases, so that a known (say frozen) failure early in the generator's
 /// output cannot hide a new one after it. When the bound is hit, the campaign's note says
-/// how many failing cases were left unshrunk.
+/// how many failing cases were left unshrunk, and each of them is run in fresh processes:
+/// the first that fails every replay is pinned as it is and blocks.
 pub const MAX_CAMPAIGN_SHRINKS: usize = 4;
 
 /// After this many cases in a row (in the generator's order) time out, a campaign looks at
@@ -1728,6 +1729,38 @@ fn campaign(
             }
             let (index, first) = pending.remove(pos);
             if examine(index, first, &mut seen, &mut quiet, &mut examined) {
+                break;
+            }
+        }
+        // The bound on shrinks must not let failures that do not block (a worker's
+        // failure that no fresh process shows, each dropped as not reproduced) hide a stable
+        // one after them: each case left unshrunk is replayed in fresh processes, and the
+        // first that fails every replay is pinned as it is and blocks.
+        if unshrunk > 0 && !examined.iter().any(|e| e.blocks(already)) {
+            pending.sort_by_key(|(i, _)| *i);
+            let is_origin =
+                |i: usize| origins.contains_key(&freezegate_canon::Digest::of(&cases[i]));
+            for (index, first) in pending.iter().filter(|(i, _)| !is_origin(*i)) {
+                let mut unpinned = None;
+                let record = match classify::unshrunk_stable(&plan, &inputs[*index]) {
+                    Ok(None) => continue,
+                    Ok(Some(record)) => Ok(record),
+                    Err(e) => {
+                        let message = ErrorChain(&e).to_string();
+                        if let classify::ClassifyError::Pin { record, .. } = e {
+                            unpinned = Some(record);
+                        }
+                        Err(message)
+                    }
+                };
+                examined.push(Examined {
+                    index: *index,
+                    signature: first.signature.clone(),
+                    stderr_line: stderr_last_line(&first.stderr.text),
+                    record,
+                    shrunk: false,
+                    unpinned,
+                });
                 break;
             }
         }
