@@ -4220,6 +4220,28 @@ fn failures_that_do_not_block_cannot_use_up_the_shrinks_to_hide_a_stable_one() {
     assert_eq!(repo.read(&format!("fixtures/p/{pinned}.json")), "[5]\n");
 }
 
+/// The fresh runs of failing cases left unshrunk stop after `MAX_TIMEOUTS_IN_A_ROW` of them
+/// time out in a row, saying so, rather than pay a deadline for each: here every decoy hangs
+/// in a fresh process, so the stable failure after them is not reached and the run is not a
+/// pass.
+#[test]
+fn the_fresh_runs_of_unshrunk_cases_stop_after_eight_timeouts_in_a_row() {
+    let oracle = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r l; do\n    case \"$l\" in *1*|*5*) echo fail;; *) echo pass;; esac\n  done\n  exit 0\nfi\nread -r l\ncase \"$l\" in *5*) exit 1;; *1*) exec sleep 60;; esac\nexit 0\n";
+    let toml = "[policy]\nseed = 1\nreplays = 3\ntimeout_ms = 300\njobs = 2\nmin_cases = 10\n\n\
+         [[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ncases = 16\n\
+         generate = \"for i in 10 11 12 13 14 16 17 18 19 21 31 41 61 71 81; do echo \\\"[1,$i]\\\"; done; echo '[5]'\"\n";
+    let repo = Repo::new(&[("freezegate.toml", toml), ("p.sh", oracle)]);
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 2, "{campaign}\n{}", run.stderr);
+    assert_eq!(campaign["shrinks"], 4, "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("8 unshrunk failing cases in a row, up to case 11, timed out when run in a fresh process, so the others were not looked at"),
+        "{note}"
+    );
+}
+
 /// A campaign that completes an interrupted pin (here a fixture left without its meta file,
 /// whose origin the generator prints again) leaves no finding about it in the same run's
 /// report: the report is of the tree the run leaves.

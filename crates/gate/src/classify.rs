@@ -671,7 +671,7 @@ pub fn unexplained_origin(
     if pinned.origin_digest == pinned.fixture_digest {
         return Ok(None);
     }
-    pin_if_stable(plan, input, false, |replays| {
+    pin_if_stable(plan, input, |replays| {
         format!(
             "the case is the origin of pinned fixture {}, which does not fail every replay, but it failed all {replays} of its own: a stable failure that fixture (perhaps a frozen flake) does not explain, so the case is pinned as it is",
             pinned.fixture_id
@@ -680,12 +680,13 @@ pub fn unexplained_origin(
 }
 
 /// A campaign's failing case that the bound on shrinks left unshrunk
-/// ([`crate::run::MAX_CAMPAIGN_SHRINKS`]): the record that pins it as it is (`pin_origin`)
-/// when it fails a first fresh run and then every one of its N fresh replays, a stable
-/// failure that no failure shrunk before it explains (those did not block); `None` when it
-/// does not. Failures that only a long-lived worker shows cannot use up the bound to hide it.
+/// ([`crate::run::MAX_CAMPAIGN_SHRINKS`]) and that failed a first fresh run: the record that
+/// pins it as it is (`pin_origin`) when it fails every one of its N fresh replays too, a
+/// stable failure that no failure shrunk before it explains (those did not block); `None`
+/// when it does not. Failures that only a long-lived worker shows cannot use up the bound to
+/// hide it.
 pub fn unshrunk_stable(plan: &Plan<'_>, input: &Value) -> Result<Option<Record>, ClassifyError> {
-    pin_if_stable(plan, input, true, |replays| {
+    pin_if_stable(plan, input, |replays| {
         format!(
             "the campaign stopped shrinking after {} failures that do not block (MAX_CAMPAIGN_SHRINKS), but this case failed all {replays} of its own replays: a stable failure, pinned as it is",
             crate::run::MAX_CAMPAIGN_SHRINKS
@@ -694,24 +695,14 @@ pub fn unshrunk_stable(plan: &Plan<'_>, input: &Value) -> Result<Option<Record>,
 }
 
 /// Pins `input` as it is (`pin_origin`, message `why(N)`) when it fails every one of N fresh
-/// replays; with `probe`, only after a first fresh run fails (a case that passes it costs
-/// one run, not N).
+/// replays.
 fn pin_if_stable(
     plan: &Plan<'_>,
     input: &Value,
-    probe: bool,
     why: impl FnOnce(usize) -> String,
 ) -> Result<Option<Record>, ClassifyError> {
     let origin = freezegate_canon::canonicalize_value(input, plan.canonicalization)
         .map_err(ClassifyError::Canonical)?;
-    if probe {
-        let ctx = RunContext::new(plan.seed)
-            .with_property(plan.property.as_str())
-            .with_timeout(Duration::from_millis(plan.timeout_ms));
-        if plan.oracles.fresh.run(origin.bytes(), &ctx).label != Label::AssertFail {
-            return Ok(None);
-        }
-    }
     let (labels, v) = replay_fresh(plan, &origin);
     if v != Verdict::BlockPatch {
         return Ok(None);

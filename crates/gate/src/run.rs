@@ -1683,6 +1683,8 @@ fn campaign(
 
     let mut failing = std::mem::take(&mut scan.failing).into_iter();
     let mut unshrunk = 0usize;
+    // Why the fresh runs of the unshrunk failing cases stopped early, if they did.
+    let mut probe_stopped: Option<String> = None;
     let first_blocks = match failing.next() {
         Some((index, first)) => examine(index, first, &mut seen, &mut quiet, &mut examined),
         None => false,
@@ -1734,34 +1736,68 @@ fn campaign(
         }
         // The bound on shrinks must not let failures that do not block (a worker's
         // failure that no fresh process shows, each dropped as not reproduced) hide a stable
-        // one after them: each case left unshrunk is replayed in fresh processes, and the
-        // first that fails every replay is pinned as it is and blocks.
+        // one after them: each case left unshrunk is run once in a fresh process (`jobs` at a
+        // time), and the first that fails it and then every replay is pinned as it is and
+        // blocks. Cases that time out there cost a deadline each: after
+        // MAX_TIMEOUTS_IN_A_ROW of them in a row the probe stops, as an infra item, since
+        // what the rest would show is unknown.
         if unshrunk > 0 && !examined.iter().any(|e| e.blocks(already)) {
             pending.sort_by_key(|(i, _)| *i);
             let is_origin =
                 |i: usize| origins.contains_key(&freezegate_canon::Digest::of(&cases[i]));
-            for (index, first) in pending.iter().filter(|(i, _)| !is_origin(*i)) {
-                let mut unpinned = None;
-                let record = match classify::unshrunk_stable(&plan, &inputs[*index]) {
-                    Ok(None) => continue,
-                    Ok(Some(record)) => Ok(record),
-                    Err(e) => {
-                        let message = ErrorChain(&e).to_string();
-                        if let classify::ClassifyError::Pin { record, .. } = e {
-                            unpinned = Some(record);
-                        }
-                        Err(message)
+            let left: Vec<usize> = pending
+                .iter()
+                .map(|(i, _)| *i)
+                .filter(|i| !is_origin(*i))
+                .collect();
+            let mut timeouts_in_a_row = 0usize;
+            'probe: for part in left.chunks(settings.jobs.max(1) * 4) {
+                let jobs = part
+                    .iter()
+                    .map(|&i| Job {
+                        oracle: Arc::clone(&oracles_used.fresh),
+                        candidate: Arc::clone(&cases[i]),
+                        ctx: run_ctx.clone(),
+                    })
+                    .collect();
+                let outcomes = run_parallel(jobs, settings.jobs, &|_| {});
+                for (&index, probe) in part.iter().zip(outcomes) {
+                    timeouts_in_a_row = if probe.label == Label::Timeout {
+                        timeouts_in_a_row + 1
+                    } else {
+                        0
+                    };
+                    if timeouts_in_a_row >= MAX_TIMEOUTS_IN_A_ROW {
+                        probe_stopped = Some(format!(
+                            "{MAX_TIMEOUTS_IN_A_ROW} unshrunk failing cases in a row, up to case {index}, timed out when run in a fresh process, so the others were not looked at"
+                        ));
+                        break 'probe;
                     }
-                };
-                examined.push(Examined {
-                    index: *index,
-                    signature: first.signature.clone(),
-                    stderr_line: stderr_last_line(&first.stderr.text),
-                    record,
-                    shrunk: false,
-                    unpinned,
-                });
-                break;
+                    if probe.label != Label::AssertFail {
+                        continue;
+                    }
+                    let mut unpinned = None;
+                    let record = match classify::unshrunk_stable(&plan, &inputs[index]) {
+                        Ok(None) => continue,
+                        Ok(Some(record)) => Ok(record),
+                        Err(e) => {
+                            let message = ErrorChain(&e).to_string();
+                            if let classify::ClassifyError::Pin { record, .. } = e {
+                                unpinned = Some(record);
+                            }
+                            Err(message)
+                        }
+                    };
+                    examined.push(Examined {
+                        index,
+                        signature: probe.signature.clone(),
+                        stderr_line: stderr_last_line(&probe.stderr.text),
+                        record,
+                        shrunk: false,
+                        unpinned,
+                    });
+                    break 'probe;
+                }
             }
         }
     }
@@ -1791,7 +1827,8 @@ fn campaign(
     let infra = scan
         .infra
         .clone()
-        .or_else(|| examined.iter().find_map(Examined::infra));
+        .or_else(|| examined.iter().find_map(Examined::infra))
+        .or_else(|| probe_stopped.clone());
     let Some(case) = examined.get(reported) else {
         // Unreachable: a failing case was examined above.
         result.status = CampaignStatus::Infra;
@@ -1905,6 +1942,9 @@ fn campaign(
             "stopped after {MAX_CAMPAIGN_SHRINKS} shrinks (MAX_CAMPAIGN_SHRINKS): {unshrunk} more failing case{} not shrunk",
             if unshrunk == 1 { " was" } else { "s were" }
         ));
+    }
+    if let Some(stopped) = &probe_stopped {
+        more.push(stopped.clone());
     }
     if !more.is_empty() {
         let more = more.join("; ");
