@@ -4242,6 +4242,67 @@ fn the_fresh_runs_of_unshrunk_cases_stop_after_eight_timeouts_in_a_row() {
     );
 }
 
+/// The origin of a frozen flake that now fails every replay is looked at even when the bound
+/// on shrinks is used up before it: origins cost no shrink, and the fresh runs of the cases
+/// left unshrunk skip them. Here a worker fails inputs holding a 1, which no fresh process
+/// fails (each is dropped as not reproduced), and four of them use up the bound before the
+/// origin `[3,7]`, which the patch makes fail everywhere (a red-team audit found such a
+/// patch passed the gate: the origin was neither shrunk, replayed nor mentioned).
+#[test]
+fn a_frozen_flakes_stable_origin_cannot_hide_behind_the_shrink_bound() {
+    // Inputs holding a 3 fail on even replay indices (and in a worker, which has none): the
+    // flake. With the patch, a worker also fails inputs holding a 1, and inputs holding a 7
+    // fail everywhere.
+    let oracle = |patch: bool| {
+        format!(
+            "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r l; do\n    case \"$l\" in {}*3*) echo fail;; *) echo pass;; esac\n  done\n  exit 0\nfi\nread -r l\n{}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n",
+            if patch { "*1*|*7*) echo fail;; " } else { "" },
+            if patch {
+                "case \"$l\" in *7*) exit 1;; esac\n"
+            } else {
+                ""
+            },
+        )
+    };
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ncases = 10\n\
+         generate = \"for i in 10 11 12 14 15 16; do echo \\\"[1,$i]\\\"; done; echo '[3,7]'; echo '[2]'; echo '[4]'; echo '[5]'\"\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.sh", &oracle(false)),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let flake = repo.pin("p", "[3,7]");
+    assert_eq!(repo.read(&format!("fixtures/p/{flake}.json")), "3\n");
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.commit("a frozen flake");
+    repo.write("p.sh", &oracle(true));
+    repo.commit("worker-only failures, and a new bug on the origin's input");
+    let (run, report) = repo.gate_json();
+    assert_eq!(status(&report, "p", &flake), "frozen", "{}", run.stdout);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(
+        run.code, 1,
+        "the new failure blocks: {campaign}\n{}",
+        run.stderr
+    );
+    assert_eq!(campaign["shrinks"], 4, "{campaign}");
+    assert_eq!(campaign["action"], "pin_origin", "{campaign}");
+    assert_eq!(campaign["blocking"], true, "{campaign}");
+    assert_eq!(campaign["minimal"], "[3,7]", "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(&format!(
+            "the case is the origin of pinned fixture {flake}, which does not fail every replay, but it failed all 3 of its own"
+        )),
+        "{note}"
+    );
+}
+
 /// A campaign that completes an interrupted pin (here a fixture left without its meta file,
 /// whose origin the generator prints again) leaves no finding about it in the same run's
 /// report: the report is of the tree the run leaves.
