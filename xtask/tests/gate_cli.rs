@@ -4303,6 +4303,77 @@ fn a_frozen_flakes_stable_origin_cannot_hide_behind_the_shrink_bound() {
     );
 }
 
+/// The origin of a frozen flake that now fails or breaks on every replay (never passes) is an
+/// infra item, not the flake's failure: a freeze excuses flicker, and a replay that broke goes
+/// to the infra queue (a red-team audit found such a patch passed the gate with exit 0 and no
+/// infra item).
+#[test]
+fn a_frozen_flakes_origin_that_fails_or_breaks_on_every_replay_is_an_infra_item() {
+    // Inputs holding a 3 fail on even replay indices (and in a campaign's and the shrinker's
+    // runs): the flake. With the patch, inputs holding a 7 fail on even indices and exit 3
+    // (a crash) on odd ones.
+    let oracle = |bug: bool| {
+        format!(
+            "read -r l\n{}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n",
+            if bug {
+                "case \"$l\" in *7*) r=${FREEZEGATE_REPLAY:-0}; [ $((r % 2)) = 0 ] && exit 1; exit 3;; esac\n"
+            } else {
+                ""
+            }
+        )
+    };
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[3,7]' | head -n 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.sh", &oracle(false)),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let flake = repo.pin("p", "[3,7]");
+    assert_eq!(repo.read(&format!("fixtures/p/{flake}.json")), "3\n");
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.commit("a frozen flake");
+    repo.write("p.sh", &oracle(true));
+    repo.commit("a new crash on the origin's input");
+    let (run, report) = repo.gate_json();
+    assert_eq!(status(&report, "p", &flake), "frozen", "{}", run.stdout);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 2, "never a pass: {campaign}\n{}", run.stderr);
+    assert_eq!(campaign["status"], "infra", "{campaign}");
+    assert_eq!(campaign["action"], "infra_queue", "{campaign}");
+    let infra = campaign["infra"].as_str().unwrap_or_default();
+    assert!(
+        infra.contains("the case failed, but its 3 fresh replays (FEF) timed out or broke"),
+        "{infra}"
+    );
+}
+
+/// A failing case that the bound on shrinks left unshrunk and that breaks the harness (or
+/// times out) when run in a fresh process, where its replays run, is an infra item: here a
+/// worker fails inputs holding a 1 (no fresh process does) and holding a 5, which crashes
+/// every fresh process (a red-team audit found such a patch passed the gate with exit 0).
+#[test]
+fn an_unshrunk_case_that_breaks_a_fresh_process_is_an_infra_item() {
+    let oracle = "if [ \"$FREEZEGATE_WORKER\" = 1 ]; then\n  while read -r l; do\n    case \"$l\" in *1*|*5*) echo fail;; *) echo pass;; esac\n  done\n  exit 0\nfi\nread -r l\ncase \"$l\" in *5*) exit 3;; esac\nexit 0\n";
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\nworker = true\ngenerate = \"for i in 10 11 12 14 16 18; do echo \\\"[1,$i]\\\"; done; echo '[5]'; echo '[2]'; echo '[3]'; echo '[4]'\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[("freezegate.toml", &toml), ("p.sh", oracle)]);
+    let (run, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 2, "never a pass: {campaign}\n{}", run.stderr);
+    assert_eq!(campaign["shrinks"], 4, "{campaign}");
+    let infra = campaign["infra"].as_str().unwrap_or_default();
+    assert!(
+        infra.contains("unshrunk failing case 6 was labelled harness_error (exit 3"),
+        "{infra}"
+    );
+}
+
 /// A campaign that completes an interrupted pin (here a fixture left without its meta file,
 /// whose origin the generator prints again) leaves no finding about it in the same run's
 /// report: the report is of the tree the run leaves.

@@ -483,6 +483,24 @@ pub fn classify_observed(
         && fixture::fixture_path(plan.root, plan.property, minimal.fixture_id()).exists()
     {
         let (origin_labels, origin_verdict) = replay(&origin);
+        if matches!(
+            origin_verdict,
+            Verdict::InfraQueue | Verdict::RejectMalformed
+        ) {
+            // The case failed, then timed out or broke on a replay: an infra item, never a
+            // failure the pinned fixture (perhaps a frozen flake) excuses.
+            record.action = Action::InfraQueue;
+            record.labels = origin_labels;
+            record.message = Some(format!(
+                "the minimal input is pinned fixture {}, but a replay of the failing case itself timed out or broke: infra queue, nothing pinned",
+                minimal.fixture_id()
+            ));
+            if let Some(note) = worker_note {
+                add_message(&mut record, note);
+            }
+            record.minimal = Some(minimal);
+            return Ok(record);
+        }
         if origin_verdict == Verdict::BlockPatch && replay(&minimal).1 != Verdict::BlockPatch {
             unexplained = Some(origin_labels);
         } else {
@@ -661,8 +679,9 @@ fn replay_fresh(plan: &Plan<'_>, candidate: &Canonical) -> (Vec<Label>, Verdict)
 /// own replays do not block this run (a flake, perhaps frozen): the record that pins the case
 /// as it is (`pin_origin`) when it fails every one of its own fresh replays, a stable failure
 /// that the fixture's flicker does not explain; `None` when it does not (the fixture's
-/// replays decide for it, as for any case the shrinker carries onto a pinned fixture). A
-/// fixture that is its own origin is never asked about: its replays are the case's.
+/// replays decide for it, as for any case the shrinker carries onto a pinned fixture); an
+/// `infra_queue` record when a replay timed out or broke. A fixture that is its own origin is
+/// never asked about: its replays are the case's.
 pub fn unexplained_origin(
     plan: &Plan<'_>,
     input: &Value,
@@ -682,9 +701,9 @@ pub fn unexplained_origin(
 /// A campaign's failing case that the bound on shrinks left unshrunk
 /// ([`crate::run::MAX_CAMPAIGN_SHRINKS`]) and that failed a first fresh run: the record that
 /// pins it as it is (`pin_origin`) when it fails every one of its N fresh replays too, a
-/// stable failure that no failure shrunk before it explains (those did not block); `None`
-/// when it does not. Failures that only a long-lived worker shows cannot use up the bound to
-/// hide it.
+/// stable failure that no failure shrunk before it explains (those did not block); an
+/// `infra_queue` record when a replay timed out or broke; `None` otherwise. Failures that
+/// only a long-lived worker shows cannot use up the bound to hide it.
 pub fn unshrunk_stable(plan: &Plan<'_>, input: &Value) -> Result<Option<Record>, ClassifyError> {
     pin_if_stable(plan, input, |replays| {
         format!(
@@ -695,7 +714,10 @@ pub fn unshrunk_stable(plan: &Plan<'_>, input: &Value) -> Result<Option<Record>,
 }
 
 /// Pins `input` as it is (`pin_origin`, message `why(N)`) when it fails every one of N fresh
-/// replays.
+/// replays. When a replay timed out or broke, the record is an infra item (`infra_queue`,
+/// nothing pinned): a case that failed and then fails or breaks on every replay is neither a
+/// flicker a freeze could excuse nor a pass (SPEC §1: any replay that timed out or broke goes
+/// to the infra queue).
 fn pin_if_stable(
     plan: &Plan<'_>,
     input: &Value,
@@ -704,6 +726,25 @@ fn pin_if_stable(
     let origin = freezegate_canon::canonicalize_value(input, plan.canonicalization)
         .map_err(ClassifyError::Canonical)?;
     let (labels, v) = replay_fresh(plan, &origin);
+    if matches!(v, Verdict::InfraQueue | Verdict::RejectMalformed) {
+        let letters: String = labels.iter().map(|l| l.letter()).collect();
+        return Ok(Some(Record {
+            property_id: plan.property.clone(),
+            meta: None,
+            status: None,
+            action: Action::InfraQueue,
+            trivial: TRIVIAL.contains(&origin.bytes()),
+            minimal: Some(origin),
+            budget_exhausted: false,
+            message: Some(format!(
+                "the case failed, but its {} fresh replays ({letters}) timed out or broke: infra queue, nothing pinned",
+                plan.replays
+            )),
+            already_pinned: false,
+            oracle_calls: 1 + u64::try_from(plan.replays).unwrap_or(u64::MAX),
+            labels,
+        }));
+    }
     if v != Verdict::BlockPatch {
         return Ok(None);
     }

@@ -1685,6 +1685,8 @@ fn campaign(
     let mut unshrunk = 0usize;
     // Why the fresh runs of the unshrunk failing cases stopped early, if they did.
     let mut probe_stopped: Option<String> = None;
+    // The first of those fresh runs (or their replays) that timed out or broke, if any.
+    let mut probe_infra: Option<String> = None;
     let first_blocks = match failing.next() {
         Some((index, first)) => examine(index, first, &mut seen, &mut quiet, &mut examined),
         None => false,
@@ -1784,12 +1786,34 @@ fn campaign(
                         ));
                         break 'probe;
                     }
+                    if probe.label.is_infra() {
+                        // A case the worker failed that times out or breaks in a fresh
+                        // process, where its replays run: an infra item, never a pass.
+                        probe_infra.get_or_insert_with(|| {
+                            format!(
+                                "unshrunk failing case {index} was labelled {} ({}) when run in a fresh process",
+                                probe.label,
+                                infra_reason(&probe)
+                            )
+                        });
+                    }
                     if probe.label != Label::AssertFail {
                         continue;
                     }
                     let mut unpinned = None;
                     let record = match classify::unshrunk_stable(&plan, &inputs[index]) {
                         Ok(None) => continue,
+                        Ok(Some(record)) if record.action == Action::InfraQueue => {
+                            // Its replays timed out or broke: an infra item; a stable failure
+                            // after it is still looked for.
+                            probe_infra.get_or_insert_with(|| {
+                                format!(
+                                    "unshrunk failing case {index}: {}",
+                                    record.message.as_deref().unwrap_or("infra queue")
+                                )
+                            });
+                            continue;
+                        }
                         Ok(Some(record)) => Ok(record),
                         Err(e) => {
                             let message = ErrorChain(&e).to_string();
@@ -1839,7 +1863,8 @@ fn campaign(
         .infra
         .clone()
         .or_else(|| examined.iter().find_map(Examined::infra))
-        .or_else(|| probe_stopped.clone());
+        .or_else(|| probe_stopped.clone())
+        .or_else(|| probe_infra.clone());
     let Some(case) = examined.get(reported) else {
         // Unreachable: a failing case was examined above.
         result.status = CampaignStatus::Infra;
@@ -1956,6 +1981,9 @@ fn campaign(
     }
     if let Some(stopped) = &probe_stopped {
         more.push(stopped.clone());
+    }
+    if let Some(broke) = &probe_infra {
+        more.push(broke.clone());
     }
     if !more.is_empty() {
         let more = more.join("; ");
