@@ -4068,39 +4068,50 @@ fn a_failure_only_a_worker_sees_is_named_when_it_shrinks_onto_a_pinned_fixture()
     );
 }
 
+/// The shell oracle of the frozen-flake tests: `before` (shell lines that read the input
+/// `$l`) runs first; then inputs holding a 3 fail on even replay indices, and in a campaign's
+/// and the shrinker's runs, which have none: the flake.
+fn flake_oracle(before: &str) -> String {
+    format!(
+        "read -r l\n{before}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n"
+    )
+}
+
+/// A repository whose property `p` (`sh p.sh`, the rest of its table `property`) runs
+/// `oracle`, with `pin` pinned (a flake) and its fixture frozen by a remote row, committed;
+/// and the fixture's id.
+fn shell_flake_repo(property: &str, oracle: &str, pin: &str) -> (Repo, String) {
+    let toml = config(&format!(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\n{property}"
+    ));
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.sh", oracle),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let flake = repo.pin("p", pin);
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.commit("a frozen flake");
+    (repo, flake)
+}
+
 /// A new stable failure without a signature can shrink onto a frozen flake: a flaky oracle
 /// fails the flake's input once on the way, and the shrinker keeps it. The case itself fails
 /// every replay while the fixture does not, so it is pinned as it is and blocks; the freeze
 /// of the flake does not excuse it.
 #[test]
 fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
-    // Inputs holding a 3 fail on even replay indices (and in a campaign's runs, which have
-    // none): a flake; with `bug`, inputs holding a 5 fail always. No signatures.
-    let oracle = |bug: bool| {
-        format!(
-            "read -r l\n{}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n",
-            if bug {
-                "case \"$l\" in *5*) exit 1;; esac\n"
-            } else {
-                ""
-            }
-        )
-    };
-    let toml = config(
-        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[5]' | head -n 10\"\ncases = 10\n",
+    // With the patch, inputs holding a 5 fail always. No signatures.
+    let (repo, flake) = shell_flake_repo(
+        "generate = \"yes '[5]' | head -n 10\"\ncases = 10\n",
+        &flake_oracle(""),
+        "[3]",
     );
-    let repo = Repo::new(&[
-        ("freezegate.toml", &toml),
-        ("p.sh", &oracle(false)),
-        ("freeze/allowed_signers", SIGNERS),
-    ]);
-    let flake = repo.pin("p", "[3]");
-    repo.write(
-        "freeze/ledger.json",
-        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
-    );
-    repo.write("p.sh", &oracle(true));
-    repo.commit("a frozen flake, then a new bug");
+    repo.write("p.sh", &flake_oracle("case \"$l\" in *5*) exit 1;; esac\n"));
+    repo.commit("a new bug");
     let (run, report) = repo.gate_json();
     assert_eq!(status(&report, "p", &flake), "frozen", "{}", run.stdout);
     let campaign = &report["campaigns"][0];
@@ -4133,40 +4144,23 @@ fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
 /// the gate as "known").
 #[test]
 fn a_frozen_flakes_origin_that_now_fails_every_replay_is_pinned_as_it_is() {
-    // Inputs holding a 3 fail on even replay indices (and in a campaign's and the shrinker's
-    // runs, which have none): a flake; with `bug`, inputs holding a 7 fail always.
-    let oracle = |bug: bool| {
-        format!(
-            "read -r l\n{}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n",
-            if bug {
-                "case \"$l\" in *7*) echo 'failure: crash'; exit 1;; esac\n"
-            } else {
-                ""
-            }
-        )
-    };
-    let toml = config(
-        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[3,7]' | head -n 10\"\ncases = 10\n",
+    // With the patch, inputs holding a 7 fail always. The flake shrinks to `3`: its origin
+    // `[3,7]` is what the generator prints.
+    let (repo, flake) = shell_flake_repo(
+        "generate = \"yes '[3,7]' | head -n 10\"\ncases = 10\n",
+        &flake_oracle(""),
+        "[3,7]",
     );
-    let repo = Repo::new(&[
-        ("freezegate.toml", &toml),
-        ("p.sh", &oracle(false)),
-        ("freeze/allowed_signers", SIGNERS),
-    ]);
-    // The flake shrinks to `3`: its origin `[3,7]` is what the generator prints.
-    let flake = repo.pin("p", "[3,7]");
     assert_eq!(repo.read(&format!("fixtures/p/{flake}.json")), "3\n");
-    repo.write(
-        "freeze/ledger.json",
-        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
-    );
-    repo.commit("a frozen flake");
     // Before the bug the origin flickers as its fixture does: the fixture's replays decide.
     let (run, report) = repo.gate_json();
     let campaign = &report["campaigns"][0];
     assert_eq!(run.code, 0, "{campaign}");
     assert_eq!(campaign["action"], "already_pinned", "{campaign}");
-    repo.write("p.sh", &oracle(true));
+    repo.write(
+        "p.sh",
+        &flake_oracle("case \"$l\" in *7*) echo 'failure: crash'; exit 1;; esac\n"),
+    );
     repo.commit("a new bug on the origin's input");
     let (run, report) = repo.gate_json();
     assert_eq!(status(&report, "p", &flake), "frozen", "{}", run.stdout);
@@ -4309,35 +4303,20 @@ fn a_frozen_flakes_stable_origin_cannot_hide_behind_the_shrink_bound() {
 /// infra item).
 #[test]
 fn a_frozen_flakes_origin_that_fails_or_breaks_on_every_replay_is_an_infra_item() {
-    // Inputs holding a 3 fail on even replay indices (and in a campaign's and the shrinker's
-    // runs): the flake. With the patch, inputs holding a 7 fail on even indices and exit 3
-    // (a crash) on odd ones.
-    let oracle = |bug: bool| {
-        format!(
-            "read -r l\n{}case \"$l\" in *3*) r=${{FREEZEGATE_REPLAY:-0}}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n",
-            if bug {
-                "case \"$l\" in *7*) r=${FREEZEGATE_REPLAY:-0}; [ $((r % 2)) = 0 ] && exit 1; exit 3;; esac\n"
-            } else {
-                ""
-            }
-        )
-    };
-    let toml = config(
-        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[3,7]' | head -n 10\"\ncases = 10\n",
+    // With the patch, inputs holding a 7 fail on even replay indices and exit 3 (a crash) on
+    // odd ones.
+    let (repo, flake) = shell_flake_repo(
+        "generate = \"yes '[3,7]' | head -n 10\"\ncases = 10\n",
+        &flake_oracle(""),
+        "[3,7]",
     );
-    let repo = Repo::new(&[
-        ("freezegate.toml", &toml),
-        ("p.sh", &oracle(false)),
-        ("freeze/allowed_signers", SIGNERS),
-    ]);
-    let flake = repo.pin("p", "[3,7]");
     assert_eq!(repo.read(&format!("fixtures/p/{flake}.json")), "3\n");
     repo.write(
-        "freeze/ledger.json",
-        &ledger(&repo, &[("p", &flake, "remote", "2026-12-10T00:00:00Z")]),
+        "p.sh",
+        &flake_oracle(
+            "case \"$l\" in *7*) r=${FREEZEGATE_REPLAY:-0}; [ $((r % 2)) = 0 ] && exit 1; exit 3;; esac\n",
+        ),
     );
-    repo.commit("a frozen flake");
-    repo.write("p.sh", &oracle(true));
     repo.commit("a new crash on the origin's input");
     let (run, report) = repo.gate_json();
     assert_eq!(status(&report, "p", &flake), "frozen", "{}", run.stdout);
