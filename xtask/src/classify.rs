@@ -101,6 +101,7 @@ pub fn run(args: Args) -> Outcome {
         patch_id,
         pin: true,
         stop_if_pinned: false,
+        unsteady: None,
     };
     let record = classify::classify(&plan, &input).map_err(|e| {
         if let classify::ClassifyError::Pin { record, .. } = &e

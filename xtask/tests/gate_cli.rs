@@ -4137,6 +4137,43 @@ fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
     assert_eq!(campaign["minimal"], "[5]", "{campaign}");
 }
 
+/// A stable failure that shrinks onto a frozen flake is pinned as it is even when the
+/// campaign's own replays of the flake happen to fail every time: the fixture's replays
+/// earlier in the same run did not, so it does not fail every replay. (A red-team audit
+/// passed such a patch about one run in four by raising the flake's failure rate to 0.9,
+/// where seven replays all fail half of the time; here the flake passes only the first run
+/// on its input, which lands in the fixture phase.)
+#[test]
+fn a_stable_failure_on_a_flake_whose_second_replays_all_fail_is_pinned_as_it_is() {
+    // Pinned from an oracle where inputs holding a 3 fail on even replay indices; then the
+    // flake passes the first run on such an input only, and inputs holding a 5 fail always.
+    let flake = "read -r l\ncase \"$l\" in *3*) r=${FREEZEGATE_REPLAY:-0}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n";
+    let later = "read -r l\ncase \"$l\" in *5*) exit 1;; esac\ncase \"$l\" in *3*) mkdir once 2>/dev/null && exit 0; exit 1;; esac\nexit 0\n";
+    let toml = config(
+        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[5]' | head -n 10\"\ncases = 10\n",
+    );
+    let repo = Repo::new(&[
+        ("freezegate.toml", &toml),
+        ("p.sh", flake),
+        ("freeze/allowed_signers", SIGNERS),
+    ]);
+    let pinned = repo.pin("p", "[3]");
+    repo.write(
+        "freeze/ledger.json",
+        &ledger(&repo, &[("p", &pinned, "remote", "2026-12-10T00:00:00Z")]),
+    );
+    repo.write("p.sh", later);
+    repo.commit("a frozen flake, then a new bug");
+    let (run, report) = repo.gate_json();
+    assert_eq!(status(&report, "p", &pinned), "frozen", "{}", run.stdout);
+    let campaign = &report["campaigns"][0];
+    assert_eq!(run.code, 1, "the new failure blocks: {campaign}");
+    assert_eq!(campaign["action"], "pin_origin", "{campaign}");
+    assert_eq!(campaign["blocking"], true, "{campaign}");
+    let id = campaign["fixture_id"].as_str().expect("fixture id");
+    assert_eq!(repo.read(&format!("fixtures/p/{id}.json")), "[5]\n");
+}
+
 /// The origin of a frozen flake is that flake's failure only while it flickers: a patch that
 /// makes the origin fail every replay (a new bug on an input the flake's fixture lacks) has a
 /// stable failure the freeze does not excuse, even though the campaign never shrinks the

@@ -2,6 +2,7 @@
 //! canonicalise, replay the minimal input, act by status.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -229,6 +230,13 @@ pub struct Plan<'a> {
     /// fails every replay while the pinned fixture does not: that stable failure, which a
     /// flaky oracle let the shrinker carry onto a flake, is pinned as it is (`pin_origin`).
     pub stop_if_pinned: bool,
+    /// The pinned fixtures of the property (by id) whose replays earlier in this run did not
+    /// all fail (the gate's fixture phase: a pass, a flicker, frozen or not, an infra item).
+    /// A minimal input among them does not fail every replay, whatever a second set of
+    /// replays of a flake shows by chance; with [`Plan::stop_if_pinned`], a failing case that
+    /// shrinks onto one and fails every one of its own replays is pinned as it is. `None`
+    /// (`classify`): none known.
+    pub unsteady: Option<&'a BTreeSet<String>>,
 }
 
 /// Why classify could not run.
@@ -501,7 +509,15 @@ pub fn classify_observed(
             record.minimal = Some(minimal);
             return Ok(record);
         }
-        if origin_verdict == Verdict::BlockPatch && replay(&minimal).1 != Verdict::BlockPatch {
+        // A fixture whose replays earlier in this run did not all fail does not fail every
+        // replay: a flake's second set of replays may fail all by chance (likelier the more
+        // often it fails), which must not excuse a stable failure that shrank onto it.
+        let unsteady = plan
+            .unsteady
+            .is_some_and(|ids| ids.contains(&minimal.fixture_id().to_string()));
+        if origin_verdict == Verdict::BlockPatch
+            && (unsteady || replay(&minimal).1 != Verdict::BlockPatch)
+        {
             unexplained = Some(origin_labels);
         } else {
             record.already_pinned = true;

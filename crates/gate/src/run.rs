@@ -795,11 +795,24 @@ fn run_trusting(
                 .insert(f.fixture_id.clone());
             m
         });
+    // The fixtures of each property whose replays did not all fail: a campaign's stable
+    // failure that shrinks onto one is not that fixture's failure, whatever a second set of
+    // replays of the fixture (a flake) shows.
+    let unsteady: BTreeMap<&str, BTreeSet<String>> = fixtures
+        .iter()
+        .filter(|f| f.verdict != Verdict::BlockPatch)
+        .fold(BTreeMap::new(), |mut m, f| {
+            m.entry(f.property_id.as_str())
+                .or_default()
+                .insert(f.fixture_id.clone());
+            m
+        });
     let mut campaigns = Vec::with_capacity(config.properties.len());
     for (i, property) in config.properties.iter().enumerate() {
         let pinned = PinnedSoFar {
             ids: pinned_ids.get(property.id.as_str()),
             live: live.get(property.id.as_str()),
+            unsteady: unsteady.get(property.id.as_str()),
             blocked_by: blocking.get(property.id.as_str()).copied(),
         };
         let result = campaign(settings, ctx, property, &oracles[i], &pinned)?;
@@ -1449,6 +1462,8 @@ struct PinnedSoFar<'a> {
     ids: Option<&'a BTreeSet<String>>,
     /// Those whose failure still shows (every status but `pass`).
     live: Option<&'a BTreeSet<String>>,
+    /// Those whose replays did not all fail.
+    unsteady: Option<&'a BTreeSet<String>>,
     /// The first whose replays block this run.
     blocked_by: Option<&'a str>,
 }
@@ -1608,6 +1623,7 @@ fn campaign(
         patch_id: ctx.patch_id.clone(),
         pin: true,
         stop_if_pinned: true,
+        unsteady: pinned.unsteady,
     };
     // Canonical inputs already shrunk, and minimal inputs already found: a failing case
     // equal to one of them would shrink to what is known.
