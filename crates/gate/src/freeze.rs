@@ -197,8 +197,8 @@ pub fn freeze<W>(
         .property(ask.property.as_str())
         .ok_or_else(|| FreezeError::UnknownProperty(ask.property.clone()))?;
     let exe = std::env::current_exe().ok();
-    let command = oracle_source(property, registry, exe.as_deref(), rust_runner)?
-        .command(property.id.as_str());
+    let source = oracle_source(property, registry, exe.as_deref(), rust_runner)?;
+    let command = source.command(property.id.as_str());
     let policy = ledger_policy(&settings);
 
     let meta_file = meta_path(&under(root, ""), &ask.property, ask.fixture);
@@ -266,12 +266,17 @@ pub fn freeze<W>(
             .map_err(FreezeError::CurrentDir)?
             .join(root)
     };
-    let oracle = ProcessOracle::new(command.as_str(), dir)?;
+    let process = ProcessOracle::new(command.as_str(), dir)?;
+    // A Rust property's exit 0 counts only with the harness's `pass` line.
+    let oracle: Box<dyn freezegate_replay::Oracle> = match source {
+        crate::oracles::OracleSource::Command(_) => Box::new(process),
+        crate::oracles::OracleSource::Rust { .. } => Box::new(crate::oracles::RustRun(process)),
+    };
     let plan = ReplayPlan::new(policy.replays_for(&ask.property), settings.seed)?;
     let options = ReplayOptions::default()
         .with_timeout(Duration::from_millis(settings.timeout_ms_for(property)))
         .with_property_id(ask.property.to_string());
-    let labels = replay(&oracle, canonical.bytes(), &plan, &options).labels();
+    let labels = replay(&*oracle, canonical.bytes(), &plan, &options).labels();
     // A stopping signal during the replays ends the process from the signal's thread
     // ([`crate::process`]): write no row after it, even from runs it did not kill.
     crate::process::park_if_stopping();

@@ -101,8 +101,11 @@ impl PropertyOracles {
             id: property.id.to_string(),
             message: e.to_string(),
         };
-        let fresh: Arc<dyn Oracle> =
-            Arc::new(ProcessOracle::new(command.clone(), root).map_err(|e| invalid(&e))?);
+        let process = ProcessOracle::new(command.clone(), root).map_err(|e| invalid(&e))?;
+        let fresh: Arc<dyn Oracle> = match source {
+            OracleSource::Command(_) => Arc::new(process),
+            OracleSource::Rust { .. } => Arc::new(RustRun(process)),
+        };
         let worker_oracle = if worker {
             Some(Arc::new(
                 WorkerOracle::new(command.clone(), root).map_err(|e| invalid(&e))?,
@@ -138,6 +141,27 @@ impl PropertyOracles {
             command: self.command.clone(),
             worker_oracle: None,
         }
+    }
+}
+
+/// A fresh-process run of a Rust property's hidden subcommand: its exit 0 is `assert_pass`
+/// only when the harness's last stdout line [`crate::rust_prop::PASS_LINE`] shows that the
+/// check returned. The code under test runs in that process and can end it with status 0
+/// itself (`std::process::exit(0)` in a panic hook, `_exit(0)` in an `atexit` handler, after
+/// the harness's `failure:` line): such a run is a `harness_error`, never a pass.
+pub struct RustRun<O>(pub O);
+
+impl<O: Oracle> Oracle for RustRun<O> {
+    fn run(&self, candidate: &[u8], ctx: &RunContext) -> RunOutcome {
+        let mut outcome = self.0.run(candidate, ctx);
+        if outcome.label == Label::AssertPass && !crate::rust_prop::passed(&outcome.stdout.text) {
+            outcome.label = Label::HarnessError;
+            outcome.message = Some(format!(
+                "exit 0 without the harness's last stdout line `{}`: code in the run's process ended it with status 0 before the check passed (a panic hook or exit handler that exits 0)",
+                crate::rust_prop::PASS_LINE
+            ));
+        }
+        outcome
     }
 }
 
@@ -203,4 +227,44 @@ pub fn replay_contexts(seed: u64, property: &str, timeout_ms: u64, n: usize) -> 
 /// The labels of a list of outcomes.
 pub fn labels(outcomes: &[RunOutcome]) -> Vec<Label> {
     outcomes.iter().map(|o| o.label).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Rust property's run that exits 0 without the harness's `pass` line (the code under
+    /// test exited from a panic hook, or an exit handler turned the harness's exit 1 into 0)
+    /// is a `harness_error`; one with it is a pass.
+    #[test]
+    fn a_rust_run_passes_only_with_the_harness_pass_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::config::Config::parse(
+            "[[property]]\nid = \"p\"\n",
+            Path::new("freezegate.toml"),
+        )
+        .unwrap();
+        let property = config.property("p").unwrap().clone();
+        let run = |script: &str| {
+            let exe = dir.path().join("runner");
+            std::fs::write(&exe, format!("#!/bin/sh\ncat >/dev/null\n{script}\n")).unwrap();
+            let mut mode = std::fs::metadata(&exe).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut mode, 0o755);
+            std::fs::set_permissions(&exe, mode).unwrap();
+            let source = OracleSource::Rust { exe };
+            let oracles = PropertyOracles::new(&property, &source, dir.path()).unwrap();
+            let ctx = RunContext::new(1).with_timeout(Duration::from_secs(10));
+            oracles.fresh.run(b"1", &ctx).label
+        };
+        assert_eq!(run("echo; echo pass; exit 0"), Label::AssertPass);
+        assert_eq!(run("exit 0"), Label::HarnessError);
+        assert_eq!(
+            run("echo 'failure: panicked at src/lib.rs:1:1'; exit 0"),
+            Label::HarnessError
+        );
+        assert_eq!(
+            run("echo 'failure: panicked at src/lib.rs:1:1'; exit 1"),
+            Label::AssertFail
+        );
+    }
 }

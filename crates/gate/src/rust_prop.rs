@@ -121,6 +121,27 @@ pub const EXIT_CANNOT_TEST: u8 = 125;
 /// for a generation request it cannot read).
 pub const EXIT_UNKNOWN: u8 = 3;
 
+/// The last stdout line of a one-shot run whose check passed (see [`Registry::serve`]).
+///
+/// The check runs in the runner's process with the code under test, which can end that
+/// process itself: a panic hook or an `atexit` handler that calls `std::process::exit(0)` or
+/// `_exit(0)` turns a failing check (or the harness's exit 1 after its `failure:` line) into
+/// exit 0. So the gate takes a one-shot run's exit 0 for `assert_pass` only when this line
+/// ends its stdout, written by the harness after the check returned; an exit 0 without it
+/// is a `harness_error` ([`passed`]).
+pub const PASS_LINE: &str = "pass";
+
+/// Whether a one-shot run's stdout (its end) shows the harness's [`PASS_LINE`] as its last
+/// line: what an exit 0 of the hidden subcommand needs to count as `assert_pass`.
+pub fn passed(stdout: &str) -> bool {
+    stdout
+        .strip_suffix('\n')
+        .unwrap_or(stdout)
+        .rsplit('\n')
+        .next()
+        .is_some_and(|line| line.trim_end_matches('\r') == PASS_LINE)
+}
+
 /// The environment variable that asks the hidden subcommand for the property's campaign
 /// inputs instead of a run: with `FREEZEGATE_GENERATE=1`, `PROP_SEED` and `PROP_CASES`,
 /// `xtask __freezegate-property ID` prints the inputs [`Registry::generate`] draws, one
@@ -404,7 +425,8 @@ impl Registry {
     /// Serves the hidden subcommand for property `id`: the oracle protocol of SPEC §4 on
     /// `input`/`output`. Returns the process exit code.
     ///
-    /// One-shot mode reads one candidate and exits `0` (pass), `1` (fail: a panic's message
+    /// One-shot mode reads one candidate and exits `0` (pass, with a last stdout line
+    /// [`PASS_LINE`] that the gate requires), `1` (fail: a panic's message
     /// first, then a last stdout line `failure: <signature>`) or `125` (the input does not
     /// fit the type, is outside the property's domain, or is not JSON). Worker mode reads one candidate per line and answers
     /// `pass`, `fail <signature>` or `error <message>` per line until end of input.
@@ -456,7 +478,12 @@ impl Registry {
             }
         };
         match (registered.check)(&value) {
-            Check::Pass => 0,
+            Check::Pass => {
+                // On a line of its own, after anything the check printed: the gate reads
+                // exit 0 as a pass only with this last line ([`PASS_LINE`]).
+                let _ = writeln!(output, "\n{PASS_LINE}").and_then(|()| output.flush());
+                0
+            }
             Check::Fail { signature, message } => {
                 if message != signature {
                     // For people; the last line is what the protocol reads.
@@ -771,7 +798,7 @@ mod tests {
             let code = r.serve("list.short", worker, &mut input.as_bytes(), &mut out);
             (code, String::from_utf8(out).unwrap())
         };
-        assert_eq!(run("[1]\n", false), (0, String::new()));
+        assert_eq!(run("[1]\n", false), (0, "\npass\n".into()));
         assert_eq!(
             run("[1,1,1,1,1]\n", false),
             (1, "failure: 5 elements\n".into())
