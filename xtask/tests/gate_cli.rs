@@ -4273,6 +4273,38 @@ fn the_fresh_runs_of_unshrunk_cases_stop_after_eight_timeouts_in_a_row() {
     );
 }
 
+/// A new flicker after the bound on shrinks, behind a frozen flake's other failing inputs,
+/// is not pinned (each of those inputs flickers as well, and only the property's code could
+/// tell them apart), but the campaign's note names it with its replays' letters, and does
+/// not leave it unseen.
+#[test]
+fn a_flicker_the_bound_on_shrinks_leaves_unpinned_is_named_in_the_note() {
+    let (repo, flake) = shell_flake_repo(
+        "generate = \"for i in $(seq 10 29); do echo \\\"[3,$i]\\\"; done; echo '{\\\"k\\\":1}'\"\ncases = 21\n",
+        &flake_oracle(""),
+        "[3,10]",
+    );
+    assert_eq!(repo.read(&format!("fixtures/p/{flake}.json")), "3\n");
+    // The patch: a new flicker on `{"k":1}`, failing on replay indices divisible by 3.
+    repo.write(
+        "p.sh",
+        &flake_oracle(
+            "case \"$l\" in '{\"k\":1}') r=${FREEZEGATE_REPLAY:-0}; [ $((r % 3)) = 0 ] && exit 1;; esac\n",
+        ),
+    );
+    repo.commit("a new flicker");
+    let (_, report) = repo.gate_json();
+    let campaign = &report["campaigns"][0];
+    assert_eq!(campaign["shrinks"], 4, "{campaign}");
+    let note = campaign["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains(
+            "unshrunk failing cases that flickered in their fresh replays and were not pinned: "
+        ) && note.contains("FPF in cases 5, 6, 7, 8, 9, 10, 11, 12 and 7 more; FPP in case 20;"),
+        "{note}"
+    );
+}
+
 /// The origin of a frozen flake that now fails every replay is looked at even when the bound
 /// on shrinks is used up before it: origins cost no shrink, and the fresh runs of the cases
 /// left unshrunk skip them. Here a worker fails inputs holding a 1, which no fresh process

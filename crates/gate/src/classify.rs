@@ -706,21 +706,36 @@ pub fn unexplained_origin(
     if pinned.origin_digest == pinned.fixture_digest {
         return Ok(None);
     }
-    pin_if_stable(plan, input, |replays| {
+    let replayed = pin_if_stable(plan, input, |replays| {
         format!(
             "the case is the origin of pinned fixture {}, which does not fail every replay, but it failed all {replays} of its own: a stable failure that fixture (perhaps a frozen flake) does not explain, so the case is pinned as it is",
             pinned.fixture_id
         )
+    })?;
+    Ok(match replayed {
+        Unshrunk::Decided(record) => Some(*record),
+        Unshrunk::Undecided(_) => None,
     })
+}
+
+/// What the N fresh replays of a failing case showed ([`unshrunk_stable`]).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Unshrunk {
+    /// A stable failure, pinned as it is (`pin_origin`), or an infra item (`infra_queue`,
+    /// nothing pinned): the record.
+    Decided(Box<Record>),
+    /// Neither: the replays' labels (they mixed passes and fails, or all passed).
+    Undecided(Vec<Label>),
 }
 
 /// A campaign's failing case that the bound on shrinks left unshrunk
 /// ([`crate::run::MAX_CAMPAIGN_SHRINKS`]) and that failed a first fresh run: the record that
 /// pins it as it is (`pin_origin`) when it fails every one of its N fresh replays too, a
 /// stable failure that no failure shrunk before it explains (those did not block); an
-/// `infra_queue` record when a replay timed out or broke; `None` otherwise. Failures that
-/// only a long-lived worker shows cannot use up the bound to hide it.
-pub fn unshrunk_stable(plan: &Plan<'_>, input: &Value) -> Result<Option<Record>, ClassifyError> {
+/// `infra_queue` record when a replay timed out or broke; the labels otherwise. Failures
+/// that only a long-lived worker shows cannot use up the bound to hide it.
+pub fn unshrunk_stable(plan: &Plan<'_>, input: &Value) -> Result<Unshrunk, ClassifyError> {
     pin_if_stable(plan, input, |replays| {
         format!(
             "the campaign stopped shrinking after {} failures that do not block (MAX_CAMPAIGN_SHRINKS), but this case failed all {replays} of its own replays: a stable failure, pinned as it is",
@@ -738,13 +753,13 @@ fn pin_if_stable(
     plan: &Plan<'_>,
     input: &Value,
     why: impl FnOnce(usize) -> String,
-) -> Result<Option<Record>, ClassifyError> {
+) -> Result<Unshrunk, ClassifyError> {
     let origin = freezegate_canon::canonicalize_value(input, plan.canonicalization)
         .map_err(ClassifyError::Canonical)?;
     let (labels, v) = replay_fresh(plan, &origin);
     if matches!(v, Verdict::InfraQueue | Verdict::RejectMalformed) {
         let letters: String = labels.iter().map(|l| l.letter()).collect();
-        return Ok(Some(Record {
+        return Ok(Unshrunk::Decided(Box::new(Record {
             property_id: plan.property.clone(),
             meta: None,
             status: None,
@@ -759,10 +774,10 @@ fn pin_if_stable(
             already_pinned: false,
             oracle_calls: 1 + u64::try_from(plan.replays).unwrap_or(u64::MAX),
             labels,
-        }));
+        })));
     }
     if v != Verdict::BlockPatch {
-        return Ok(None);
+        return Ok(Unshrunk::Undecided(labels));
     }
     let calls = 1 + u64::try_from(plan.replays).unwrap_or(u64::MAX);
     let meta = Meta {
@@ -810,7 +825,7 @@ fn pin_if_stable(
         meta
     });
     record.minimal = Some(origin);
-    Ok(Some(record))
+    Ok(Unshrunk::Decided(Box::new(record)))
 }
 
 /// Why a run timed out or broke: its message, else how it ended.

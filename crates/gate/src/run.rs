@@ -1703,6 +1703,8 @@ fn campaign(
     let mut probe_stopped: Option<String> = None;
     // The first of those fresh runs (or their replays) that timed out or broke, if any.
     let mut probe_infra: Option<String> = None;
+    // Those that failed their fresh run and then flickered in their replays: not pinned.
+    let mut probe_flickers: Vec<(usize, String)> = Vec::new();
     let first_blocks = match failing.next() {
         Some((index, first)) => examine(index, first, &mut seen, &mut quiet, &mut examined),
         None => false,
@@ -1818,8 +1820,18 @@ fn campaign(
                     }
                     let mut unpinned = None;
                     let record = match classify::unshrunk_stable(&plan, &inputs[index]) {
-                        Ok(None) => continue,
-                        Ok(Some(record)) if record.action == Action::InfraQueue => {
+                        Ok(classify::Unshrunk::Undecided(labels)) => {
+                            // A flicker: said in the note, since nothing else shows it (it
+                            // may be a frozen fixture's failure on another input, or new).
+                            if verdict(&labels, labels.len()) == Verdict::FreezeEligible {
+                                probe_flickers
+                                    .push((index, labels.iter().map(|l| l.letter()).collect()));
+                            }
+                            continue;
+                        }
+                        Ok(classify::Unshrunk::Decided(record))
+                            if record.action == Action::InfraQueue =>
+                        {
                             // Its replays timed out or broke: an infra item; a stable failure
                             // after it is still looked for.
                             probe_infra.get_or_insert_with(|| {
@@ -1830,7 +1842,7 @@ fn campaign(
                             });
                             continue;
                         }
-                        Ok(Some(record)) => Ok(record),
+                        Ok(classify::Unshrunk::Decided(record)) => Ok(*record),
                         Err(e) => {
                             let message = ErrorChain(&e).to_string();
                             if let classify::ClassifyError::Pin { record, .. } = e {
@@ -2000,6 +2012,38 @@ fn campaign(
     }
     if let Some(broke) = &probe_infra {
         more.push(broke.clone());
+    }
+    if !probe_flickers.is_empty() {
+        // Grouped by their replays' letters, so that a flicker unlike the others stands out.
+        const SHOWN: usize = 8;
+        let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+        for (index, letters) in &probe_flickers {
+            match groups.iter_mut().find(|(l, _)| *l == letters.as_str()) {
+                Some((_, cases)) => cases.push(*index),
+                None => groups.push((letters.as_str(), vec![*index])),
+            }
+        }
+        let groups: Vec<String> = groups
+            .iter()
+            .map(|(letters, cases)| {
+                let shown: Vec<String> = cases.iter().take(SHOWN).map(usize::to_string).collect();
+                let rest = cases.len().saturating_sub(SHOWN);
+                format!(
+                    "{letters} in case{} {}{}",
+                    if cases.len() == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if rest > 0 {
+                        format!(" and {rest} more")
+                    } else {
+                        String::new()
+                    }
+                )
+            })
+            .collect();
+        more.push(format!(
+            "unshrunk failing cases that flickered in their fresh replays and were not pinned: {}; each may be a frozen fixture's failure on another input, or a new flicker that the bound on shrinks hides",
+            groups.join("; ")
+        ));
     }
     if !more.is_empty() {
         let more = more.join("; ");
