@@ -562,8 +562,10 @@ impl Registry {
     ///
     /// An unregistered `id` exits [`EXIT_UNKNOWN`] either way.
     pub fn serve_stdio(&self, id: &str) -> u8 {
-        let stdout = std::io::stdout();
-        let mut stdout = stdout.lock();
+        // Not locked for the whole run: the check runs inside, and a thread of the code under
+        // test that prints (`println!` in a worker thread the check joins) would wait for the
+        // lock forever. Each write locks stdout on its own.
+        let mut stdout = std::io::stdout();
         let is_one = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
         if is_one(GENERATE_ENV) {
             let stderr = std::io::stderr();
@@ -624,6 +626,54 @@ pub fn shell_quote(s: &str) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A check whose code prints from a thread it joins (a logger, a worker pool) runs to
+    /// its end through `serve_stdio`: the harness holds no lock on stdout while the check
+    /// runs (a red-team audit found every such run hung until the gate killed it). The test
+    /// re-executes its own binary as the runner.
+    #[test]
+    fn serve_stdio_lets_the_checks_threads_print() {
+        const CHILD: &str = "FREEZEGATE_TEST_SERVE_STDIO_CHILD";
+        let mut r = Registry::new();
+        r.property("log.threads", 0u32..10, |&x| {
+            std::thread::spawn(move || println!("worker thread got {x}"))
+                .join()
+                .map_err(|_| "the thread panicked".to_owned())
+        })
+        .unwrap();
+        if std::env::var_os(CHILD).is_some() {
+            std::process::exit(r.serve_stdio("log.threads").into());
+        }
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "rust_prop::tests::serve_stdio_lets_the_checks_threads_print",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD, "1")
+            .env_remove("FREEZEGATE_WORKER")
+            .env_remove(GENERATE_ENV)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(b"3").unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while child.try_wait().unwrap().is_none() {
+            if std::time::Instant::now() > deadline {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                panic!("the run hung: a thread of the check could not print");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let output = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{stdout}");
+        assert!(stdout.contains("worker thread got 3\n"), "{stdout}");
+        assert!(passed(&stdout), "{stdout}");
+    }
 
     /// A domain predicate that panics is a failure named by its place, as a check's panic
     /// is, not a process that dies.
