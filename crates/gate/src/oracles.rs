@@ -145,7 +145,7 @@ impl PropertyOracles {
 }
 
 /// A fresh-process run of a Rust property's hidden subcommand: its exit 0 is `assert_pass`
-/// only when the harness's last stdout line [`crate::rust_prop::PASS_LINE`] shows that the
+/// only when the harness's stdout line [`crate::rust_prop::PASS_LINE`] shows that the
 /// check returned. The code under test runs in that process and can end it with status 0
 /// itself (`std::process::exit(0)` in a panic hook, `_exit(0)` in an `atexit` handler, after
 /// the harness's `failure:` line): such a run is a `harness_error`, never a pass.
@@ -157,7 +157,7 @@ impl<O: Oracle> Oracle for RustRun<O> {
         if outcome.label == Label::AssertPass && !crate::rust_prop::passed(&outcome.stdout.text) {
             outcome.label = Label::HarnessError;
             outcome.message = Some(format!(
-                "exit 0 without the harness's last stdout line `{}`: code in the run's process ended it with status 0 before the check passed (a panic hook or exit handler that exits 0)",
+                "exit 0 without the harness's stdout line `{}` (or with a `failure:` line after it): code in the run's process ended it with status 0 before the check passed (a panic hook or exit handler that exits 0)",
                 crate::rust_prop::PASS_LINE
             ));
         }
@@ -257,7 +257,21 @@ mod tests {
             oracles.fresh.run(b"1", &ctx).label
         };
         assert_eq!(run("echo; echo pass; exit 0"), Label::AssertPass);
+        // Honest output after the harness's line (an `atexit` handler's summary, C stdio
+        // flushed at exit) keeps the pass (a red-team audit found it a harness_error).
+        assert_eq!(
+            run("echo; echo pass; echo 'atexit: flushed metrics'; exit 0"),
+            Label::AssertPass
+        );
+        assert_eq!(
+            run("printf '\\npass\\nc lib: 3'; exit 0"),
+            Label::AssertPass
+        );
         assert_eq!(run("exit 0"), Label::HarnessError);
+        assert_eq!(
+            run("echo pass; echo 'failure: panicked at src/lib.rs:1:1'; exit 0"),
+            Label::HarnessError
+        );
         assert_eq!(
             run("echo 'failure: panicked at src/lib.rs:1:1'; exit 0"),
             Label::HarnessError

@@ -121,25 +121,31 @@ pub const EXIT_CANNOT_TEST: u8 = 125;
 /// for a generation request it cannot read).
 pub const EXIT_UNKNOWN: u8 = 3;
 
-/// The last stdout line of a one-shot run whose check passed (see [`Registry::serve`]).
+/// The stdout line of a one-shot run whose check passed (see [`Registry::serve`]).
 ///
 /// The check runs in the runner's process with the code under test, which can end that
 /// process itself: a panic hook or an `atexit` handler that calls `std::process::exit(0)` or
 /// `_exit(0)` turns a failing check (or the harness's exit 1 after its `failure:` line) into
-/// exit 0. So the gate takes a one-shot run's exit 0 for `assert_pass` only when this line
-/// ends its stdout, written by the harness after the check returned; an exit 0 without it
-/// is a `harness_error` ([`passed`]).
+/// exit 0. So the gate takes a one-shot run's exit 0 for `assert_pass` only when its stdout
+/// holds this line, written by the harness after the check returned, with no `failure:` line
+/// after it; an exit 0 without it is a `harness_error` ([`passed`]). It need not be the last
+/// line: the code under test may print after it, honestly (an `atexit` handler's summary, C
+/// code's `printf` that stdio flushes at exit, a thread's log line).
 pub const PASS_LINE: &str = "pass";
 
-/// Whether a one-shot run's stdout (its end) shows the harness's [`PASS_LINE`] as its last
-/// line: what an exit 0 of the hidden subcommand needs to count as `assert_pass`.
+/// Whether a one-shot run's stdout (its end) holds the harness's [`PASS_LINE`] with no
+/// `failure: ` line after it: what an exit 0 of the hidden subcommand needs to count as
+/// `assert_pass`. Output after the pass line (an exit handler's, flushed C stdio) is allowed.
 pub fn passed(stdout: &str) -> bool {
-    stdout
-        .strip_suffix('\n')
-        .unwrap_or(stdout)
-        .rsplit('\n')
-        .next()
-        .is_some_and(|line| line.trim_end_matches('\r') == PASS_LINE)
+    let mut seen = false;
+    for line in stdout.split('\n').map(|line| line.trim_end_matches('\r')) {
+        if line == PASS_LINE {
+            seen = true;
+        } else if line.starts_with("failure: ") {
+            seen = false;
+        }
+    }
+    seen
 }
 
 /// The environment variable that asks the hidden subcommand for the property's campaign
@@ -425,7 +431,7 @@ impl Registry {
     /// Serves the hidden subcommand for property `id`: the oracle protocol of SPEC §4 on
     /// `input`/`output`. Returns the process exit code.
     ///
-    /// One-shot mode reads one candidate and exits `0` (pass, with a last stdout line
+    /// One-shot mode reads one candidate and exits `0` (pass, with a stdout line
     /// [`PASS_LINE`] that the gate requires), `1` (fail: a panic's message
     /// first, then a last stdout line `failure: <signature>`) or `125` (the input does not
     /// fit the type, is outside the property's domain, or is not JSON). Worker mode reads one candidate per line and answers
@@ -480,7 +486,7 @@ impl Registry {
         match (registered.check)(&value) {
             Check::Pass => {
                 // On a line of its own, after anything the check printed: the gate reads
-                // exit 0 as a pass only with this last line ([`PASS_LINE`]).
+                // exit 0 as a pass only with this line ([`PASS_LINE`]).
                 let _ = writeln!(output, "\n{PASS_LINE}").and_then(|()| output.flush());
                 0
             }
