@@ -854,6 +854,28 @@ fn classify_that_cannot_pin_says_what_it_found() {
         "{}",
         run.stderr
     );
+
+    // A folder where the fixture file goes is no pinned fixture.
+    let fixture = meta.replace(".meta.json", ".json");
+    let repo = Repo::with_oracle(&[
+        ("freezegate.toml", &toml),
+        (
+            "p.py",
+            "import sys\nfrom oracle import serve\nsys.exit(serve(lambda d: 'long' if len(d) > 2 else None))\n",
+        ),
+    ]);
+    std::fs::create_dir_all(repo.dir.join(&fixture)).expect("a folder in its place");
+    let run = classify_text(&repo, "lists.short", "[3, 3, 3, 3]", &[]);
+    assert_eq!(run.code, 3, "{}\n{}", run.stdout, run.stderr);
+    let first = run.stderr.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!(
+            "pin_fixture not done: {fixture} could not be written; labels: FFF; minimal input: [0,0,0]"
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 /// A `worker = true` property whose worker cannot shrink the input (it dies in worker mode,

@@ -264,6 +264,14 @@ pub enum ClassifyError {
 
 pub(crate) const TRIVIAL: [&[u8]; 5] = [b"{}", b"[]", b"\"\"", b"0", b"null"];
 
+/// Whether fixture `id` of the plan's property is pinned: its file is there as a regular file.
+/// A folder or a link in its place is not a pinned fixture (the pin reports it, and so does
+/// the integrity check).
+fn pinned_file(plan: &Plan<'_>, id: freezegate_canon::FixtureId) -> bool {
+    std::fs::symlink_metadata(fixture::fixture_path(plan.root, plan.property, id))
+        .is_ok_and(|m| m.is_file())
+}
+
 /// What a record's message says when a fixture's missing meta file was written.
 const COMPLETED: &str = "its meta file was missing and is written now";
 
@@ -487,9 +495,7 @@ pub fn classify_observed(
     // reached only because a flaky oracle failed the fixture once on the way. It is pinned
     // as it is, so that a freeze of the flake never excuses it.
     let mut unexplained = None;
-    if plan.stop_if_pinned
-        && fixture::fixture_path(plan.root, plan.property, minimal.fixture_id()).exists()
-    {
+    if plan.stop_if_pinned && pinned_file(plan, minimal.fixture_id()) {
         let (origin_labels, origin_verdict) = replay(&origin);
         if matches!(
             origin_verdict,
@@ -613,7 +619,7 @@ pub fn classify_observed(
     // An already pinned fixture is never rewritten: its files are protected, and its meta
     // records when and where it was first pinned. `pin` writes only what is missing, so an
     // interrupted pin of the same fixture is completed.
-    let existing = fixture::fixture_path(plan.root, plan.property, fixture.fixture_id()).exists();
+    let existing = pinned_file(plan, fixture.fixture_id());
     record.already_pinned = existing;
     if plan.pin && record.action.pins() {
         let written = if existing {
@@ -793,7 +799,7 @@ fn pin_if_stable(
         oracle_calls: calls,
         shrink_path: Vec::new(),
     };
-    let existing = fixture::fixture_path(plan.root, plan.property, origin.fixture_id()).exists();
+    let existing = pinned_file(plan, origin.fixture_id());
     let mut record = Record {
         property_id: plan.property.clone(),
         meta: None,
