@@ -137,11 +137,18 @@ pub fn run(args: Args) -> Outcome {
         overrides,
     };
     let registry = crate::properties::registry();
+    // The labels are printed as soon as the replays end, before the ledger is written, so a
+    // write that fails or waits for the lock does not lose them.
+    let print_labels = |labels: &[freezegate_replay::Label]| {
+        let names: Vec<&str> = labels.iter().map(|l| l.as_str()).collect();
+        eprintln!("replays: {}", names.join(" "));
+    };
     let frozen = freeze(
         Path::new("."),
         &registry,
         runner.as_deref(),
         ask,
+        print_labels,
         WaitNote::start,
     )
     .map_err(|e| match e {
@@ -152,10 +159,6 @@ pub fn run(args: Args) -> Outcome {
     // Runs a stopping signal killed are harness errors here: print nothing made of them (no
     // labels, no "infra queue" refusal); the signal's thread says why the command stopped.
     freezegate_gate::process::park_if_stopping();
-    if !frozen.labels.is_empty() {
-        let names: Vec<&str> = frozen.labels.iter().map(|l| l.as_str()).collect();
-        eprintln!("replays: {}", names.join(" "));
-    }
     if matches!(frozen.outcome, FreezeOutcome::Written { .. }) {
         lock_file_note();
     }

@@ -33,7 +33,7 @@
 //!     // ENV_CLASS and RUNNER_ID; REPLAYS and PROP_SEED would be ignored here.
 //!     overrides: RunOverrides::from_env(|k| std::env::var(k).ok()),
 //! };
-//! let frozen = freeze(root, &registry, None, ask, |_lock| ())?;
+//! let frozen = freeze(root, &registry, None, ask, |_labels| (), |_lock| ())?;
 //! println!("{}", frozen.outcome.line());
 //! # Ok(())
 //! # }
@@ -173,14 +173,17 @@ fn under(root: &Path, rel: &str) -> PathBuf {
 /// Replays the pinned fixture `ask` names and writes its freeze row, or refuses (see the
 /// module docs). `registry` and `rust_runner` serve a Rust property (one without an
 /// `oracle`): through `rust_runner`, a build of the tree under test, when given, else
-/// through this program. `waiting` is called with the lock file's path when another writer
-/// holds the ledger's lock, and what it returns is dropped once the lock is held (a command
-/// line can say after a while what it waits for).
+/// through this program. `replayed` is called with the replays' labels as soon as they are
+/// known, before the ledger is written (a command line prints them, so that they are not lost
+/// when the write fails or waits). `waiting` is called with the lock file's path when another
+/// writer holds the ledger's lock, and what it returns is dropped once the lock is held (a
+/// command line can say after a while what it waits for).
 pub fn freeze<W>(
     root: &Path,
     registry: &Registry,
     rust_runner: Option<&Path>,
     ask: Ask,
+    replayed: impl FnOnce(&[Label]),
     waiting: impl FnOnce(&Path) -> W,
 ) -> Result<Frozen, FreezeError> {
     if !under(root, CONFIG_FILE).exists() {
@@ -280,6 +283,7 @@ pub fn freeze<W>(
     // A stopping signal during the replays ends the process from the signal's thread
     // ([`crate::process`]): write no row after it, even from runs it did not kill.
     crate::process::park_if_stopping();
+    replayed(&labels);
     let row = match freeze_row(&request, &labels, &policy, &signers) {
         Ok(row) => row,
         Err(refusal) => return Ok(refused(request, labels, refusal)),

@@ -80,8 +80,18 @@ fn ask(fixture: FixtureId, env_class: &str) -> Ask {
 fn a_flicker_is_frozen_with_the_files_settings_then_renewed() {
     let (dir, fixture) = repo();
     let registry = Registry::new();
-    let frozen =
-        freeze(dir.path(), &registry, None, ask(fixture, "remote"), |_| ()).expect("a freeze");
+    let told = std::cell::RefCell::new(Vec::new());
+    let frozen = freeze(
+        dir.path(),
+        &registry,
+        None,
+        ask(fixture, "remote"),
+        |labels| told.borrow_mut().extend_from_slice(labels),
+        |_| (),
+    )
+    .expect("a freeze");
+    // The caller is told the labels before the ledger is written.
+    assert_eq!(*told.borrow(), frozen.labels);
     // The file's seed (the oracle exits 2 under any other) and its 4 replays.
     use Label::{AssertFail as F, AssertPass as P};
     assert_eq!(frozen.labels, [F, P, F, P]);
@@ -98,8 +108,15 @@ fn a_flicker_is_frozen_with_the_files_settings_then_renewed() {
     .expect("a ledger");
     assert_eq!(on_disk.rows(), [(**row).clone()]);
 
-    let again =
-        freeze(dir.path(), &registry, None, ask(fixture, "remote"), |_| ()).expect("a renewal");
+    let again = freeze(
+        dir.path(),
+        &registry,
+        None,
+        ask(fixture, "remote"),
+        |_| (),
+        |_| (),
+    )
+    .expect("a renewal");
     assert!(
         matches!(again.outcome, FreezeOutcome::Written { renewed: true, .. }),
         "{:?}",
@@ -117,6 +134,7 @@ fn what_no_replay_changes_is_refused_before_the_replays() {
         &Registry::new(),
         None,
         ask(fixture, "local"),
+        |_| (),
         |_| (),
     )
     .expect("judged");
@@ -144,6 +162,7 @@ fn a_fixture_without_its_meta_file_is_an_error() {
         None,
         ask(fixture, "remote"),
         |_| (),
+        |_| (),
     )
     .expect_err("no meta file");
     assert!(matches!(error, FreezeError::NoMeta { .. }), "{error:?}");
@@ -159,6 +178,7 @@ fn a_fixture_without_its_meta_file_is_an_error() {
         &Registry::new(),
         None,
         ask(fixture, "remote"),
+        |_| (),
         |_| (),
     )
     .expect_err("no freezegate.toml");
