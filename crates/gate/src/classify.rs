@@ -291,18 +291,21 @@ fn add_message(record: &mut Record, more: &str) {
     });
 }
 
-/// Completes the pin of a fixture whose file exists: writes its meta file (and origin) if
-/// missing, never rewriting a file that exists. Returns whether the meta file was missing.
-fn complete_pin(
+/// Writes a fixture's files, only those that are missing (`fixture::pin` never rewrites a
+/// file that exists), so that an interrupted pin of a fixture already there (`existing`) is
+/// completed. Returns whether it completed one: the fixture's file was there and its meta
+/// file was not.
+fn write_pin(
     plan: &Plan<'_>,
+    existing: bool,
     meta: &Meta,
     fixture: &Canonical,
     origin: &Canonical,
 ) -> Result<bool, freezegate_canon::Error> {
-    let meta_file = fixture::meta_path(plan.root, plan.property, meta.fixture_id);
-    let missing = !meta_file.exists();
+    let completes =
+        existing && !fixture::meta_path(plan.root, plan.property, meta.fixture_id).exists();
     fixture::pin(plan.root, meta, fixture, origin)?;
-    Ok(missing)
+    Ok(completes)
 }
 
 /// The error of a pin that failed: `record` completed with `meta` and `minimal` as they
@@ -540,7 +543,7 @@ pub fn classify_observed(
                 add_message(&mut record, note);
             }
             if plan.pin {
-                match complete_pin(plan, &meta, &minimal, &origin) {
+                match write_pin(plan, true, &meta, &minimal, &origin) {
                     Ok(true) => add_message(&mut record, COMPLETED),
                     Ok(false) => {}
                     Err(e) => return Err(pin_failed(e, record, meta, &minimal)),
@@ -622,12 +625,7 @@ pub fn classify_observed(
     let existing = pinned_file(plan, fixture.fixture_id());
     record.already_pinned = existing;
     if plan.pin && record.action.pins() {
-        let written = if existing {
-            complete_pin(plan, &meta, &fixture, &origin)
-        } else {
-            fixture::pin(plan.root, &meta, &fixture, &origin).map(|_| false)
-        };
-        match written {
+        match write_pin(plan, existing, &meta, &fixture, &origin) {
             Ok(true) => add_message(&mut record, COMPLETED),
             Ok(false) => {}
             Err(e) => {
@@ -814,12 +812,7 @@ fn pin_if_stable(
         oracle_calls: calls,
     };
     if plan.pin {
-        let written = if existing {
-            complete_pin(plan, &meta, &origin, &origin)
-        } else {
-            fixture::pin(plan.root, &meta, &origin, &origin).map(|_| false)
-        };
-        match written {
+        match write_pin(plan, existing, &meta, &origin, &origin) {
             Ok(true) => add_message(&mut record, COMPLETED),
             Ok(false) => {}
             Err(e) => return Err(pin_failed(e, record, meta, &origin)),
