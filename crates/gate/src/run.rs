@@ -769,13 +769,19 @@ fn run_trusting(
     });
 
     // Step 4: campaigns.
-    let pinned_ids: BTreeMap<&str, BTreeSet<String>> =
-        fixtures.iter().fold(BTreeMap::new(), |mut m, f| {
-            m.entry(f.property_id.as_str())
-                .or_default()
-                .insert(f.fixture_id.clone());
-            m
-        });
+    // The fixture ids of each property among the fixtures that `keep` selects.
+    let ids_where = |keep: fn(&FixtureResult) -> bool| {
+        fixtures.iter().filter(|f| keep(f)).fold(
+            BTreeMap::<&str, BTreeSet<String>>::new(),
+            |mut m, f| {
+                m.entry(f.property_id.as_str())
+                    .or_default()
+                    .insert(f.fixture_id.clone());
+                m
+            },
+        )
+    };
+    let pinned_ids = ids_where(|_| true);
     // The first fixture of each property whose replays block this run.
     let blocking: BTreeMap<&str, &str> = fixtures
         .iter()
@@ -786,27 +792,11 @@ fn run_trusting(
     // The fixtures of each property whose failure still shows in this run (every status but
     // `pass`): only their origins are known failures. A fixture that passes now while its
     // origin still fails was fixed for that one input, not for the bug.
-    let live: BTreeMap<&str, BTreeSet<String>> = fixtures
-        .iter()
-        .filter(|f| f.status != FixtureStatus::Pass)
-        .fold(BTreeMap::new(), |mut m, f| {
-            m.entry(f.property_id.as_str())
-                .or_default()
-                .insert(f.fixture_id.clone());
-            m
-        });
+    let live = ids_where(|f| f.status != FixtureStatus::Pass);
     // The fixtures of each property whose replays did not all fail: a campaign's stable
     // failure that shrinks onto one is not that fixture's failure, whatever a second set of
     // replays of the fixture (a flake) shows.
-    let unsteady: BTreeMap<&str, BTreeSet<String>> = fixtures
-        .iter()
-        .filter(|f| f.verdict != Verdict::BlockPatch)
-        .fold(BTreeMap::new(), |mut m, f| {
-            m.entry(f.property_id.as_str())
-                .or_default()
-                .insert(f.fixture_id.clone());
-            m
-        });
+    let unsteady = ids_where(|f| f.verdict != Verdict::BlockPatch);
     let mut campaigns = Vec::with_capacity(config.properties.len());
     for (i, property) in config.properties.iter().enumerate() {
         let pinned = PinnedSoFar {
@@ -1407,6 +1397,35 @@ struct Examined {
 }
 
 impl Examined {
+    /// The case `index` whose first failing run had `signature` and `stderr_line`, with what
+    /// classifying it gave; `shrunk` when it was shrunk now.
+    fn new(
+        index: usize,
+        signature: Option<String>,
+        stderr_line: Option<String>,
+        outcome: Result<classify::Record, classify::ClassifyError>,
+        shrunk: bool,
+    ) -> Examined {
+        let (record, unpinned) = match outcome {
+            Ok(record) => (Ok(record), None),
+            Err(e) => {
+                let message = ErrorChain(&e).to_string();
+                match e {
+                    classify::ClassifyError::Pin { record, .. } => (Err(message), Some(record)),
+                    _ => (Err(message), None),
+                }
+            }
+        };
+        Examined {
+            index,
+            signature,
+            stderr_line,
+            record,
+            shrunk,
+            unpinned,
+        }
+    }
+
     /// Whether the case is a new failure that blocks: a fixture pinned now, not before.
     fn blocks(&self, already: Option<&BTreeSet<String>>) -> bool {
         let Ok(record) = &self.record else {
@@ -1644,51 +1663,33 @@ fn campaign(
         let signature = first.signature.clone();
         let stderr_line = stderr_last_line(&first.stderr.text);
         let known = origins.get(&freezegate_canon::Digest::of(&cases[index]));
-        let mut unpinned = None;
-        // The origin of a pinned fixture that does not block this run (a flake, perhaps
-        // frozen) is that fixture's failure only while it does not fail every replay of its
-        // own: a patch that makes the origin fail for good has a new, stable failure, which
-        // no freeze of the fixture's flicker may excuse.
-        let unexplained = match known {
+        let outcome = match known {
+            // The origin of a pinned fixture that does not block this run (a flake, perhaps
+            // frozen) is that fixture's failure only while it does not fail every replay of
+            // its own: a patch that makes the origin fail for good has a new, stable
+            // failure, which no freeze of the fixture's flicker may excuse.
             Some(meta) if blocked_by.is_none() => {
-                classify::unexplained_origin(&plan, &inputs[index], meta).map_err(|e| {
-                    let message = ErrorChain(&e).to_string();
-                    if let classify::ClassifyError::Pin { record, .. } = e {
-                        unpinned = Some(record);
-                    }
-                    message
-                })
+                classify::unexplained_origin(&plan, &inputs[index], meta)
+                    .map(|record| record.unwrap_or_else(|| known_failure(&ctx.root, meta)))
             }
-            _ => Ok(None),
-        };
-        let record = match (known, unexplained) {
-            (_, Err(message)) => Err(message),
-            (_, Ok(Some(record))) => Ok(record),
-            (Some(meta), Ok(None)) => Ok(known_failure(&ctx.root, meta)),
-            (None, Ok(None)) => {
+            Some(meta) => Ok(known_failure(&ctx.root, meta)),
+            None => {
                 ctx.progress
                     .phase(&format!("shrinking a failure of {}", property.id), 0);
-                classify::classify_observed(&plan, &inputs[index], Some(first)).map_err(|e| {
-                    let message = ErrorChain(&e).to_string();
-                    if let classify::ClassifyError::Pin { record, .. } = e {
-                        unpinned = Some(record);
-                    }
-                    message
-                })
+                classify::classify_observed(&plan, &inputs[index], Some(first))
             }
         };
+        let case = Examined::new(
+            index,
+            signature.clone(),
+            stderr_line,
+            outcome,
+            known.is_none(),
+        );
         seen.insert(Arc::clone(&cases[index]));
-        if let Ok(Some(minimal)) = record.as_ref().map(|r| r.minimal.as_ref()) {
+        if let Ok(Some(minimal)) = case.record.as_ref().map(|r| r.minimal.as_ref()) {
             seen.insert(Arc::new(minimal.bytes().to_vec()));
         }
-        let case = Examined {
-            index,
-            signature: signature.clone(),
-            stderr_line,
-            record,
-            shrunk: known.is_none(),
-            unpinned,
-        };
         let blocks = case.blocks(already);
         if !blocks {
             quiet.insert(signature);
@@ -1818,8 +1819,7 @@ fn campaign(
                     if probe.label != Label::AssertFail {
                         continue;
                     }
-                    let mut unpinned = None;
-                    let record = match classify::unshrunk_stable(&plan, &inputs[index]) {
+                    let outcome = match classify::unshrunk_stable(&plan, &inputs[index]) {
                         Ok(classify::Unshrunk::Undecided(labels)) => {
                             // A flicker: said in the note, since nothing else shows it (it
                             // may be a frozen fixture's failure on another input, or new).
@@ -1843,22 +1843,15 @@ fn campaign(
                             continue;
                         }
                         Ok(classify::Unshrunk::Decided(record)) => Ok(*record),
-                        Err(e) => {
-                            let message = ErrorChain(&e).to_string();
-                            if let classify::ClassifyError::Pin { record, .. } = e {
-                                unpinned = Some(record);
-                            }
-                            Err(message)
-                        }
+                        Err(e) => Err(e),
                     };
-                    examined.push(Examined {
+                    examined.push(Examined::new(
                         index,
-                        signature: probe.signature.clone(),
-                        stderr_line: stderr_last_line(&probe.stderr.text),
-                        record,
-                        shrunk: false,
-                        unpinned,
-                    });
+                        probe.signature.clone(),
+                        stderr_last_line(&probe.stderr.text),
+                        outcome,
+                        false,
+                    ));
                     break 'probe;
                 }
             }
