@@ -48,9 +48,10 @@ use freezegate_ledger::{
     AllowedSigners, EnvClass, FreezeOutcome, FreezeRequest, LEDGER_PATH, Ledger, Refusal,
     SIGNERS_PATH, Timestamp, check_writable, freeze_row, precheck, renewable,
 };
-use freezegate_replay::{Label, ProcessOracle, ReplayOptions, ReplayPlan, replay};
+use freezegate_replay::{Label, ReplayOptions, ReplayPlan, replay};
 
 use crate::config::{CONFIG_FILE, Config, RunOverrides, Settings};
+use crate::oracles::PropertyOracles;
 use crate::run::{ledger_policy, oracle_source};
 use crate::rust_prop::Registry;
 
@@ -149,15 +150,9 @@ pub enum FreezeError {
     /// `freeze/allowed_signers` is not an allowed signers file.
     #[error("{SIGNERS_PATH} is not an allowed signers file")]
     Signers(#[source] freezegate_ledger::Error),
-    /// The root's absolute path cannot be found (the current directory is gone).
-    #[error("cannot read the current directory")]
-    CurrentDir(#[source] std::io::Error),
     /// The replay count cannot be planned.
     #[error(transparent)]
     Plan(#[from] freezegate_replay::PlanError),
-    /// The oracle command cannot be run.
-    #[error(transparent)]
-    Command(#[from] freezegate_replay::ConfigError),
 }
 
 /// `rel` under `root`, named without a leading `./` when the root is the current directory,
@@ -201,7 +196,10 @@ pub fn freeze<W>(
         .ok_or_else(|| FreezeError::UnknownProperty(ask.property.clone()))?;
     let exe = std::env::current_exe().ok();
     let source = oracle_source(property, registry, exe.as_deref(), rust_runner)?;
-    let command = source.command(property.id.as_str());
+    // Its fresh-process oracle, as the gate's replays run it (a Rust property's exit 0 counts
+    // only with the harness's `pass` line). Relative to the current directory, as the files
+    // are, when `root` is.
+    let oracle = PropertyOracles::new(property, &source, root)?.fresh;
     let policy = ledger_policy(&settings);
 
     let meta_file = meta_path(&under(root, ""), &ask.property, ask.fixture);
@@ -262,19 +260,6 @@ pub fn freeze<W>(
         return Ok(refused(request, Vec::new(), refusal));
     }
 
-    let dir = if root.is_absolute() {
-        root.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map_err(FreezeError::CurrentDir)?
-            .join(root)
-    };
-    let process = ProcessOracle::new(command.as_str(), dir)?;
-    // A Rust property's exit 0 counts only with the harness's `pass` line.
-    let oracle: Box<dyn freezegate_replay::Oracle> = match source {
-        crate::oracles::OracleSource::Command(_) => Box::new(process),
-        crate::oracles::OracleSource::Rust { .. } => Box::new(crate::oracles::RustRun(process)),
-    };
     let plan = ReplayPlan::new(policy.replays_for(&ask.property), settings.seed)?;
     let options = ReplayOptions::default()
         .with_timeout(Duration::from_millis(settings.timeout_ms_for(property)))
