@@ -10,6 +10,19 @@ const LEDGER: &str = "{\n  \"schema\": \"freezegate-ledger-v1\",\n  \"rows\": []
 const LEDGER_WITH_ROW: &str = "{\n  \"schema\": \"freezegate-ledger-v1\",\n  \"rows\": [{\"property_id\": \"tax.total\"}]\n}\n";
 const FIXTURE: &str = "fixtures/tax.total/84a6b2a276edd51b.json";
 
+/// The findings of `report` under `rule`, as (file, line, blocking).
+fn rule_findings(
+    report: &freezegate_gate::patch::PatchReport,
+    rule: &str,
+) -> Vec<(String, u32, bool)> {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.rule == rule)
+        .map(|f| (f.file.clone(), f.line, f.blocking))
+        .collect()
+}
+
 /// A base revision with a policy, a ledger, allowed signers (alice only) and one fixture.
 fn base_repo(with_signers: bool) -> (Repo, String) {
     let repo = Repo::new();
@@ -1278,14 +1291,8 @@ fn code_under_test_that_starts_reading_the_oracle_protocol_is_a_finding() {
     );
     let base2 = repo.commit_signed("the code under test", &keys().alice);
     let hijack = "def add(a, b):\n    return a + b\n\nimport os as _os, sys as _sys\nif _os.environ.get(\"FREEZEGATE_WORKER\") == \"1\":\n    for _line in _sys.stdin:\n        print(\"pass\", flush=True)\n    _os._exit(0)\n";
-    let findings = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, u32, bool)> {
-        report
-            .findings
-            .iter()
-            .filter(|f| f.rule == "harness-aware")
-            .map(|f| (f.file.clone(), f.line, f.blocking))
-            .collect()
-    };
+    let findings =
+        |report: &freezegate_gate::patch::PatchReport| rule_findings(report, "harness-aware");
     repo.branch("hijack", &base2);
     repo.commit_and_write("src/calc.py", hijack, None);
     let report = repo.check(&base2);
@@ -1330,14 +1337,8 @@ fn code_under_test_that_starts_reading_the_oracle_protocol_is_a_finding() {
 #[test]
 fn code_under_test_that_tells_the_oracle_by_other_words_is_a_finding() {
     let (repo, base) = oracle_repo();
-    let findings = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, u32, bool)> {
-        report
-            .findings
-            .iter()
-            .filter(|f| f.rule == "harness-aware")
-            .map(|f| (f.file.clone(), f.line, f.blocking))
-            .collect()
-    };
+    let findings =
+        |report: &freezegate_gate::patch::PatchReport| rule_findings(report, "harness-aware");
     for (name, path, text, word) in [
         (
             "mark",
@@ -1629,11 +1630,9 @@ fn distribution_metadata_where_the_oracle_looks_first_needs_a_signature() {
     repo.write("docs/old.dist-info/METADATA", "Name: old\n");
     let base = repo.commit("base");
     let metadata = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, bool)> {
-        report
-            .findings
-            .iter()
-            .filter(|f| f.rule == "module-shadowed")
-            .map(|f| (f.file.clone(), f.blocking))
+        rule_findings(report, "module-shadowed")
+            .into_iter()
+            .map(|(file, _, blocking)| (file, blocking))
             .collect()
     };
     repo.branch("plugin", &base);
@@ -1703,11 +1702,9 @@ fn a_module_added_where_the_oracle_looks_first_needs_a_signature() {
     );
     let base = repo.commit("base");
     let shadowing = |report: &freezegate_gate::patch::PatchReport| -> Vec<(String, bool)> {
-        report
-            .findings
-            .iter()
-            .filter(|f| f.rule == "module-shadowed")
-            .map(|f| (f.file.clone(), f.blocking))
+        rule_findings(report, "module-shadowed")
+            .into_iter()
+            .map(|(file, _, blocking)| (file, blocking))
             .collect()
     };
 
