@@ -4169,23 +4169,14 @@ fn a_stable_failure_that_shrinks_onto_a_frozen_flake_is_pinned_as_it_is() {
 fn a_stable_failure_on_a_flake_whose_second_replays_all_fail_is_pinned_as_it_is() {
     // Pinned from an oracle where inputs holding a 3 fail on even replay indices; then the
     // flake passes the first run on such an input only, and inputs holding a 5 fail always.
-    let flake = "read -r l\ncase \"$l\" in *3*) r=${FREEZEGATE_REPLAY:-0}; [ $((r % 2)) = 0 ] && exit 1;; esac\nexit 0\n";
     let later = "read -r l\ncase \"$l\" in *5*) exit 1;; esac\ncase \"$l\" in *3*) mkdir once 2>/dev/null && exit 0; exit 1;; esac\nexit 0\n";
-    let toml = config(
-        "[[property]]\nid = \"p\"\noracle = \"sh p.sh\"\ngenerate = \"yes '[5]' | head -n 10\"\ncases = 10\n",
-    );
-    let repo = Repo::new(&[
-        ("freezegate.toml", &toml),
-        ("p.sh", flake),
-        ("freeze/allowed_signers", SIGNERS),
-    ]);
-    let pinned = repo.pin("p", "[3]");
-    repo.write(
-        "freeze/ledger.json",
-        &ledger(&repo, &[("p", &pinned, "remote", "2026-12-10T00:00:00Z")]),
+    let (repo, pinned) = shell_flake_repo(
+        "generate = \"yes '[5]' | head -n 10\"\ncases = 10\n",
+        &flake_oracle(""),
+        "[3]",
     );
     repo.write("p.sh", later);
-    repo.commit("a frozen flake, then a new bug");
+    repo.commit("a new bug");
     let (run, report) = repo.gate_json();
     assert_eq!(status(&report, "p", &pinned), "frozen", "{}", run.stdout);
     let campaign = &report["campaigns"][0];
