@@ -111,7 +111,7 @@ pub fn run(args: Args) -> Outcome {
             // so that the minimal input is not lost with the write.
             let fixture = format!("fixtures/{}/{}.json", meta.property_id, meta.fixture_id);
             let minimal = record.minimal.as_ref().map_or("", |c| c.as_str());
-            let letters: String = record.labels.iter().map(|l| l.letter()).collect();
+            let letters = freezegate_replay::letters(&record.labels);
             if record.already_pinned {
                 eprintln!(
                     "{fixture} is pinned, but its meta or origin file could not be written; minimal input: {minimal}"

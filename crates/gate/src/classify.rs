@@ -169,7 +169,7 @@ impl Record {
             out.push_str(&format!("status: {}\n", status.as_str()));
         }
         if !self.labels.is_empty() {
-            let letters: String = self.labels.iter().map(|l| l.letter()).collect();
+            let letters = freezegate_replay::letters(&self.labels);
             out.push_str(&format!("labels: {letters}\n"));
         }
         if let Some(meta) = &self.meta {
@@ -762,7 +762,7 @@ fn pin_if_stable(
         .map_err(ClassifyError::Canonical)?;
     let (labels, v) = replay_fresh(plan, &origin);
     if matches!(v, Verdict::InfraQueue | Verdict::RejectMalformed) {
-        let letters: String = labels.iter().map(|l| l.letter()).collect();
+        let letters = freezegate_replay::letters(&labels);
         return Ok(Unshrunk::Decided(Box::new(Record {
             property_id: plan.property.clone(),
             meta: None,

@@ -74,10 +74,6 @@ fn needs_escape(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
-fn labels_text(labels: &[freezegate_replay::Label]) -> String {
-    labels.iter().map(|l| l.letter()).collect()
-}
-
 /// The settings block: printed first, so a reviewer sees the run's policy next to the patch.
 pub fn settings_text(s: &SettingsView) -> String {
     let mut out = String::new();
@@ -130,7 +126,7 @@ fn fixture_line(f: &FixtureResult, style: Style) -> String {
         style.status(f.status),
         f.property_id,
         f.fixture_id,
-        labels_text(&f.labels)
+        freezegate_replay::letters(&f.labels)
     );
     if let Some(freeze) = &f.freeze {
         let _ = write!(
@@ -164,7 +160,11 @@ fn campaign_line(c: &CampaignResult, style: Style) -> String {
         status, c.property_id, c.cases_run, c.cases
     );
     if let (Some(action), Some(id)) = (&c.action, &c.fixture_id) {
-        let _ = write!(line, "  → {action} {id} {}", labels_text(&c.labels));
+        let _ = write!(
+            line,
+            "  → {action} {id} {}",
+            freezegate_replay::letters(&c.labels)
+        );
         if let Some(min) = &c.minimal {
             let shown: String = min.chars().take(80).collect();
             let more = if min.chars().count() > 80 { "…" } else { "" };
@@ -406,7 +406,7 @@ pub fn junit(report: &Report) -> String {
 
     let mut fixtures = TestSuite::new("fixtures");
     for f in &report.fixtures {
-        let labels = labels_text(&f.labels);
+        let labels = freezegate_replay::letters(&f.labels);
         let status = match f.status {
             FixtureStatus::Pass => TestCaseStatus::success(),
             FixtureStatus::Regression | FixtureStatus::Flicker => {
@@ -541,7 +541,7 @@ fn new_failure_headline(c: &CampaignResult) -> String {
         "{} {} ({})",
         c.action.as_deref().unwrap_or("failure"),
         c.fixture_id.as_deref().unwrap_or(""),
-        labels_text(&c.labels)
+        freezegate_replay::letters(&c.labels)
     )
 }
 
@@ -632,7 +632,7 @@ pub fn github(report: &Report) -> String {
         annotate(level, Place::file(file), title, message);
     };
     for f in &report.fixtures {
-        let labels = labels_text(&f.labels);
+        let labels = freezegate_replay::letters(&f.labels);
         match f.status {
             FixtureStatus::Pass => {}
             FixtureStatus::Regression | FixtureStatus::Flicker => emit(
@@ -801,7 +801,7 @@ pub fn github_step_summary(report: &Report) -> String {
                 f.status.as_str(),
                 cell(&f.property_id),
                 cell(&f.fixture_id),
-                cell(&labels_text(&f.labels)),
+                cell(&freezegate_replay::letters(&f.labels)),
             );
         }
         let _ = writeln!(out);
@@ -813,7 +813,7 @@ pub fn github_step_summary(report: &Report) -> String {
             md_code(&c.property_id),
             md_text(c.action.as_deref().unwrap_or("failure")),
             md_code(c.fixture_id.as_deref().unwrap_or("")),
-            md_text(&labels_text(&c.labels)),
+            md_text(&freezegate_replay::letters(&c.labels)),
             md_code(c.minimal.as_deref().unwrap_or("?"))
         );
         if let Some(sig) = &c.signature {

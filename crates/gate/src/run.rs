@@ -1824,8 +1824,7 @@ fn campaign(
                             // A flicker: said in the note, since nothing else shows it (it
                             // may be a frozen fixture's failure on another input, or new).
                             if verdict(&labels, labels.len()) == Verdict::FreezeEligible {
-                                probe_flickers
-                                    .push((index, labels.iter().map(|l| l.letter()).collect()));
+                                probe_flickers.push((index, freezegate_replay::letters(&labels)));
                             }
                             continue;
                         }

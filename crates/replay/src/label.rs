@@ -66,6 +66,11 @@ impl Label {
     }
 }
 
+/// A run of labels as their letters ([`Label::letter`]): `FPFT`.
+pub fn letters(labels: &[Label]) -> String {
+    labels.iter().map(|l| l.letter()).collect()
+}
+
 impl fmt::Display for Label {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

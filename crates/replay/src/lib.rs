@@ -87,7 +87,7 @@ pub use escape::{kill_active_runs, kill_orphans};
 pub use inprocess::{Failure, InProcessOracle};
 pub use label::{
     Label, LabelList, MAX_REPLAYS, POWER_RATES, PlanError, ReplayPlan, SeedStatus, Verdict,
-    detection_power, verdict, verdict_of_names,
+    detection_power, letters, verdict, verdict_of_names,
 };
 pub use oracle::{
     DEFAULT_TIMEOUT, Excerpt, Exit, Oracle, RunContext, RunOutcome, mode_difference_causes,
